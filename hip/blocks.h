@@ -1,0 +1,166 @@
+/*
+ * blocks.h -- wave-level and block-level building blocks shared by every kernel family,
+ * in the layering of CUB and rocPRIM (wave -> block -> tile -> device), much smaller.
+ * Everything is written over the compile-time wave width PP_WAVE of the device pass
+ * (port.h); block sizes are multiples of it; nothing assumes 32 or 64.
+ */
+#ifndef PP_HIP_BLOCKS_H
+#define PP_HIP_BLOCKS_H
+
+#include "port.h"
+
+/* ---- numeric limits usable on the device ---- */
+template <typename T> struct pp_limits;
+template <> struct pp_limits<uint8_t> {
+    static PP_DEVICE uint8_t lowest() { return 0; }
+    static PP_DEVICE uint8_t highest() { return 0xFFu; }
+};
+template <> struct pp_limits<int32_t> {
+    static PP_DEVICE int32_t lowest() { return INT32_MIN; }
+    static PP_DEVICE int32_t highest() { return INT32_MAX; }
+};
+template <> struct pp_limits<uint32_t> {
+    static PP_DEVICE uint32_t lowest() { return 0; }
+    static PP_DEVICE uint32_t highest() { return UINT32_MAX; }
+};
+template <> struct pp_limits<int64_t> {
+    static PP_DEVICE int64_t lowest() { return INT64_MIN; }
+    static PP_DEVICE int64_t highest() { return INT64_MAX; }
+};
+template <> struct pp_limits<uint64_t> {
+    static PP_DEVICE uint64_t lowest() { return 0; }
+    static PP_DEVICE uint64_t highest() { return UINT64_MAX; }
+};
+template <> struct pp_limits<float> {
+    static PP_DEVICE float lowest() { return -__builtin_huge_valf(); }
+    static PP_DEVICE float highest() { return __builtin_huge_valf(); }
+};
+template <> struct pp_limits<double> {
+    static PP_DEVICE double lowest() { return -__builtin_huge_val(); }
+    static PP_DEVICE double highest() { return __builtin_huge_val(); }
+};
+
+template <typename T> PP_DEVICE bool pp_isnan(T x) { return x != x; } /* false for integers */
+
+/* ---- binary operators over an accumulator type A ----
+ * Integer sums and products are done in unsigned types by the callers (wrapping, no UB).
+ * Floating min/max propagate NaN: the NaN side wins. */
+template <typename A> struct pp_op_sum {
+    static PP_DEVICE A identity() { return A(0); }
+    static PP_DEVICE A apply(A a, A b) { return a + b; }
+};
+template <typename A> struct pp_op_prod {
+    static PP_DEVICE A identity() { return A(1); }
+    static PP_DEVICE A apply(A a, A b) { return a * b; }
+};
+template <typename A> struct pp_op_min {
+    static PP_DEVICE A identity() { return pp_limits<A>::highest(); }
+    static PP_DEVICE A apply(A a, A b) { return (a < b || pp_isnan(a)) ? a : b; }
+};
+template <typename A> struct pp_op_max {
+    static PP_DEVICE A identity() { return pp_limits<A>::lowest(); }
+    static PP_DEVICE A apply(A a, A b) { return (a > b || pp_isnan(a)) ? a : b; }
+};
+template <typename A> struct pp_op_and {
+    static PP_DEVICE A identity() { return A(~A(0)); }
+    static PP_DEVICE A apply(A a, A b) { return a & b; }
+};
+template <typename A> struct pp_op_or {
+    static PP_DEVICE A identity() { return A(0); }
+    static PP_DEVICE A apply(A a, A b) { return a | b; }
+};
+template <typename A> struct pp_op_xor {
+    static PP_DEVICE A identity() { return A(0); }
+    static PP_DEVICE A apply(A a, A b) { return a ^ b; }
+};
+
+/* ---- (value, index) pairs for argmin / argmax ---- */
+template <typename V> struct pp_argpair {
+    V v;
+    uint64_t i;
+};
+/* Shuffles of the types kernels exchange: scalars directly, pairs member by member. */
+template <typename T> PP_DEVICE T pp_shfl_xor_any(T v, int m, int w = PP_WAVE) { return pp_shfl_xor(v, m, w); }
+template <typename V> PP_DEVICE pp_argpair<V> pp_shfl_xor_any(pp_argpair<V> p, int m, int w = PP_WAVE)
+{
+    pp_argpair<V> r;
+    r.v = pp_shfl_xor(p.v, m, w);
+    r.i = pp_shfl_xor(p.i, m, w);
+    return r;
+}
+template <typename T> PP_DEVICE T pp_shfl_any(T v, int src, int w = PP_WAVE) { return pp_shfl(v, src, w); }
+template <typename V> PP_DEVICE pp_argpair<V> pp_shfl_any(pp_argpair<V> p, int src, int w = PP_WAVE)
+{
+    pp_argpair<V> r;
+    r.v = pp_shfl(p.v, src, w);
+    r.i = pp_shfl(p.i, src, w);
+    return r;
+}
+
+/* IsMax selects argmax; otherwise argmin. The winner of a and b: the more extreme value,
+ * a NaN before any number, and on ties (NaN ties NaN) the lower index. */
+template <typename V, bool IsMax> struct pp_op_arg {
+    using A = pp_argpair<V>;
+    static PP_DEVICE A identity()
+    {
+        A r;
+        r.v = IsMax ? pp_limits<V>::lowest() : pp_limits<V>::highest();
+        r.i = UINT64_MAX;
+        return r;
+    }
+    static PP_DEVICE A apply(A a, A b)
+    {
+        bool an = pp_isnan(a.v), bn = pp_isnan(b.v);
+        bool b_better = IsMax ? (b.v > a.v) : (b.v < a.v);
+        bool tie = (a.v == b.v) || (an && bn);
+        bool take_b = (bn && !an) || (!an && !bn && b_better) || (tie && b.i < a.i);
+        return take_b ? b : a;
+    }
+};
+
+/* ---- reductions over registers, waves and blocks ---- */
+
+/* Pairwise tree over a register array (compile-time indices only, so it stays in
+ * registers): depth ceil(log2 N). */
+template <typename Op, typename A, int N> PP_DEVICE A pp_tree_reduce(A (&v)[N])
+{
+#pragma unroll
+    for (int s = 1; s < N; s <<= 1) {
+#pragma unroll
+        for (int i = 0; i + s < N; i += 2 * s) v[i] = Op::apply(v[i], v[i + s]);
+    }
+    return v[0];
+}
+
+/* Butterfly over the lanes of groups of `Width` lanes (a power of two dividing PP_WAVE):
+ * every lane of the group ends with the group's result, and, for a commutative op, the
+ * same bits. Depth log2(Width). */
+template <typename Op, int Width = PP_WAVE, typename A> PP_DEVICE A pp_wave_reduce(A v)
+{
+#pragma unroll
+    for (int m = Width / 2; m > 0; m >>= 1) v = Op::apply(v, pp_shfl_xor_any(v, m, Width));
+    return v;
+}
+
+/* Block-wide reduction for blocks of BLOCK threads (a multiple of PP_WAVE). The result is
+ * valid in thread 0 (and in every thread of wave 0). Depth log2(BLOCK). Contains
+ * __syncthreads(): every thread of the block must call it. */
+template <typename Op, int BLOCK, typename A> PP_DEVICE A pp_block_reduce(A v)
+{
+    constexpr int WAVES = BLOCK / PP_WAVE;
+    constexpr int LAST = WAVES < 2 ? 2 : WAVES; /* width of the final butterfly */
+    static_assert(BLOCK % PP_WAVE == 0, "block must be a multiple of the wave");
+    static_assert(WAVES <= PP_WAVE, "one wave combines the per-wave partials");
+    __shared__ A partial[WAVES];
+    v = pp_wave_reduce<Op>(v);
+    if (WAVES == 1) return v;
+    if (pp_lane_id() == 0) partial[pp_wave_id()] = v;
+    __syncthreads();
+    if (pp_wave_id() == 0) {
+        v = pp_lane_id() < (unsigned)WAVES ? partial[pp_lane_id()] : Op::identity();
+        v = pp_wave_reduce<Op, LAST>(v);
+    }
+    return v;
+}
+
+#endif /* PP_HIP_BLOCKS_H */

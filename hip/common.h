@@ -1,0 +1,51 @@
+/*
+ * common.h -- what the HIP backend's translation units share: the per-context state, error
+ * reporting, and the per-target tuning table. Host-side; includes port.h.
+ */
+#ifndef PP_HIP_COMMON_H
+#define PP_HIP_COMMON_H
+
+#include "internal.h"
+#include "port.h"
+
+/* Per-target tuning, measured on the H100 (bench/NOTES.md records the runs that chose each
+ * number); AMD uses the same numbers until it can be measured. The environment variables
+ * PP_HIP_REDUCE_BLOCKS_PER_CU and PP_HIP_REDUCE_MAX_TILES override them per context, for
+ * tuning runs only. */
+struct pp_reduce_tuning {
+    int blocks_per_cu;       /* 256-thread blocks per CU the reduce grid is sized for */
+    int max_tiles_per_block; /* caps a block's run of tiles (its floats combine pairwise) */
+};
+static const pp_reduce_tuning pp_reduce_tune_default = {8, 256};
+
+struct pp_hip_state {
+    pp_reduce_tuning tune;
+    hipStream_t own_stream;   /* created with the context */
+    hipStream_t stream;       /* where calls go: own_stream or the caller's */
+    int cu_count;             /* multiprocessors / compute units */
+    int wave;                 /* the device's wave width (run time) */
+    void *host_staging;       /* pinned host memory for scalar results (PP_RESULT_HOST) */
+};
+
+static inline pp_hip_state *pp_hip(pp_context *ctx) { return (pp_hip_state *)ctx->backend_state; }
+
+/* Fail with PP_ERROR_DEVICE naming the runtime call and its error string. */
+#define PP_HIP_TRY(ctx, call)                                                                   \
+    do {                                                                                        \
+        hipError_t e_ = (call);                                                                 \
+        if (e_ != hipSuccess)                                                                   \
+            return pp__fail((ctx), PP_ERROR_DEVICE, "%s: %s (%s:%d)", #call, hipGetErrorString(e_), \
+                            __FILE__, __LINE__);                                                \
+    } while (0)
+
+/* After a kernel launch: a launch error (bad configuration, no image for the device). */
+#define PP_HIP_CHECK_LAUNCH(ctx, what) PP_HIP_TRY(ctx, (hipGetLastError()))
+
+/* Round x up to a multiple of 256 bytes (scratch sub-allocations). */
+static inline size_t pp_align256(size_t x) { return (x + 255) & ~(size_t)255; }
+
+pp_status pp_hip_reduce(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_hip_argreduce(pp_context *ctx, const pp_argreduce_args *a);
+pp_status pp_hip_segmented_reduce(pp_context *ctx, const pp_segreduce_args *a);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * port.h -- the one portability header of the HIP backend.
+ *
+ * On AMD it includes <hip/hip_runtime.h>. On NVIDIA (nvcc compiling the .hip files as CUDA) it
+ * maps the HIP names the project uses onto CUDA, because the HIP-on-NVIDIA headers Debian
+ * ships (HIP 5.2) do not compile against CUDA 13 (removed cudaDeviceProp fields). Only the
+ * names used by hip/ and bench/ are mapped; keep them alphabetised within each group.
+ *
+ * It also defines the compile-time wave width PP_WAVE of each device pass, from the target
+ * macros (never __AMDGCN_WAVEFRONT_SIZE, which newer ROCm compilers removed):
+ *   gfx9 (CDNA: gfx90a, gfx940)  64
+ *   gfx10, gfx11, gfx12 (RDNA)   32 (wave32, the default; build with -mwavefrontsize64 and
+ *                                    PP_RDNA_WAVE64 for wave64)
+ *   NVIDIA                       32
+ * In the host pass PP_WAVE is the *largest* width (64), for sizing only; host code asks the
+ * device for its real width (pp_hip_wave_width in backend.hip) where it matters.
+ * Lane masks are 64-bit everywhere (pp_lanemask_t).
+ */
+#ifndef PP_HIP_PORT_H
+#define PP_HIP_PORT_H
+
+#include <stdint.h>
+
+#if defined(__HIP_PLATFORM_AMD__) || defined(__HIP_PLATFORM_HCC__) || defined(__HIPCC__)
+#define PP_PORT_AMD 1
+#include <hip/hip_runtime.h>
+#else
+#define PP_PORT_NVIDIA 1
+#include <cuda_runtime.h>
+
+/* ---- runtime: types and constants ---- */
+#define hipDeviceAttributeMaxSharedMemoryPerMultiprocessor cudaDevAttrMaxSharedMemoryPerMultiprocessor
+#define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
+#define hipDeviceAttributeWarpSize cudaDevAttrWarpSize
+#define hipDeviceProp_t cudaDeviceProp
+#define hipError_t cudaError_t
+#define hipErrorInvalidValue cudaErrorInvalidValue
+#define hipErrorNoDevice cudaErrorNoDevice
+#define hipEvent_t cudaEvent_t
+#define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define hipMemcpyHostToDevice cudaMemcpyHostToDevice
+#define hipMemoryTypeDevice cudaMemoryTypeDevice
+#define hipMemoryTypeHost cudaMemoryTypeHost
+#define hipMemoryTypeManaged cudaMemoryTypeManaged
+#define hipPointerAttribute_t cudaPointerAttributes
+#define hipStreamNonBlocking cudaStreamNonBlocking
+#define hipStream_t cudaStream_t
+#define hipSuccess cudaSuccess
+
+/* ---- runtime: calls ---- */
+#define hipDeviceGetAttribute cudaDeviceGetAttribute
+#define hipEventCreate cudaEventCreate
+#define hipEventDestroy cudaEventDestroy
+#define hipEventElapsedTime cudaEventElapsedTime
+#define hipEventRecord cudaEventRecord
+#define hipEventSynchronize cudaEventSynchronize
+#define hipFree cudaFree
+#define hipFuncSetAttribute cudaFuncSetAttribute
+#define hipGetDevice cudaGetDevice
+#define hipGetDeviceCount cudaGetDeviceCount
+#define hipGetDeviceProperties cudaGetDeviceProperties
+#define hipGetErrorString cudaGetErrorString
+#define hipGetLastError cudaGetLastError
+#define hipHostFree cudaFreeHost
+#define hipHostMalloc(p, bytes, flags) cudaMallocHost((p), (bytes))
+#define hipMalloc cudaMalloc
+#define hipMemcpy cudaMemcpy
+#define hipMemcpyAsync cudaMemcpyAsync
+#define hipMemsetAsync cudaMemsetAsync
+#define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
+#define hipPointerGetAttributes cudaPointerGetAttributes
+#define hipSetDevice cudaSetDevice
+#define hipStreamCreateWithFlags cudaStreamCreateWithFlags
+#define hipStreamDestroy cudaStreamDestroy
+#define hipStreamSynchronize cudaStreamSynchronize
+#endif
+
+/* ---- wave width of this compilation pass ---- */
+#if defined(__CUDA_ARCH__)
+#define PP_WAVE 32
+#elif defined(__GFX9__)
+#define PP_WAVE 64
+#elif defined(__GFX10__) || defined(__GFX11__) || defined(__GFX12__)
+#if defined(PP_RDNA_WAVE64)
+#define PP_WAVE 64
+#else
+#define PP_WAVE 32
+#endif
+#elif defined(__HIP_DEVICE_COMPILE__)
+#error "port.h: unknown AMD target: add its wave width here"
+#else
+#define PP_WAVE 64 /* host pass: the largest width, for sizing only */
+#endif
+#define PP_WAVE_MAX 64
+#define PP_WAVE_MIN 32
+
+typedef uint64_t pp_lanemask_t;
+
+#ifndef PP_DEVICE
+#define PP_DEVICE __device__ __forceinline__
+#endif
+
+/* Lane index within the wave (blocks are always a multiple of the wave). */
+PP_DEVICE unsigned pp_lane_id() { return threadIdx.x & (PP_WAVE - 1); }
+PP_DEVICE unsigned pp_wave_id() { return threadIdx.x / PP_WAVE; }
+
+/* ---- wave-level intrinsics: every lane of the wave participates ---- */
+#if defined(PP_PORT_NVIDIA)
+/* The full mask of a PP_WAVE-wide warp, derived, never spelled. */
+#define PP_FULL_MASK ((unsigned)(~0ull >> (64 - PP_WAVE)))
+template <typename T> PP_DEVICE T pp_shfl_xor(T v, int lane_mask, int width = PP_WAVE)
+{
+    return __shfl_xor_sync(PP_FULL_MASK, v, lane_mask, width);
+}
+template <typename T> PP_DEVICE T pp_shfl(T v, int src_lane, int width = PP_WAVE)
+{
+    return __shfl_sync(PP_FULL_MASK, v, src_lane, width);
+}
+PP_DEVICE pp_lanemask_t pp_ballot(int pred) { return (pp_lanemask_t)__ballot_sync(PP_FULL_MASK, pred); }
+#else
+template <typename T> PP_DEVICE T pp_shfl_xor(T v, int lane_mask, int width = PP_WAVE)
+{
+    return __shfl_xor(v, lane_mask, width);
+}
+template <typename T> PP_DEVICE T pp_shfl(T v, int src_lane, int width = PP_WAVE)
+{
+    return __shfl(v, src_lane, width);
+}
+PP_DEVICE pp_lanemask_t pp_ballot(int pred) { return (pp_lanemask_t)__ballot(pred); }
+#endif
+
+/* 16-byte load of data read once (streamed): bypasses L1 allocation where the target has
+ * such a hint. `p` must be 16-byte aligned. */
+struct alignas(16) pp_vec16 {
+    uint32_t w[4];
+};
+PP_DEVICE pp_vec16 pp_load16_stream(const void *p)
+{
+#if defined(PP_PORT_NVIDIA)
+    uint4 v = __ldcs(reinterpret_cast<const uint4 *>(p));
+    pp_vec16 r;
+    r.w[0] = v.x; r.w[1] = v.y; r.w[2] = v.z; r.w[3] = v.w;
+    return r;
+#else
+    typedef uint32_t u32x4 __attribute__((ext_vector_type(4)));
+    u32x4 v = __builtin_nontemporal_load(reinterpret_cast<const u32x4 *>(p));
+    pp_vec16 r;
+    r.w[0] = v.x; r.w[1] = v.y; r.w[2] = v.z; r.w[3] = v.w;
+    return r;
+#endif
+}
+
+#endif /* PP_HIP_PORT_H */

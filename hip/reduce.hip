@@ -1,0 +1,619 @@
+/*
+ * reduce.hip -- the reduce family on the GPU: reduce, argmin/argmax, segmented reduce.
+ *
+ * Reduce (and argmin/argmax) is a two-level tree (Harris, "Optimizing Parallel Reduction in
+ * CUDA"; CUB's DeviceReduce layering), written once over the compile-time wave width:
+ *   tile   -- 256 threads, each loading VPT 16-byte vectors (coalesced, streamed past L1),
+ *             reduced in registers by a pairwise tree;
+ *   block  -- a contiguous run of tiles (even share, grid sized from the CU count), combined
+ *             by a pairwise stream accumulator, then a wave butterfly and one cross-wave step;
+ *   device -- the per-block partials are reduced by the same kernel (one block when they fit
+ *             a block's share), so small inputs are one launch.
+ * Every float element passes through at most ~log2(n) + 20 roundings (the header's bound
+ * allows log2(n) + 48), with no atomics: results are reproducible run to run.
+ *
+ * Segmented reduce maps work by segment length: a group of LANES lanes (4, 16 or 32, chosen
+ * from the mean segment length) reduces one segment; a segment too long for its group is
+ * queued instead and split into 4096-element chunks that all blocks share (persistent
+ * grid), whose partials a third kernel combines per segment. No host synchronization.
+ */
+#include <string.h>
+
+#include <type_traits>
+
+#include "blocks.h"
+#include "common.h"
+
+namespace {
+
+constexpr int BLOCK = 256;       /* threads per block, a multiple of every wave width */
+constexpr int VPT = 8;           /* 16-byte vectors per thread per tile */
+constexpr int STREAM_LEVELS = 8; /* pairwise levels of a block's tile stream (2^8 tiles) */
+
+/* ---- accumulation policies: what is read, what is accumulated, how they combine ---- */
+
+template <typename T> using shfl_t = typename std::conditional<(sizeof(T) < 4), uint32_t, T>::type;
+template <typename T> struct unsigned_of { using type = T; }; /* floats stay */
+template <> struct unsigned_of<uint8_t> { using type = uint32_t; };
+template <> struct unsigned_of<int32_t> { using type = uint32_t; };
+template <> struct unsigned_of<int64_t> { using type = uint64_t; };
+
+/* Plain reduce: In elements converted to A (exactly) and combined with Op. */
+template <typename In, typename A, typename Op> struct plain_policy {
+    using in_t = In;
+    using acc_t = A;
+    using op = Op;
+    static constexpr bool ordered = std::is_floating_point<A>::value; /* order changes bits */
+    static constexpr int vpt = VPT;
+    static PP_DEVICE A make(In x, uint64_t) { return A(x); }
+    template <typename Out> static PP_DEVICE void store(A r, Out *v, uint64_t *) { *v = Out(r); }
+};
+
+/* argmin / argmax: (value, index) pairs. */
+template <typename V, bool IsMax> struct arg_policy {
+    using in_t = V;
+    using acc_t = pp_argpair<shfl_t<V>>;
+    using op = pp_op_arg<shfl_t<V>, IsMax>;
+    static constexpr bool ordered = false; /* the index breaks every tie */
+    /* Pairs are 16 bytes: fewer vectors per thread keep them (and the SGPR-held index
+     * arithmetic on AMD) in registers. */
+    static constexpr int vpt = sizeof(V) == 1 ? 2 : 4;
+    static PP_DEVICE acc_t make(V x, uint64_t i)
+    {
+        acc_t r;
+        r.v = shfl_t<V>(x);
+        r.i = i;
+        return r;
+    }
+    template <typename Out> static PP_DEVICE void store(acc_t r, Out *v, uint64_t *i)
+    {
+        *v = Out(r.v);
+        *i = r.i;
+    }
+};
+
+/* Later levels read the partials of the level before. */
+template <typename P> struct partial_policy {
+    using in_t = typename P::acc_t;
+    using acc_t = typename P::acc_t;
+    using op = typename P::op;
+    static constexpr bool ordered = P::ordered;
+    static constexpr int vpt = sizeof(acc_t) == 16 ? 4 : VPT;
+    static PP_DEVICE acc_t make(acc_t x, uint64_t) { return x; }
+    template <typename Out> static PP_DEVICE void store(acc_t r, Out *v, uint64_t *i) { P::store(r, v, i); }
+};
+
+/* Combines a stream of values in pairwise order (a binary counter of partial results), so
+ * that k values reach the result through about log2(k) + 1 roundings instead of k. Used
+ * only where the order matters (floats); otherwise a plain running value. */
+template <typename Op, typename A, int LEVELS, bool Ordered> struct stream_acc {
+    A slot[LEVELS];
+    uint32_t count = 0;
+    PP_DEVICE void push(A v)
+    {
+        /* Binary increment with predication only (no break), so slot[] stays in registers. */
+        bool carry = true;
+#pragma unroll
+        for (int l = 0; l < LEVELS; ++l) {
+            if (carry) {
+                if (l == LEVELS - 1) { /* top level: sequential beyond 2^LEVELS values */
+                    slot[l] = (count >> l) ? Op::apply(slot[l], v) : v;
+                    carry = false;
+                } else if (count & (1u << l)) {
+                    v = Op::apply(slot[l], v);
+                } else {
+                    slot[l] = v;
+                    carry = false;
+                }
+            }
+        }
+        ++count;
+    }
+    PP_DEVICE A result() const
+    {
+        A r = Op::identity();
+        bool any = false;
+#pragma unroll
+        for (int l = 0; l < LEVELS; ++l) {
+            bool has = (l == LEVELS - 1) ? (count >> l) != 0 : ((count >> l) & 1u) != 0;
+            if (has) {
+                r = any ? Op::apply(slot[l], r) : slot[l];
+                any = true;
+            }
+        }
+        return r;
+    }
+};
+template <typename Op, typename A, int LEVELS> struct stream_acc<Op, A, LEVELS, false> {
+    A acc = Op::identity();
+    PP_DEVICE void push(A v) { acc = Op::apply(acc, v); }
+    PP_DEVICE A result() const { return acc; }
+};
+
+template <typename T> PP_DEVICE T vec_elem(const pp_vec16 &v, int k)
+{
+    union {
+        pp_vec16 v;
+        T e[16 / sizeof(T)];
+    } u;
+    u.v = v;
+    return u.e[k];
+}
+
+/*
+ * One level of the reduction. `body` is 16-byte aligned and holds nvec whole vectors; the
+ * `nhead` elements before it (block 0) and `ntail` after it (last block) are folded in
+ * separately. Block b reduces tiles [b*tpb, (b+1)*tpb). With out_v == NULL it writes its
+ * partial to partials[b]; otherwise (a single block) it stores the final result.
+ */
+template <typename P, typename Out>
+__global__ __launch_bounds__(BLOCK) void reduce_level(const typename P::in_t *__restrict__ body,
+                                                      uint64_t nvec, uint64_t tpb, uint64_t body_index,
+                                                      const typename P::in_t *__restrict__ head,
+                                                      unsigned nhead,
+                                                      const typename P::in_t *__restrict__ tail,
+                                                      unsigned ntail, uint64_t tail_index,
+                                                      typename P::acc_t *__restrict__ partials,
+                                                      Out *out_v, uint64_t *out_i)
+{
+    using In = typename P::in_t;
+    using A = typename P::acc_t;
+    using Op = typename P::op;
+    constexpr int VEC = 16 / sizeof(In);
+    constexpr int VPT = P::vpt;
+    constexpr uint64_t TILE = (uint64_t)BLOCK * VPT; /* vectors per tile */
+    const unsigned tid = threadIdx.x;
+
+    const uint64_t ntiles = (nvec + TILE - 1) / TILE;
+    const uint64_t t0 = (uint64_t)blockIdx.x * tpb;
+    const uint64_t t1 = t0 + tpb < ntiles ? t0 + tpb : ntiles;
+    stream_acc<Op, A, STREAM_LEVELS, P::ordered> acc;
+    for (uint64_t t = t0; t < t1; ++t) {
+        const uint64_t v0 = t * TILE + tid;
+        /* A pairwise tree within each vector, then across the thread's vectors. */
+        A vr[VPT];
+        if ((t + 1) * TILE <= nvec) {
+            pp_vec16 raw[VPT];
+#pragma unroll
+            for (int j = 0; j < VPT; ++j) raw[j] = pp_load16_stream(body + (v0 + (uint64_t)j * BLOCK) * VEC);
+#pragma unroll
+            for (int j = 0; j < VPT; ++j) {
+                A e[VEC];
+#pragma unroll
+                for (int k = 0; k < VEC; ++k)
+                    e[k] = P::make(vec_elem<In>(raw[j], k), body_index + (v0 + (uint64_t)j * BLOCK) * VEC + k);
+                vr[j] = pp_tree_reduce<Op>(e);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < VPT; ++j) {
+                const uint64_t vi = v0 + (uint64_t)j * BLOCK;
+                vr[j] = Op::identity();
+                if (vi < nvec) {
+                    pp_vec16 raw = pp_load16_stream(body + vi * VEC);
+                    A e[VEC];
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k) e[k] = P::make(vec_elem<In>(raw, k), body_index + vi * VEC + k);
+                    vr[j] = pp_tree_reduce<Op>(e);
+                }
+            }
+        }
+        acc.push(pp_tree_reduce<Op>(vr));
+    }
+    A r = acc.result();
+    if (blockIdx.x == 0 && tid < nhead) r = Op::apply(r, P::make(head[tid], tid));
+    if (blockIdx.x == gridDim.x - 1 && tid < ntail) r = Op::apply(r, P::make(tail[tid], tail_index + tid));
+    r = pp_block_reduce<Op, BLOCK>(r);
+    if (tid == 0) {
+        if (out_v)
+            P::template store<Out>(r, out_v, out_i);
+        else
+            partials[blockIdx.x] = r;
+    }
+}
+
+/* Geometry of one level over n elements of In starting at `in`. */
+struct level_plan {
+    uint64_t nhead, nvec, ntail, ntiles, tpb, grid;
+};
+
+template <typename P>
+level_plan plan_level(const typename P::in_t *in, uint64_t n, int cu_count, const pp_reduce_tuning &tune)
+{
+    using In = typename P::in_t;
+    constexpr int VEC = 16 / sizeof(In);
+    constexpr uint64_t TILE = (uint64_t)BLOCK * P::vpt;
+    level_plan p;
+    const uintptr_t mis = (uintptr_t)in & 15u;
+    p.nhead = mis ? (16u - mis) / sizeof(In) : 0;
+    if (p.nhead > n) p.nhead = n;
+    const uint64_t rest = n - p.nhead;
+    p.nvec = rest / VEC;
+    p.ntail = rest % VEC;
+    p.ntiles = (p.nvec + TILE - 1) / TILE;
+    const uint64_t target = (uint64_t)cu_count * tune.blocks_per_cu;
+    uint64_t tpb = (p.ntiles + target - 1) / (target ? target : 1);
+    const uint64_t max_tpb = (uint64_t)tune.max_tiles_per_block;
+    if (tpb < 1) tpb = 1;
+    if (tpb > max_tpb) tpb = max_tpb;
+    if (p.ntiles <= max_tpb && p.ntiles <= 4) tpb = p.ntiles ? p.ntiles : 1; /* one block: one launch */
+    p.tpb = tpb;
+    p.grid = p.ntiles ? (p.ntiles + tpb - 1) / tpb : 1;
+    return p;
+}
+
+template <typename P, typename Out>
+pp_status launch_level(pp_context *ctx, const typename P::in_t *in, uint64_t n, const level_plan &p,
+                       typename P::acc_t *partials, Out *out_v, uint64_t *out_i)
+{
+    using In = typename P::in_t;
+    constexpr int VEC = 16 / sizeof(In);
+    const In *body = in + p.nhead;
+    const In *tail = body + p.nvec * VEC;
+    reduce_level<P, Out><<<(unsigned)p.grid, BLOCK, 0, pp_hip(ctx)->stream>>>(
+        body, p.nvec, p.tpb, p.nhead, in, (unsigned)p.nhead, tail, (unsigned)p.ntail,
+        p.nhead + p.nvec * VEC, partials, out_v, out_i);
+    PP_HIP_CHECK_LAUNCH(ctx, "reduce_level");
+    (void)n;
+    return PP_OK;
+}
+
+/* Runs every level; the final result goes to out_v / out_i (device memory). */
+template <typename P, typename Out>
+pp_status run_reduce(pp_context *ctx, const typename P::in_t *in, uint64_t n, Out *out_v, uint64_t *out_i,
+                     void *scratch_base)
+{
+    using A = typename P::acc_t;
+    const int cus = pp_hip(ctx)->cu_count;
+    level_plan p = plan_level<P>(in, n, cus, pp_hip(ctx)->tune);
+    if (p.grid == 1) return launch_level<P, Out>(ctx, in, n, p, nullptr, out_v, out_i);
+
+    A *buf[2] = {(A *)scratch_base, (A *)((char *)scratch_base + pp_align256(p.grid * sizeof(A)))};
+    pp_status st = launch_level<P, Out>(ctx, in, n, p, buf[0], nullptr, nullptr);
+    if (st != PP_OK) return st;
+    uint64_t m = p.grid;
+    for (int level = 1;; ++level) {
+        const A *src = buf[(level - 1) & 1];
+        level_plan q = plan_level<partial_policy<P>>(src, m, cus, pp_hip(ctx)->tune);
+        if (q.grid == 1) return launch_level<partial_policy<P>, Out>(ctx, src, m, q, nullptr, out_v, out_i);
+        st = launch_level<partial_policy<P>, Out>(ctx, src, m, q, buf[level & 1], nullptr, nullptr);
+        if (st != PP_OK) return st;
+        m = q.grid;
+    }
+}
+
+/* Scratch a reduction of n elements needs: two partial buffers and a result slot. */
+template <typename P> size_t reduce_scratch_bytes(const typename P::in_t *in, uint64_t n, int cus,
+                                                  const pp_reduce_tuning &tune)
+{
+    level_plan p = plan_level<P>(in, n, cus, tune);
+    return 2 * pp_align256(p.grid * sizeof(typename P::acc_t)) + 256;
+}
+
+/* Result to device memory, or through the scratch slot and pinned staging to the host. */
+template <typename P, typename Out>
+pp_status reduce_to(pp_context *ctx, const typename P::in_t *in, uint64_t n, void *out_v_user,
+                    uint64_t *out_i_user, pp_result_space space)
+{
+    pp_hip_state *hs = pp_hip(ctx);
+    PP_HIP_TRY(ctx, hipSetDevice(ctx->device));
+    const size_t need = reduce_scratch_bytes<P>(in, n, hs->cu_count, hs->tune);
+    void *scratch = nullptr;
+    pp_status st = pp__scratch(ctx, need, &scratch);
+    if (st != PP_OK) return st;
+    char *slot = (char *)scratch + need - 256; /* [0, 16): value, [16, 24): index */
+    Out *dv = space == PP_RESULT_CONTEXT ? (Out *)out_v_user : (Out *)slot;
+    uint64_t *di = out_i_user ? (space == PP_RESULT_CONTEXT ? out_i_user : (uint64_t *)(slot + 16)) : nullptr;
+    st = run_reduce<P, Out>(ctx, in, n, dv, di, scratch);
+    if (st != PP_OK || space == PP_RESULT_CONTEXT) return st;
+    PP_HIP_TRY(ctx, hipMemcpyAsync(hs->host_staging, slot, 24, hipMemcpyDeviceToHost, hs->stream));
+    PP_HIP_TRY(ctx, hipStreamSynchronize(hs->stream));
+    memcpy(out_v_user, hs->host_staging, sizeof(Out));
+    if (out_i_user) memcpy(out_i_user, (char *)hs->host_staging + 16, sizeof(uint64_t));
+    return PP_OK;
+}
+
+/* ---- type dispatch: each (in, out, op) the C API offers is instantiated here, once ---- */
+
+template <typename In, typename Out> pp_status reduce_io(pp_context *ctx, const pp_reduce_args *a)
+{
+    using SumA = typename unsigned_of<Out>::type; /* wrapping sums and products */
+    using CmpA = shfl_t<In>;
+    using BitA = shfl_t<typename unsigned_of<In>::type>;
+    const In *in = (const In *)a->in;
+    constexpr bool same = std::is_same<In, Out>::value;
+    switch (a->op) {
+    case PP_OP_SUM:
+        return reduce_to<plain_policy<In, SumA, pp_op_sum<SumA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+    case PP_OP_PROD:
+        if constexpr (same)
+            return reduce_to<plain_policy<In, SumA, pp_op_prod<SumA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+        break;
+    case PP_OP_MIN:
+        if constexpr (same)
+            return reduce_to<plain_policy<In, CmpA, pp_op_min<CmpA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+        break;
+    case PP_OP_MAX:
+        if constexpr (same)
+            return reduce_to<plain_policy<In, CmpA, pp_op_max<CmpA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+        break;
+    case PP_OP_AND:
+        if constexpr (same && std::is_integral<In>::value)
+            return reduce_to<plain_policy<In, BitA, pp_op_and<BitA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+        break;
+    case PP_OP_OR:
+        if constexpr (same && std::is_integral<In>::value)
+            return reduce_to<plain_policy<In, BitA, pp_op_or<BitA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+        break;
+    case PP_OP_XOR:
+        if constexpr (same && std::is_integral<In>::value)
+            return reduce_to<plain_policy<In, BitA, pp_op_xor<BitA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+        break;
+    }
+    return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_reduce: hip has no %s from %s to %s", pp_op_name(a->op),
+                    pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
+}
+
+} // namespace
+
+/* Calls f.template operator()<In, Out>() for the (in, out) pairs reductions accept. */
+#define PP_DISPATCH_IN_OUT(ctx, in_type, out_type, CALL)                                          \
+    switch (in_type) {                                                                          \
+    case PP_U8:                                                                                 \
+        if (out_type == PP_U8) return CALL(uint8_t, uint8_t);                                   \
+        if (out_type == PP_U32) return CALL(uint8_t, uint32_t);                                 \
+        if (out_type == PP_U64) return CALL(uint8_t, uint64_t);                                 \
+        break;                                                                                  \
+    case PP_I32:                                                                                \
+        if (out_type == PP_I32) return CALL(int32_t, int32_t);                                  \
+        if (out_type == PP_I64) return CALL(int32_t, int64_t);                                  \
+        break;                                                                                  \
+    case PP_U32:                                                                                \
+        if (out_type == PP_U32) return CALL(uint32_t, uint32_t);                                \
+        if (out_type == PP_U64) return CALL(uint32_t, uint64_t);                                \
+        break;                                                                                  \
+    case PP_I64: return CALL(int64_t, int64_t);                                                 \
+    case PP_U64: return CALL(uint64_t, uint64_t);                                               \
+    case PP_F32:                                                                                \
+        if (out_type == PP_F32) return CALL(float, float);                                      \
+        if (out_type == PP_F64) return CALL(float, double);                                     \
+        break;                                                                                  \
+    case PP_F64: return CALL(double, double);                                                   \
+    }
+
+pp_status pp_hip_reduce(pp_context *ctx, const pp_reduce_args *a)
+{
+#define PP_CALL_REDUCE(I, O) reduce_io<I, O>(ctx, a)
+    PP_DISPATCH_IN_OUT(ctx, a->in_type, a->out_type, PP_CALL_REDUCE)
+#undef PP_CALL_REDUCE
+    return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_reduce: hip has no reduction from %s to %s",
+                    pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
+}
+
+namespace {
+template <typename V> pp_status argreduce_t(pp_context *ctx, const pp_argreduce_args *a)
+{
+    if (a->op == PP_OP_MAX)
+        return reduce_to<arg_policy<V, true>, V>(ctx, (const V *)a->in, a->n, a->value, a->index, a->space);
+    return reduce_to<arg_policy<V, false>, V>(ctx, (const V *)a->in, a->n, a->value, a->index, a->space);
+}
+} // namespace
+
+pp_status pp_hip_argreduce(pp_context *ctx, const pp_argreduce_args *a)
+{
+#define PP_CALL_ARG(I, O) argreduce_t<I>(ctx, a)
+    const pp_dtype same = a->dtype;
+    PP_DISPATCH_IN_OUT(ctx, a->dtype, same, PP_CALL_ARG)
+#undef PP_CALL_ARG
+    return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "argmin/argmax: hip has no %s", pp_dtype_name(a->dtype));
+}
+
+/* ======================= segmented reduce ======================= */
+
+namespace {
+
+constexpr int SEG_CH = 8;                       /* loads in flight per lane per chunk */
+constexpr int SEG_CHUNK_ITEMS = 16;             /* long path: items per thread per chunk */
+constexpr uint64_t SEG_CHUNK = (uint64_t)BLOCK * SEG_CHUNK_ITEMS; /* 4096 elements */
+constexpr int SEG_PACK_SHIFT = 40;              /* control word: count << 40 | chunks */
+
+/* A queued long segment: [begin, end), output slot s, its chunks start at `chunk0`. */
+struct seg_long {
+    uint64_t s, begin, end, chunk0;
+};
+
+PP_DEVICE void seg_bounds(const size_t *offsets, uint64_t s, uint64_t n, uint64_t &b, uint64_t &e)
+{
+    b = offsets[s];
+    e = offsets[s + 1];
+    if (b > n) b = n;
+    if (e > n) e = n;
+    if (e < b) e = b;
+}
+
+/* Group of LANES lanes per segment. Segments longer than LANES * SEG_CH * 8 are queued. */
+template <typename P, typename Out, int LANES>
+__global__ __launch_bounds__(BLOCK) void seg_groups(const typename P::in_t *__restrict__ in, uint64_t n,
+                                                    const size_t *__restrict__ offsets, uint64_t nseg,
+                                                    Out *__restrict__ out, unsigned long long *ctrl,
+                                                    seg_long *list)
+{
+    using A = typename P::acc_t;
+    using Op = typename P::op;
+    constexpr uint64_t LONG = (uint64_t)LANES * SEG_CH * 8;
+    const uint64_t g = ((uint64_t)blockIdx.x * BLOCK + threadIdx.x) / LANES;
+    const unsigned lane = threadIdx.x % LANES;
+    /* No early return: every lane must reach the group's shuffles. */
+    const bool valid = g < nseg;
+    bool queued = false;
+    uint64_t b = 0, e = 0;
+    if (valid) {
+        seg_bounds(offsets, g, n, b, e);
+        if (e - b > LONG) {
+            queued = true;
+            if (lane == 0) {
+                const uint64_t chunks = (e - b + SEG_CHUNK - 1) / SEG_CHUNK;
+                const unsigned long long old =
+                    atomicAdd(ctrl, (1ull << SEG_PACK_SHIFT) | (unsigned long long)chunks);
+                seg_long item = {g, b, e, old & ((1ull << SEG_PACK_SHIFT) - 1)};
+                list[old >> SEG_PACK_SHIFT] = item;
+            }
+            e = b;
+        }
+    }
+    stream_acc<Op, A, 3, P::ordered> acc;
+    for (uint64_t base = b + lane; base < e; base += (uint64_t)LANES * SEG_CH) {
+        A v[SEG_CH];
+#pragma unroll
+        for (int c = 0; c < SEG_CH; ++c) {
+            const uint64_t i = base + (uint64_t)c * LANES;
+            v[c] = i < e ? P::make(in[i], i) : Op::identity();
+        }
+        acc.push(pp_tree_reduce<Op>(v));
+    }
+    A r = pp_wave_reduce<Op, LANES>(acc.result());
+    if (valid && !queued && lane == 0) P::template store<Out>(r, out + g, nullptr);
+}
+
+/* Persistent grid over all chunks of all queued segments; chunk t's partial to part[t]. */
+template <typename P>
+__global__ __launch_bounds__(BLOCK) void seg_chunks(const typename P::in_t *__restrict__ in,
+                                                    const unsigned long long *ctrl, const seg_long *list,
+                                                    typename P::acc_t *__restrict__ part)
+{
+    using A = typename P::acc_t;
+    using Op = typename P::op;
+    const unsigned long long c = *ctrl;
+    const uint64_t count = c >> SEG_PACK_SHIFT, total = c & ((1ull << SEG_PACK_SHIFT) - 1);
+    for (uint64_t t = blockIdx.x; t < total; t += gridDim.x) {
+        uint64_t lo = 0, hi = count; /* last entry with chunk0 <= t */
+        while (hi - lo > 1) {
+            const uint64_t mid = (lo + hi) / 2;
+            if (list[mid].chunk0 <= t) lo = mid; else hi = mid;
+        }
+        const seg_long L = list[lo];
+        const uint64_t b = L.begin + (t - L.chunk0) * SEG_CHUNK;
+        const uint64_t e = b + SEG_CHUNK < L.end ? b + SEG_CHUNK : L.end;
+        A v[SEG_CHUNK_ITEMS];
+#pragma unroll
+        for (int k = 0; k < SEG_CHUNK_ITEMS; ++k) {
+            const uint64_t i = b + (uint64_t)k * BLOCK + threadIdx.x;
+            v[k] = i < e ? P::make(in[i], i) : Op::identity();
+        }
+        A r = pp_block_reduce<Op, BLOCK>(pp_tree_reduce<Op>(v));
+        if (threadIdx.x == 0) part[t] = r;
+        __syncthreads(); /* the block reduction's shared slots are reused next round */
+    }
+}
+
+/* One block per queued segment: combine its chunk partials, store the result. */
+template <typename P, typename Out>
+__global__ __launch_bounds__(BLOCK) void seg_finish(const unsigned long long *ctrl, const seg_long *list,
+                                                    const typename P::acc_t *__restrict__ part,
+                                                    Out *__restrict__ out)
+{
+    using A = typename P::acc_t;
+    using Op = typename P::op;
+    const uint64_t count = *ctrl >> SEG_PACK_SHIFT;
+    for (uint64_t j = blockIdx.x; j < count; j += gridDim.x) {
+        const seg_long L = list[j];
+        const uint64_t chunks = (L.end - L.begin + SEG_CHUNK - 1) / SEG_CHUNK;
+        stream_acc<Op, A, 16, P::ordered> acc;
+        for (uint64_t k = threadIdx.x; k < chunks; k += BLOCK) acc.push(part[L.chunk0 + k]);
+        A r = pp_block_reduce<Op, BLOCK>(acc.result());
+        if (threadIdx.x == 0) P::template store<Out>(r, out + L.s, nullptr);
+        __syncthreads();
+    }
+}
+
+template <typename P, typename Out>
+pp_status segmented_run(pp_context *ctx, const pp_segreduce_args *a)
+{
+    using In = typename P::in_t;
+    using A = typename P::acc_t;
+    pp_hip_state *hs = pp_hip(ctx);
+    PP_HIP_TRY(ctx, hipSetDevice(ctx->device));
+    const uint64_t n = a->n, nseg = a->n_segments;
+    const uint64_t mean = n / nseg;
+    const int lanes = mean <= 16 ? 4 : mean <= 128 ? 16 : 32;
+    const uint64_t long_min = (uint64_t)lanes * SEG_CH * 8 + 1;
+    /* Bounds on the long queue: each queued segment has more than long_min elements. */
+    const uint64_t max_long = n / long_min;
+    const uint64_t max_chunks = n / SEG_CHUNK + max_long;
+    const size_t need = 256 + pp_align256(max_long * sizeof(seg_long)) + pp_align256(max_chunks * sizeof(A));
+    void *scratch = nullptr;
+    pp_status st = pp__scratch(ctx, need, &scratch);
+    if (st != PP_OK) return st;
+    unsigned long long *ctrl = (unsigned long long *)scratch;
+    seg_long *list = (seg_long *)((char *)scratch + 256);
+    A *part = (A *)((char *)list + pp_align256(max_long * sizeof(seg_long)));
+    if (max_long) PP_HIP_TRY(ctx, hipMemsetAsync(ctrl, 0, sizeof *ctrl, hs->stream));
+
+    const In *in = (const In *)a->in;
+    Out *out = (Out *)a->out;
+    const uint64_t groups_per_block = BLOCK / lanes;
+    const uint64_t grid = (nseg + groups_per_block - 1) / groups_per_block;
+    if (grid > 0x7fffffffu)
+        return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_segmented_reduce: %llu segments exceed one launch",
+                        (unsigned long long)nseg);
+    switch (lanes) {
+    case 4: seg_groups<P, Out, 4><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, n, a->offsets, nseg, out, ctrl, list); break;
+    case 16: seg_groups<P, Out, 16><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, n, a->offsets, nseg, out, ctrl, list); break;
+    default: seg_groups<P, Out, 32><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, n, a->offsets, nseg, out, ctrl, list); break;
+    }
+    PP_HIP_CHECK_LAUNCH(ctx, "seg_groups");
+    if (max_long == 0) return PP_OK; /* no segment can be long: one launch */
+    const uint64_t wide = (uint64_t)hs->cu_count * pp_hip(ctx)->tune.blocks_per_cu;
+    const uint64_t g2 = max_chunks < wide ? max_chunks : wide;
+    seg_chunks<P><<<(unsigned)(g2 ? g2 : 1), BLOCK, 0, hs->stream>>>(in, ctrl, list, part);
+    PP_HIP_CHECK_LAUNCH(ctx, "seg_chunks");
+    const uint64_t g3 = max_long < wide ? max_long : wide;
+    seg_finish<P, Out><<<(unsigned)(g3 ? g3 : 1), BLOCK, 0, hs->stream>>>(ctrl, list, part, out);
+    PP_HIP_CHECK_LAUNCH(ctx, "seg_finish");
+    return PP_OK;
+}
+
+template <typename In, typename Out> pp_status segmented_io(pp_context *ctx, const pp_segreduce_args *a)
+{
+    using SumA = typename unsigned_of<Out>::type;
+    using CmpA = shfl_t<In>;
+    using BitA = shfl_t<typename unsigned_of<In>::type>;
+    constexpr bool same = std::is_same<In, Out>::value;
+    switch (a->op) {
+    case PP_OP_SUM: return segmented_run<plain_policy<In, SumA, pp_op_sum<SumA>>, Out>(ctx, a);
+    case PP_OP_PROD:
+        if constexpr (same) return segmented_run<plain_policy<In, SumA, pp_op_prod<SumA>>, Out>(ctx, a);
+        break;
+    case PP_OP_MIN:
+        if constexpr (same) return segmented_run<plain_policy<In, CmpA, pp_op_min<CmpA>>, Out>(ctx, a);
+        break;
+    case PP_OP_MAX:
+        if constexpr (same) return segmented_run<plain_policy<In, CmpA, pp_op_max<CmpA>>, Out>(ctx, a);
+        break;
+    case PP_OP_AND:
+        if constexpr (same && std::is_integral<In>::value)
+            return segmented_run<plain_policy<In, BitA, pp_op_and<BitA>>, Out>(ctx, a);
+        break;
+    case PP_OP_OR:
+        if constexpr (same && std::is_integral<In>::value)
+            return segmented_run<plain_policy<In, BitA, pp_op_or<BitA>>, Out>(ctx, a);
+        break;
+    case PP_OP_XOR:
+        if constexpr (same && std::is_integral<In>::value)
+            return segmented_run<plain_policy<In, BitA, pp_op_xor<BitA>>, Out>(ctx, a);
+        break;
+    }
+    return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_segmented_reduce: hip has no %s from %s to %s",
+                    pp_op_name(a->op), pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
+}
+
+} // namespace
+
+pp_status pp_hip_segmented_reduce(pp_context *ctx, const pp_segreduce_args *a)
+{
+#define PP_CALL_SEG(I, O) segmented_io<I, O>(ctx, a)
+    PP_DISPATCH_IN_OUT(ctx, a->in_type, a->out_type, PP_CALL_SEG)
+#undef PP_CALL_SEG
+    return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_segmented_reduce: hip has no reduction from %s to %s",
+                    pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
+}

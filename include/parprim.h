@@ -1,0 +1,287 @@
+/*
+ * parprim.h -- data-parallel primitives for C, on HIP GPUs (AMD and NVIDIA) and on the CPU.
+ *
+ * This header is the whole public API and its reference manual. C11; usable from C++.
+ *
+ * Model
+ * -----
+ * Every call takes a context (pp_context *). A context is created for one backend:
+ *   PP_BACKEND_CPU   OpenMP on the host; the reference implementation and the fallback.
+ *   PP_BACKEND_HIP   HIP kernels on one GPU (AMD through ROCm, NVIDIA through CUDA).
+ *   PP_BACKEND_AUTO  HIP when the library was built with it and a device is present, else CPU.
+ * A primitive a backend lacks returns PP_ERROR_UNSUPPORTED; nothing is ever routed to another
+ * backend behind the caller's back (AUTO chooses only at context creation).
+ *
+ * Memory spaces. Array arguments live in the context's memory space: device memory for a
+ * HIP context, host memory for a CPU context. pp_malloc / pp_free / pp_memcpy allocate and
+ * move memory in that space, so one program runs unchanged on either backend. Where the
+ * library can tell that a pointer is in the wrong space (a HIP context given a host pointer
+ * that the runtime does not know), the call fails with PP_ERROR_WRONG_MEMORY_SPACE.
+ *
+ * Ordering and synchronization. A HIP context owns a stream (its own, or one the caller
+ * sets). Calls are enqueued on it in order and return without waiting, except where a
+ * function's comment says "synchronizes": those wait for the context's stream before they
+ * return (they deliver a value to host memory). On the CPU backend every call is complete
+ * when it returns.
+ *
+ * Errors. Every function that can fail returns a pp_status. On failure the context keeps a
+ * message naming the argument and the reason (pp_context_last_error) and no output has been
+ * written. Arguments are checked once, in the same way, for every backend.
+ *
+ * Counts are size_t: more than 2^31 (and 2^32) elements work on every backend.
+ *
+ * Temporary storage comes from a scratch arena owned by the context: grown when a call needs
+ * more than it holds, then reused. Callers never query temporary sizes, unless they choose
+ * to hand the context a buffer of their own (pp_context_set_scratch).
+ *
+ * Thread safety. A context is used by one host thread at a time. Different contexts are
+ * independent.
+ */
+#ifndef PARPRIM_H
+#define PARPRIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- version and visibility -------------------------------------------------------- */
+
+#define PARPRIM_VERSION_MAJOR 0
+#define PARPRIM_VERSION_MINOR 1
+#define PARPRIM_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH, comparable with pp_version(). */
+#define PARPRIM_VERSION \
+    (PARPRIM_VERSION_MAJOR * 10000 + PARPRIM_VERSION_MINOR * 100 + PARPRIM_VERSION_PATCH)
+
+#if defined(PARPRIM_STATIC)
+#define PP_API
+#elif defined(_WIN32)
+#if defined(PARPRIM_BUILDING)
+#define PP_API __declspec(dllexport)
+#else
+#define PP_API __declspec(dllimport)
+#endif
+#else
+#define PP_API __attribute__((visibility("default")))
+#endif
+
+/* The version of the library actually loaded (PARPRIM_VERSION of its build). */
+PP_API unsigned pp_version(void);
+/* "MAJOR.MINOR.PATCH" of the library loaded, and the backends it was built with, e.g.
+ * "0.1.0 (cpu, hip-nvidia sm_90)". Static storage. */
+PP_API const char *pp_version_string(void);
+
+/* ---- status codes ------------------------------------------------------------------ */
+
+typedef enum pp_status {
+    PP_OK = 0,
+    PP_ERROR_INVALID_ARGUMENT = 1,    /* NULL, unknown enum, bad size, op undefined for dtype */
+    PP_ERROR_UNSUPPORTED = 2,         /* the backend does not offer this primitive */
+    PP_ERROR_OUT_OF_MEMORY = 3,       /* allocation failed (host or device) */
+    PP_ERROR_NO_DEVICE = 4,           /* HIP asked for, no usable device (or not built) */
+    PP_ERROR_WRONG_MEMORY_SPACE = 5,  /* a pointer is not in the context's memory space */
+    PP_ERROR_DEVICE = 6               /* the GPU runtime reported a failure */
+} pp_status;
+
+/* A static, human-readable name of a status ("PP_ERROR_INVALID_ARGUMENT: invalid argument").
+ * Unknown values give "unknown status". */
+PP_API const char *pp_status_string(pp_status status);
+
+/* ---- contexts ------------------------------------------------------------------------ */
+
+typedef struct pp_context pp_context;
+
+typedef enum pp_backend {
+    PP_BACKEND_AUTO = 0,
+    PP_BACKEND_CPU = 1,
+    PP_BACKEND_HIP = 2
+} pp_backend;
+
+/* Name of a backend: "auto", "cpu", "hip". */
+PP_API const char *pp_backend_name(pp_backend backend);
+
+/* Nonzero if `backend` can be used on this machine by this build: CPU always; HIP when the
+ * library was built with a HIP path and at least one device is present. */
+PP_API int pp_backend_available(pp_backend backend);
+
+/* Create a context. `device` selects the GPU for PP_BACKEND_HIP (0-based) and is ignored
+ * by the CPU backend; PP_BACKEND_AUTO uses device 0 when it chooses HIP.
+ * Errors: PP_ERROR_INVALID_ARGUMENT (out NULL, unknown backend, device < 0 or past the
+ * device count), PP_ERROR_NO_DEVICE (HIP requested, none present or not built),
+ * PP_ERROR_OUT_OF_MEMORY, PP_ERROR_DEVICE. On failure *out is set to NULL. The reason is
+ * then available from pp_last_create_error(). */
+PP_API pp_status pp_context_create(pp_context **out, pp_backend backend, int device);
+
+/* Message of the last failed pp_context_create in this thread ("" if none). */
+PP_API const char *pp_last_create_error(void);
+
+/* Destroy a context: waits for its queued work, frees its scratch arena and its own
+ * stream. Memory from pp_malloc that was not freed is not released. Accepts NULL. */
+PP_API void pp_context_destroy(pp_context *ctx);
+
+/* The backend the context runs on (never PP_BACKEND_AUTO). */
+PP_API pp_backend pp_context_backend(const pp_context *ctx);
+
+/* Device name ("NVIDIA H100 80GB HBM3", "AMD Instinct MI250X", or the CPU's model name
+ * with its OpenMP thread count). Static for the context's lifetime. */
+PP_API const char *pp_context_device_name(const pp_context *ctx);
+
+/* Use the caller's stream (a hipStream_t on AMD, a cudaStream_t on NVIDIA, passed as
+ * void *) for all later calls; NULL returns to the context's own stream. The caller keeps
+ * ownership of its stream and must not destroy it while the context uses it. On the CPU
+ * backend the only accepted value is NULL. Errors: PP_ERROR_INVALID_ARGUMENT. */
+PP_API pp_status pp_context_set_stream(pp_context *ctx, void *stream);
+
+/* The stream calls are enqueued on (NULL on the CPU backend). */
+PP_API void *pp_context_stream(const pp_context *ctx);
+
+/* Wait for all work queued on the context's stream. Synchronizes. */
+PP_API pp_status pp_context_synchronize(pp_context *ctx);
+
+/* The message of the last failed call on this context ("" after a success-only history).
+ * Valid until the next call on the context. */
+PP_API const char *pp_context_last_error(const pp_context *ctx);
+
+/* Hand the context a buffer of `bytes` in its memory space to use as scratch instead of its
+ * own arena (which is then freed). NULL returns to the context's own arena. A call that
+ * needs more than `bytes` fails with PP_ERROR_OUT_OF_MEMORY and a message naming the size
+ * it needed. Synchronizes. */
+PP_API pp_status pp_context_set_scratch(pp_context *ctx, void *buffer, size_t bytes);
+
+/* Grow the context's own arena to at least `bytes` now, so that later calls do not
+ * allocate. Synchronizes. */
+PP_API pp_status pp_context_reserve_scratch(pp_context *ctx, size_t bytes);
+
+/* ---- memory in the context's space ------------------------------------------------------ */
+
+typedef enum pp_copy_kind {
+    PP_COPY_HOST_TO_CONTEXT = 0,   /* host memory -> context space */
+    PP_COPY_CONTEXT_TO_HOST = 1,   /* context space -> host memory */
+    PP_COPY_CONTEXT_TO_CONTEXT = 2 /* within the context space */
+} pp_copy_kind;
+
+/* Allocate `bytes` (aligned to at least 256 bytes) in the context's space. bytes == 0
+ * gives *ptr = NULL and PP_OK. Errors: PP_ERROR_INVALID_ARGUMENT, PP_ERROR_OUT_OF_MEMORY. */
+PP_API pp_status pp_malloc(pp_context *ctx, void **ptr, size_t bytes);
+
+/* Free memory from pp_malloc on this context. Accepts NULL. Synchronizes on HIP (as the
+ * runtime's free does). */
+PP_API pp_status pp_free(pp_context *ctx, void *ptr);
+
+/* Copy `bytes`. Copies that involve host memory synchronize (the data is in place when the
+ * call returns); CONTEXT_TO_CONTEXT is enqueued. Errors: PP_ERROR_INVALID_ARGUMENT
+ * (NULL with bytes > 0, unknown kind), PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_DEVICE. */
+PP_API pp_status pp_memcpy(pp_context *ctx, void *dst, const void *src, size_t bytes,
+                           pp_copy_kind kind);
+
+/* Set `bytes` bytes of context-space memory to `value` (enqueued). */
+PP_API pp_status pp_memset(pp_context *ctx, void *ptr, int value, size_t bytes);
+
+/* ---- element types and operators ---------------------------------------------------------- */
+
+typedef enum pp_dtype {
+    PP_U8 = 1,   /* uint8_t  */
+    PP_I32 = 2,  /* int32_t  */
+    PP_U32 = 3,  /* uint32_t */
+    PP_I64 = 4,  /* int64_t  */
+    PP_U64 = 5,  /* uint64_t */
+    PP_F32 = 6,  /* float    */
+    PP_F64 = 7   /* double   */
+} pp_dtype;
+
+/* "u8", "i32", ... ; NULL for an unknown value. */
+PP_API const char *pp_dtype_name(pp_dtype dtype);
+/* Size in bytes of one element; 0 for an unknown value. */
+PP_API size_t pp_dtype_size(pp_dtype dtype);
+
+typedef enum pp_op {
+    PP_OP_SUM = 1,  /* identity 0; integers wrap modulo 2^bits (both signed and unsigned) */
+    PP_OP_PROD = 2, /* identity 1; integers wrap */
+    PP_OP_MIN = 3,  /* identity: the type's largest value, +inf for floats */
+    PP_OP_MAX = 4,  /* identity: the type's smallest value, -inf for floats */
+    PP_OP_AND = 5,  /* integers only; identity all ones */
+    PP_OP_OR = 6,   /* integers only; identity 0 */
+    PP_OP_XOR = 7   /* integers only; identity 0 */
+} pp_op;
+
+/* "sum", "prod", ... ; NULL for an unknown value. */
+PP_API const char *pp_op_name(pp_op op);
+
+/* Where a scalar result goes. */
+typedef enum pp_result_space {
+    PP_RESULT_CONTEXT = 0, /* memory in the context's space; the call is enqueued */
+    PP_RESULT_HOST = 1     /* host memory; the call synchronizes */
+} pp_result_space;
+
+/* ---- reduce family ---------------------------------------------------------------------------
+ *
+ * Types. Every op is defined for every dtype, except AND/OR/XOR, which are integer-only
+ * (PP_ERROR_INVALID_ARGUMENT on f32/f64). The result type equals the input type, except that
+ * a SUM may widen:
+ *     u8 -> u32 or u64,   i32 -> i64,   u32 -> u64,   f32 -> f64.
+ * A widening sum converts each element exactly and accumulates in the wider type.
+ * Any other (in_type, out_type) pair is PP_ERROR_INVALID_ARGUMENT.
+ *
+ * Floating-point min and max propagate NaN: if any element is NaN the result is a NaN
+ * (which NaN payload is unspecified). -0.0 and +0.0 compare equal; which of them a min or
+ * max returns when both occur is unspecified.
+ *
+ * Float sums and products follow a tree order, on every backend, and no atomics: a call
+ * repeated on the same data at the same address on the same device gives the same bits.
+ * Error bound. Let u = 2^-24 (f32 accumulation) or 2^-53 (f64 accumulation, which includes
+ * the f32 -> f64 widening sum), n the element count, and D(n) = ceil(log2(n)) + PP_SUM_DEPTH_SLACK.
+ * Every element reaches the result through at most D(n) roundings, so
+ *     |computed - exact| <= g * sum(|x_i|),   g = D(n) * u / (1 - D(n) * u),
+ * and this is what the tests assert against an exact (long double / compensated) oracle.
+ * Results of different backends agree within twice that bound; integer results, min, max,
+ * argmin and argmax are bitwise identical across backends.
+ */
+#define PP_SUM_DEPTH_SLACK 48
+
+/* out[0] = in[0] op in[1] op ... op in[n-1]; n == 0 gives the op's identity.
+ * `in` is in the context's space; `out` is in the context's space (PP_RESULT_CONTEXT,
+ * enqueued) or in host memory (PP_RESULT_HOST, synchronizes). One element of out_type is
+ * written.
+ * Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL, in NULL with n > 0, out NULL, unknown dtype,
+ * op or result space, op undefined for the dtype, out_type not allowed), 
+ * PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_OUT_OF_MEMORY (scratch), PP_ERROR_DEVICE. */
+PP_API pp_status pp_reduce(pp_context *ctx, const void *in, size_t n, pp_dtype in_type,
+                           pp_op op, void *out, pp_dtype out_type, pp_result_space space);
+
+/* Index and value of the smallest (argmin) or largest (argmax) element; on ties, the first
+ * (lowest) index. NaN: a NaN counts as more extreme than every number for both argmin and
+ * argmax, so the first NaN wins if there is one (as numpy and PyTorch do). -0.0 and +0.0
+ * tie. n == 0 gives *index = UINT64_MAX and *value = the identity of MIN (argmin) or MAX
+ * (argmax). `value` (one element of `dtype`) and `index` are both in the space named by
+ * `space`. Errors as pp_reduce. */
+PP_API pp_status pp_argmin(pp_context *ctx, const void *in, size_t n, pp_dtype dtype,
+                           void *value, uint64_t *index, pp_result_space space);
+PP_API pp_status pp_argmax(pp_context *ctx, const void *in, size_t n, pp_dtype dtype,
+                           void *value, uint64_t *index, pp_result_space space);
+
+/* Segmented reduce: for s in [0, n_segments),
+ *     out[s] = reduction of in[min(offsets[s], n) .. min(offsets[s+1], n))
+ * with the op's identity for an empty segment. `in` holds n elements; `offsets` has
+ * n_segments + 1 entries, meant to be non-decreasing. Offsets are not checked against each
+ * other (that would need a synchronization); instead every backend clamps them to n and
+ * treats a segment with end <= begin as empty, so bad offsets never read outside `in`.
+ * `in`, `offsets` and `out` (n_segments elements of out_type) are in the context's space.
+ * Types and widening as pp_reduce; float results follow the same error bound with n the
+ * segment's length. n_segments == 0 writes nothing. Enqueued.
+ * The GPU maps work by segment length: short segments share a wave, long ones are split
+ * across blocks, so many short segments and few long ones are both fast.
+ * Errors: PP_ERROR_INVALID_ARGUMENT (NULL in with n > 0, NULL offsets/out with
+ * n_segments > 0, unknown dtype or op, op undefined, out_type not allowed),
+ * PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_OUT_OF_MEMORY (scratch), PP_ERROR_DEVICE. */
+PP_API pp_status pp_segmented_reduce(pp_context *ctx, const void *in, size_t n, pp_dtype in_type,
+                                     const size_t *offsets, size_t n_segments, pp_op op,
+                                     void *out, pp_dtype out_type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PARPRIM_H */

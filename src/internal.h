@@ -1,0 +1,135 @@
+/*
+ * internal.h -- what the dispatch layer (src/) and the backends (cpu/, hip/) share.
+ * Not installed. Plain C, usable from the HIP/CUDA C++ translation units.
+ *
+ * The shape follows ggml's backend interface: the context holds a pointer to one table of
+ * function pointers filled by its backend; src/ checks every argument once, for every
+ * backend, and then makes one indirect call. A backend entry that is NULL means the backend
+ * lacks the primitive (PP_ERROR_UNSUPPORTED), never a silent fallback.
+ */
+#ifndef PARPRIM_INTERNAL_H
+#define PARPRIM_INTERNAL_H
+
+#include "parprim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a backend can say about a pointer. */
+typedef enum pp_ptr_kind {
+    PP_PTR_UNKNOWN = 0, /* cannot tell: accept */
+    PP_PTR_HOST = 1,    /* plain host memory the device cannot use */
+    PP_PTR_DEVICE = 2   /* device (or managed / mapped) memory usable by kernels */
+} pp_ptr_kind;
+
+/* Arguments of the reduce family, already checked by src/. */
+typedef struct pp_reduce_args {
+    const void *in;
+    size_t n;
+    pp_dtype in_type;
+    pp_op op;
+    void *out;            /* one element of out_type */
+    pp_dtype out_type;
+    pp_result_space space;
+} pp_reduce_args;
+
+typedef struct pp_argreduce_args {
+    const void *in;
+    size_t n;
+    pp_dtype dtype;
+    pp_op op;             /* PP_OP_MIN (argmin) or PP_OP_MAX (argmax) */
+    void *value;          /* one element of dtype */
+    uint64_t *index;
+    pp_result_space space;
+} pp_argreduce_args;
+
+typedef struct pp_segreduce_args {
+    const void *in;
+    size_t n;              /* elements in `in`; offsets are clamped to it */
+    pp_dtype in_type;
+    const size_t *offsets; /* n_segments + 1 */
+    size_t n_segments;
+    pp_op op;
+    void *out;             /* n_segments elements of out_type */
+    pp_dtype out_type;
+} pp_segreduce_args;
+
+struct pp_backend_ops {
+    const char *name;
+    /* Number of usable devices (1 for the CPU). */
+    int (*device_count)(void);
+    /* Fill ctx->device_name, ctx->backend_state, ctx->stream; ctx->device is set. */
+    pp_status (*context_init)(pp_context *ctx);
+    void (*context_fini)(pp_context *ctx);
+    pp_status (*set_stream)(pp_context *ctx, void *stream); /* NULL: the context's own */
+    pp_status (*synchronize)(pp_context *ctx);
+
+    pp_status (*mem_alloc)(pp_context *ctx, void **ptr, size_t bytes);
+    pp_status (*mem_free)(pp_context *ctx, void *ptr);
+    pp_status (*mem_copy)(pp_context *ctx, void *dst, const void *src, size_t bytes,
+                          pp_copy_kind kind);
+    pp_status (*mem_set)(pp_context *ctx, void *ptr, int value, size_t bytes);
+    pp_ptr_kind (*pointer_kind)(pp_context *ctx, const void *ptr);
+
+    pp_status (*reduce)(pp_context *ctx, const pp_reduce_args *a);
+    pp_status (*argreduce)(pp_context *ctx, const pp_argreduce_args *a);
+    pp_status (*segmented_reduce)(pp_context *ctx, const pp_segreduce_args *a);
+};
+
+#define PP_MESSAGE_SIZE 512
+
+struct pp_context {
+    const struct pp_backend_ops *ops;
+    pp_backend backend;
+    int device;
+    char device_name[256];
+    void *stream;          /* the stream calls go to (backend's type, opaque here) */
+    void *backend_state;   /* owned by the backend */
+
+    /* Scratch arena in the context's space. */
+    void *scratch;
+    size_t scratch_size;
+    int scratch_is_caller_owned;
+
+    char message[PP_MESSAGE_SIZE];
+};
+
+/* Record a failure on ctx (printf-style message naming the argument and the reason) and
+ * return `status`, so that a backend can write `return pp__fail(ctx, PP_ERROR_..., ...)`. */
+pp_status pp__fail(pp_context *ctx, pp_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Scratch memory of at least `bytes` (256-byte aligned) in the context's space, valid until
+ * the next call that asks for scratch. Grows the arena (after synchronizing) when needed;
+ * with a caller-owned buffer that is too small, fails with PP_ERROR_OUT_OF_MEMORY. */
+pp_status pp__scratch(pp_context *ctx, size_t bytes, void **out);
+
+/* PP_ERROR_WRONG_MEMORY_SPACE with a message naming `fn` and `arg` when the backend can
+ * tell that `p` is not in the context's space; PP_OK otherwise (p may be NULL). */
+pp_status pp__check_in_space(pp_context *ctx, const char *fn, const char *arg, const void *p);
+
+/* Facts about dtypes and ops shared by every backend (src/types.c). */
+int pp__dtype_valid(pp_dtype t);
+int pp__dtype_is_float(pp_dtype t);
+int pp__dtype_is_signed(pp_dtype t);
+int pp__op_valid(pp_op op);
+/* Whether `op` is defined for dtype `t` (bitwise ops on integers only). */
+int pp__op_defined(pp_op op, pp_dtype t);
+/* Whether a reduction with `op` from in_type may produce out_type. */
+int pp__reduce_out_allowed(pp_op op, pp_dtype in_type, pp_dtype out_type);
+
+/* The backends compiled into this library. */
+extern const struct pp_backend_ops pp_cpu_backend;
+#ifdef PP_HAVE_HIP
+extern const struct pp_backend_ops pp_hip_backend;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
