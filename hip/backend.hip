@@ -37,8 +37,8 @@ static pp_status hip_context_init(pp_context *ctx)
     }
     st->stream = st->own_stream;
     st->tune = pp_reduce_tune_default;
-    const char *env = getenv("PP_HIP_REDUCE_BLOCKS_PER_CU");
-    if (env && atoi(env) > 0) st->tune.blocks_per_cu = atoi(env);
+    const char *env = getenv("PP_HIP_REDUCE_GRID_WAVES");
+    if (env && atoi(env) > 0) st->tune.grid_waves = atoi(env);
     env = getenv("PP_HIP_REDUCE_MAX_TILES");
     if (env && atoi(env) > 0) st->tune.max_tiles_per_block = atoi(env);
     ctx->backend_state = st;
@@ -142,6 +142,9 @@ static pp_ptr_kind hip_pointer_kind(pp_context *ctx, const void *ptr)
 #endif
 }
 
+/* Host-only: clang would otherwise also emit the table as device data and fail the device
+ * link on its host function pointers. */
+#if !defined(__HIP_DEVICE_COMPILE__)
 extern "C" const struct pp_backend_ops pp_hip_backend = {
     "hip",
     hip_device_count,
@@ -158,3 +161,4 @@ extern "C" const struct pp_backend_ops pp_hip_backend = {
     pp_hip_argreduce,
     pp_hip_segmented_reduce,
 };
+#endif

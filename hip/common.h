@@ -10,13 +10,14 @@
 
 /* Per-target tuning, measured on the H100 (bench/NOTES.md records the runs that chose each
  * number); AMD uses the same numbers until it can be measured. The environment variables
- * PP_HIP_REDUCE_BLOCKS_PER_CU and PP_HIP_REDUCE_MAX_TILES override them per context, for
+ * PP_HIP_REDUCE_GRID_WAVES and PP_HIP_REDUCE_MAX_TILES override them per context, for
  * tuning runs only. */
 struct pp_reduce_tuning {
-    int blocks_per_cu;       /* 256-thread blocks per CU the reduce grid is sized for */
+    int grid_waves;          /* reduce grid = CUs x resident blocks per CU x this */
     int max_tiles_per_block; /* caps a block's run of tiles (its floats combine pairwise) */
+    int seg_blocks_per_cu;   /* persistent grid of the long-segment kernels */
 };
-static const pp_reduce_tuning pp_reduce_tune_default = {8, 256};
+static const pp_reduce_tuning pp_reduce_tune_default = {1, 256, 8};
 
 struct pp_hip_state {
     pp_reduce_tuning tune;

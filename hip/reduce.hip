@@ -217,7 +217,22 @@ struct level_plan {
     uint64_t nhead, nvec, ntail, ntiles, tpb, grid;
 };
 
-template <typename P>
+/* Resident blocks per CU of reduce_level<P, Out>, asked once per instantiation. */
+template <typename P, typename Out> int level_occupancy()
+{
+    static int occ = 0;
+    if (occ == 0) {
+        int o = 0;
+        if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&o, reduce_level<P, Out>, BLOCK, 0) != hipSuccess || o < 1) {
+            (void)hipGetLastError();
+            o = 1;
+        }
+        occ = o;
+    }
+    return occ;
+}
+
+template <typename P, typename Out>
 level_plan plan_level(const typename P::in_t *in, uint64_t n, int cu_count, const pp_reduce_tuning &tune)
 {
     using In = typename P::in_t;
@@ -231,7 +246,7 @@ level_plan plan_level(const typename P::in_t *in, uint64_t n, int cu_count, cons
     p.nvec = rest / VEC;
     p.ntail = rest % VEC;
     p.ntiles = (p.nvec + TILE - 1) / TILE;
-    const uint64_t target = (uint64_t)cu_count * tune.blocks_per_cu;
+    const uint64_t target = (uint64_t)cu_count * level_occupancy<P, Out>() * tune.grid_waves;
     uint64_t tpb = (p.ntiles + target - 1) / (target ? target : 1);
     const uint64_t max_tpb = (uint64_t)tune.max_tiles_per_block;
     if (tpb < 1) tpb = 1;
@@ -265,7 +280,7 @@ pp_status run_reduce(pp_context *ctx, const typename P::in_t *in, uint64_t n, Ou
 {
     using A = typename P::acc_t;
     const int cus = pp_hip(ctx)->cu_count;
-    level_plan p = plan_level<P>(in, n, cus, pp_hip(ctx)->tune);
+    level_plan p = plan_level<P, Out>(in, n, cus, pp_hip(ctx)->tune);
     if (p.grid == 1) return launch_level<P, Out>(ctx, in, n, p, nullptr, out_v, out_i);
 
     A *buf[2] = {(A *)scratch_base, (A *)((char *)scratch_base + pp_align256(p.grid * sizeof(A)))};
@@ -274,7 +289,7 @@ pp_status run_reduce(pp_context *ctx, const typename P::in_t *in, uint64_t n, Ou
     uint64_t m = p.grid;
     for (int level = 1;; ++level) {
         const A *src = buf[(level - 1) & 1];
-        level_plan q = plan_level<partial_policy<P>>(src, m, cus, pp_hip(ctx)->tune);
+        level_plan q = plan_level<partial_policy<P>, Out>(src, m, cus, pp_hip(ctx)->tune);
         if (q.grid == 1) return launch_level<partial_policy<P>, Out>(ctx, src, m, q, nullptr, out_v, out_i);
         st = launch_level<partial_policy<P>, Out>(ctx, src, m, q, buf[level & 1], nullptr, nullptr);
         if (st != PP_OK) return st;
@@ -283,10 +298,10 @@ pp_status run_reduce(pp_context *ctx, const typename P::in_t *in, uint64_t n, Ou
 }
 
 /* Scratch a reduction of n elements needs: two partial buffers and a result slot. */
-template <typename P> size_t reduce_scratch_bytes(const typename P::in_t *in, uint64_t n, int cus,
-                                                  const pp_reduce_tuning &tune)
+template <typename P, typename Out>
+size_t reduce_scratch_bytes(const typename P::in_t *in, uint64_t n, int cus, const pp_reduce_tuning &tune)
 {
-    level_plan p = plan_level<P>(in, n, cus, tune);
+    level_plan p = plan_level<P, Out>(in, n, cus, tune);
     return 2 * pp_align256(p.grid * sizeof(typename P::acc_t)) + 256;
 }
 
@@ -297,7 +312,7 @@ pp_status reduce_to(pp_context *ctx, const typename P::in_t *in, uint64_t n, voi
 {
     pp_hip_state *hs = pp_hip(ctx);
     PP_HIP_TRY(ctx, hipSetDevice(ctx->device));
-    const size_t need = reduce_scratch_bytes<P>(in, n, hs->cu_count, hs->tune);
+    const size_t need = reduce_scratch_bytes<P, Out>(in, n, hs->cu_count, hs->tune);
     void *scratch = nullptr;
     pp_status st = pp__scratch(ctx, need, &scratch);
     if (st != PP_OK) return st;
@@ -436,7 +451,7 @@ template <typename P, typename Out, int LANES>
 __global__ __launch_bounds__(BLOCK) void seg_groups(const typename P::in_t *__restrict__ in, uint64_t n,
                                                     const size_t *__restrict__ offsets, uint64_t nseg,
                                                     Out *__restrict__ out, unsigned long long *ctrl,
-                                                    seg_long *list)
+                                                    seg_long *list, uint64_t max_long, uint64_t max_chunks)
 {
     using A = typename P::acc_t;
     using Op = typename P::op;
@@ -449,19 +464,30 @@ __global__ __launch_bounds__(BLOCK) void seg_groups(const typename P::in_t *__re
     uint64_t b = 0, e = 0;
     if (valid) {
         seg_bounds(offsets, g, n, b, e);
-        if (e - b > LONG) {
-            queued = true;
-            if (lane == 0) {
-                const uint64_t chunks = (e - b + SEG_CHUNK - 1) / SEG_CHUNK;
-                const unsigned long long old =
-                    atomicAdd(ctrl, (1ull << SEG_PACK_SHIFT) | (unsigned long long)chunks);
-                seg_long item = {g, b, e, old & ((1ull << SEG_PACK_SHIFT) - 1)};
-                list[old >> SEG_PACK_SHIFT] = item;
+        if (e - b > LONG && lane == 0) {
+            /* Claim a queue entry and a run of chunk slots in one step (count << 40 | chunks),
+             * only while both fit the buffers: overlapping segments (offsets are unchecked)
+             * can ask for more than n elements' worth, and those stay with the group. */
+            const unsigned long long chunks = (e - b + SEG_CHUNK - 1) / SEG_CHUNK;
+            unsigned long long old = *(volatile unsigned long long *)ctrl, seen;
+            for (;;) {
+                const uint64_t count = old >> SEG_PACK_SHIFT, total = old & ((1ull << SEG_PACK_SHIFT) - 1);
+                if (count + 1 > max_long || total + chunks > max_chunks) break;
+                seen = atomicCAS(ctrl, old, old + ((1ull << SEG_PACK_SHIFT) | chunks));
+                if (seen == old) {
+                    seg_long item = {g, b, e, total};
+                    list[count] = item;
+                    queued = true;
+                    break;
+                }
+                old = seen;
             }
-            e = b;
         }
     }
-    stream_acc<Op, A, 3, P::ordered> acc;
+    queued = pp_shfl_any((int)queued, 0, LANES) != 0; /* the group follows its lane 0 */
+    if (queued) e = b;
+    /* 12 pairwise levels: a long segment kept by its group (see above) keeps the bound. */
+    stream_acc<Op, A, 12, P::ordered> acc;
     for (uint64_t base = b + lane; base < e; base += (uint64_t)LANES * SEG_CH) {
         A v[SEG_CH];
 #pragma unroll
@@ -538,7 +564,8 @@ pp_status segmented_run(pp_context *ctx, const pp_segreduce_args *a)
     const int lanes = mean <= 16 ? 4 : mean <= 128 ? 16 : 32;
     const uint64_t long_min = (uint64_t)lanes * SEG_CH * 8 + 1;
     /* Bounds on the long queue: each queued segment has more than long_min elements. */
-    const uint64_t max_long = n / long_min;
+    uint64_t max_long = n / long_min;
+    if (max_long > nseg) max_long = nseg;
     const uint64_t max_chunks = n / SEG_CHUNK + max_long;
     const size_t need = 256 + pp_align256(max_long * sizeof(seg_long)) + pp_align256(max_chunks * sizeof(A));
     void *scratch = nullptr;
@@ -557,13 +584,13 @@ pp_status segmented_run(pp_context *ctx, const pp_segreduce_args *a)
         return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_segmented_reduce: %llu segments exceed one launch",
                         (unsigned long long)nseg);
     switch (lanes) {
-    case 4: seg_groups<P, Out, 4><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, n, a->offsets, nseg, out, ctrl, list); break;
-    case 16: seg_groups<P, Out, 16><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, n, a->offsets, nseg, out, ctrl, list); break;
-    default: seg_groups<P, Out, 32><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, n, a->offsets, nseg, out, ctrl, list); break;
+    case 4: seg_groups<P, Out, 4><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, n, a->offsets, nseg, out, ctrl, list, max_long, max_chunks); break;
+    case 16: seg_groups<P, Out, 16><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, n, a->offsets, nseg, out, ctrl, list, max_long, max_chunks); break;
+    default: seg_groups<P, Out, 32><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, n, a->offsets, nseg, out, ctrl, list, max_long, max_chunks); break;
     }
     PP_HIP_CHECK_LAUNCH(ctx, "seg_groups");
     if (max_long == 0) return PP_OK; /* no segment can be long: one launch */
-    const uint64_t wide = (uint64_t)hs->cu_count * pp_hip(ctx)->tune.blocks_per_cu;
+    const uint64_t wide = (uint64_t)hs->cu_count * hs->tune.seg_blocks_per_cu;
     const uint64_t g2 = max_chunks < wide ? max_chunks : wide;
     seg_chunks<P><<<(unsigned)(g2 ? g2 : 1), BLOCK, 0, hs->stream>>>(in, ctrl, list, part);
     PP_HIP_CHECK_LAUNCH(ctx, "seg_chunks");

@@ -237,7 +237,8 @@ typedef enum pp_result_space {
  *     |computed - exact| <= g * sum(|x_i|),   g = D(n) * u / (1 - D(n) * u),
  * and this is what the tests assert against an exact (long double / compensated) oracle.
  * Results of different backends agree within twice that bound; integer results, min, max,
- * argmin and argmax are bitwise identical across backends.
+ * argmin and argmax are bitwise identical across backends (except a NaN's payload and, for
+ * min/max, the sign of a zero result, which are unspecified as said above).
  */
 #define PP_SUM_DEPTH_SLACK 48
 

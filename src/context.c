@@ -25,6 +25,9 @@ const char *pp_version_string(void)
 #else
         ", hip-amd"
 #endif
+#ifdef PP_HIP_TARGETS
+        " " PP_HIP_TARGETS
+#endif
 #endif
         ")";
 }

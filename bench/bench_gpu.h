@@ -1,0 +1,81 @@
+/*
+ * bench_gpu.h -- the C face of the bench's GPU-only helpers, so that parprim_bench.c stays
+ * plain C11 with no HIP or CUDA types.
+ *
+ *   gpu_timer.hip  event timing on a stream (PB_HAVE_GPU_TIMER; HIP on AMD, CUDA on NVIDIA
+ *                  through hip/port.h)
+ *   cub_peer.cu    CUB's device-wide reductions timed the same way (PB_HAVE_CUB; NVIDIA only)
+ *
+ * Streams are passed as void * (what pp_context_stream returns).
+ */
+#ifndef PB_BENCH_GPU_H
+#define PB_BENCH_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- event timer (gpu_timer.hip) ------------------------------------------------------
+ * A pair of events recorded on `stream`. pb_timer_ms waits for the stop event and returns
+ * the milliseconds between start and stop. Functions returning int give 0 on success;
+ * pb_timer_ms gives a negative value on failure. pb_gpu_last_error describes the last
+ * failure of any pb_timer_* or pb_gpu_* call ("" if none). */
+typedef struct pb_timer pb_timer;
+
+pb_timer *pb_timer_create(void *stream);
+int pb_timer_start(pb_timer *t);
+int pb_timer_stop(pb_timer *t);
+double pb_timer_ms(pb_timer *t);
+void pb_timer_destroy(pb_timer *t);
+const char *pb_gpu_last_error(void);
+
+/* ---- CUB peer (cub_peer.cu, NVIDIA only) ----------------------------------------------
+ * One job runs a CUB device-wide primitive on device data already in place: the temporary
+ * storage and the output are allocated once, outside the timed region; one untimed
+ * warm-up call; then `reps` timed repetitions, each of `batch` calls back to back between
+ * two events on `stream` (PB_CUB_SUM_HOST: each call is followed by a copy of the result
+ * to pinned host memory and a stream synchronization, timed with the host clock). The
+ * median per-call time is returned in milliseconds, negative on failure (message from
+ * pb_cub_last_error). After timing, the last result is copied to `result` (host memory:
+ * one element of out_type, or n_segments elements for PB_CUB_SEGSUM, or n elements of
+ * in_type for PB_CUB_COPY) and, for the arg kinds, its index to `index`; NULL skips that.
+ * dtypes are pp_dtype values. */
+typedef enum pb_cub_kind {
+    PB_CUB_COPY = 1,    /* cudaMemcpyAsync device to device of n elements of in_type */
+    PB_CUB_SUM = 2,     /* DeviceReduce::Sum, in_type -> out_type (widening allowed) */
+    PB_CUB_MIN = 3,     /* DeviceReduce::Min */
+    PB_CUB_MAX = 4,     /* DeviceReduce::Max */
+    PB_CUB_ARGMIN = 5,  /* DeviceReduce::ArgMin (value and int64 index outputs) */
+    PB_CUB_ARGMAX = 6,  /* DeviceReduce::ArgMax (value and int64 index outputs) */
+    PB_CUB_SEGSUM = 7,  /* DeviceSegmentedReduce::Sum over size_t offsets */
+    PB_CUB_SUM_HOST = 8 /* DeviceReduce::Sum + copy of the result to host + synchronize */
+} pb_cub_kind;
+
+typedef struct pb_cub_job {
+    pb_cub_kind kind;
+    int in_type;            /* pp_dtype */
+    int out_type;           /* pp_dtype; ignored by COPY, MIN/MAX and ARG* (= in_type) */
+    const void *in;         /* device pointer, n elements of in_type */
+    size_t n;
+    const size_t *offsets;  /* SEGSUM: device pointer, n_segments + 1 entries */
+    size_t n_segments;
+    void *stream;
+    int reps;               /* timed repetitions (>= 1) */
+    int batch;              /* calls per repetition (>= 1) */
+    void *result;           /* host; may be NULL */
+    uint64_t *index;        /* host; ARG* only; may be NULL */
+} pb_cub_job;
+
+double pb_cub_run(const pb_cub_job *job);
+const char *pb_cub_last_error(void);
+/* CUB's version, "3.0.1" (CUB_VERSION of the build). */
+const char *pb_cub_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,315 @@
+/*
+ * cub_peer.cu -- CUB's device-wide reductions, timed in the same process and in the same way
+ * as parprim's rows of parprim-bench (bench_gpu.h describes the job). NVIDIA only; compiled
+ * by nvcc.
+ *
+ * Fairness: the temporary storage is sized and allocated once, before timing (what a
+ * caller that caches CUB's buffer does); the element count is passed as a 32-bit type when
+ * n fits (CUB then uses 32-bit offsets, its fastest path) and as a 64-bit type otherwise.
+ * Only the type pairs the bench's rows use are instantiated, to keep the build short; any
+ * other pair fails with a message.
+ */
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
+#include <cub/version.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "bench_gpu.h"
+#include "parprim.h"
+
+namespace {
+
+char g_message[512];
+
+double fail(const char *what, cudaError_t e)
+{
+    snprintf(g_message, sizeof g_message, "%s: %s", what, cudaGetErrorString(e));
+    return -1.0;
+}
+
+double fail_msg(const char *msg)
+{
+    snprintf(g_message, sizeof g_message, "%s", msg);
+    return -1.0;
+}
+
+#define PB_TRY(call)                                    \
+    do {                                                \
+        cudaError_t e_ = (call);                        \
+        if (e_ != cudaSuccess) return fail(#call, e_);  \
+    } while (0)
+
+/* Device (or pinned host) memory freed when the scope ends. */
+struct DeviceBuffer {
+    void *p = nullptr;
+    ~DeviceBuffer()
+    {
+        if (p) cudaFree(p);
+    }
+    cudaError_t alloc(size_t bytes) { return cudaMalloc(&p, bytes ? bytes : 1); }
+};
+struct PinnedBuffer {
+    void *p = nullptr;
+    ~PinnedBuffer()
+    {
+        if (p) cudaFreeHost(p);
+    }
+};
+struct EventPair {
+    cudaEvent_t a = nullptr, b = nullptr;
+    ~EventPair()
+    {
+        if (a) cudaEventDestroy(a);
+        if (b) cudaEventDestroy(b);
+    }
+};
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+/* Warm up once, then time job.reps repetitions of job.batch back-to-back calls of `call`
+ * (cudaError_t(void *temp, size_t &temp_bytes)) between events on the stream. `temp` is
+ * allocated here from the size query. Returns the median ms per call. */
+template <class Call> double time_device(const pb_cub_job &job, Call call)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    size_t temp_bytes = 0;
+    PB_TRY(call(nullptr, temp_bytes));
+    DeviceBuffer temp;
+    PB_TRY(temp.alloc(temp_bytes));
+    PB_TRY(call(temp.p, temp_bytes)); /* warm-up */
+    PB_TRY(cudaStreamSynchronize(s));
+    EventPair ev;
+    PB_TRY(cudaEventCreate(&ev.a));
+    PB_TRY(cudaEventCreate(&ev.b));
+    int reps = job.reps > 0 ? job.reps : 1, batch = job.batch > 0 ? job.batch : 1;
+    std::vector<double> t;
+    for (int r = 0; r < reps; r++) {
+        PB_TRY(cudaEventRecord(ev.a, s));
+        for (int k = 0; k < batch; k++) PB_TRY(call(temp.p, temp_bytes));
+        PB_TRY(cudaEventRecord(ev.b, s));
+        PB_TRY(cudaEventSynchronize(ev.b));
+        float ms = 0;
+        PB_TRY(cudaEventElapsedTime(&ms, ev.a, ev.b));
+        t.push_back((double)ms / batch);
+    }
+    PB_TRY(cudaGetLastError());
+    return median(t);
+}
+
+/* As time_device, but every call is followed by a copy of `bytes` from `d_out` to pinned
+ * host memory and a synchronization, timed with the host clock (the latency a caller that
+ * wants the value on the host sees). */
+template <class Call>
+double time_host_sync(const pb_cub_job &job, Call call, const void *d_out, size_t bytes)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    size_t temp_bytes = 0;
+    PB_TRY(call(nullptr, temp_bytes));
+    DeviceBuffer temp;
+    PB_TRY(temp.alloc(temp_bytes));
+    PinnedBuffer host;
+    PB_TRY(cudaMallocHost(&host.p, bytes));
+    auto one = [&]() -> cudaError_t {
+        cudaError_t e = call(temp.p, temp_bytes);
+        if (e == cudaSuccess) e = cudaMemcpyAsync(host.p, d_out, bytes, cudaMemcpyDeviceToHost, s);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+        return e;
+    };
+    PB_TRY(one()); /* warm-up */
+    int reps = job.reps > 0 ? job.reps : 1, batch = job.batch > 0 ? job.batch : 1;
+    std::vector<double> t;
+    for (int r = 0; r < reps; r++) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < batch; k++) PB_TRY(one());
+        auto t1 = std::chrono::steady_clock::now();
+        t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count() / batch);
+    }
+    return median(t);
+}
+
+/* Copy `bytes` of the device result to job.result (if any), after the stream is idle. */
+double deliver(const pb_cub_job &job, double ms, const void *d_out, size_t bytes, const int64_t *d_index)
+{
+    if (ms < 0) return ms;
+    PB_TRY(cudaStreamSynchronize((cudaStream_t)job.stream));
+    if (job.result && bytes) PB_TRY(cudaMemcpy(job.result, d_out, bytes, cudaMemcpyDeviceToHost));
+    if (job.index && d_index) {
+        int64_t i = 0;
+        PB_TRY(cudaMemcpy(&i, d_index, sizeof i, cudaMemcpyDeviceToHost));
+        *job.index = (uint64_t)i;
+    }
+    return ms;
+}
+
+template <class In, class Out> double run_sum(const pb_cub_job &job, bool host_sync)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    const In *in = (const In *)job.in;
+    DeviceBuffer out;
+    PB_TRY(out.alloc(sizeof(Out)));
+    Out *o = (Out *)out.p;
+    double ms;
+    if (job.n <= UINT32_MAX) {
+        uint32_t n = (uint32_t)job.n;
+        auto call = [&](void *t, size_t &b) { return cub::DeviceReduce::Sum(t, b, in, o, n, s); };
+        ms = host_sync ? time_host_sync(job, call, o, sizeof(Out)) : time_device(job, call);
+    } else {
+        unsigned long long n = job.n;
+        auto call = [&](void *t, size_t &b) { return cub::DeviceReduce::Sum(t, b, in, o, n, s); };
+        ms = host_sync ? time_host_sync(job, call, o, sizeof(Out)) : time_device(job, call);
+    }
+    return deliver(job, ms, o, sizeof(Out), nullptr);
+}
+
+template <class T> double run_minmax(const pb_cub_job &job, bool is_max)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    const T *in = (const T *)job.in;
+    DeviceBuffer out;
+    PB_TRY(out.alloc(sizeof(T)));
+    T *o = (T *)out.p;
+    double ms;
+    if (job.n <= UINT32_MAX) {
+        uint32_t n = (uint32_t)job.n;
+        if (is_max)
+            ms = time_device(job, [&](void *t, size_t &b) { return cub::DeviceReduce::Max(t, b, in, o, n, s); });
+        else
+            ms = time_device(job, [&](void *t, size_t &b) { return cub::DeviceReduce::Min(t, b, in, o, n, s); });
+    } else {
+        unsigned long long n = job.n;
+        if (is_max)
+            ms = time_device(job, [&](void *t, size_t &b) { return cub::DeviceReduce::Max(t, b, in, o, n, s); });
+        else
+            ms = time_device(job, [&](void *t, size_t &b) { return cub::DeviceReduce::Min(t, b, in, o, n, s); });
+    }
+    return deliver(job, ms, o, sizeof(T), nullptr);
+}
+
+/* CUB 3.x's ArgMin/ArgMax overload with separate value and index outputs (the older one,
+ * writing a KeyValuePair, is deprecated). */
+template <class T> double run_arg(const pb_cub_job &job, bool is_max)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    const T *in = (const T *)job.in;
+    DeviceBuffer out, idx;
+    PB_TRY(out.alloc(sizeof(T)));
+    PB_TRY(idx.alloc(sizeof(int64_t)));
+    T *o = (T *)out.p;
+    int64_t *ix = (int64_t *)idx.p;
+    int64_t n = (int64_t)job.n;
+    double ms;
+    if (is_max)
+        ms = time_device(job, [&](void *t, size_t &b) { return cub::DeviceReduce::ArgMax(t, b, in, o, ix, n, s); });
+    else
+        ms = time_device(job, [&](void *t, size_t &b) { return cub::DeviceReduce::ArgMin(t, b, in, o, ix, n, s); });
+    return deliver(job, ms, o, sizeof(T), ix);
+}
+
+template <class In, class Out> double run_segsum(const pb_cub_job &job)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    const In *in = (const In *)job.in;
+    const size_t *begin = job.offsets, *end = job.offsets + 1;
+    DeviceBuffer out;
+    PB_TRY(out.alloc(job.n_segments * sizeof(Out)));
+    Out *o = (Out *)out.p;
+    int64_t ns = (int64_t)job.n_segments;
+    double ms = time_device(
+        job, [&](void *t, size_t &b) { return cub::DeviceSegmentedReduce::Sum(t, b, in, o, ns, begin, end, s); });
+    return deliver(job, ms, o, job.n_segments * sizeof(Out), nullptr);
+}
+
+double run_copy(const pb_cub_job &job)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    size_t bytes = job.n * pp_dtype_size((pp_dtype)job.in_type);
+    DeviceBuffer dst;
+    PB_TRY(dst.alloc(bytes));
+    auto call = [&](void *t, size_t &b) -> cudaError_t {
+        if (!t) {
+            b = 0;
+            return cudaSuccess;
+        }
+        return cudaMemcpyAsync(dst.p, job.in, bytes, cudaMemcpyDeviceToDevice, s);
+    };
+    /* the size query returns 0 bytes; time_device allocates one byte, so `t` is non-NULL */
+    double ms = time_device(job, call);
+    return deliver(job, ms, dst.p, job.result ? bytes : 0, nullptr);
+}
+
+#define PB_PAIR(a, b) ((a) * 16 + (b))
+
+} // namespace
+
+extern "C" const char *pb_cub_last_error(void) { return g_message; }
+
+extern "C" const char *pb_cub_version(void)
+{
+    static char v[32];
+    snprintf(v, sizeof v, "%d.%d.%d", CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
+    return v;
+}
+
+extern "C" double pb_cub_run(const pb_cub_job *job)
+{
+    g_message[0] = '\0';
+    if (!job || (!job->in && job->n > 0)) return fail_msg("pb_cub_run: no job or no input");
+    const pb_cub_job &j = *job;
+    switch (j.kind) {
+    case PB_CUB_COPY: return run_copy(j);
+    case PB_CUB_SUM:
+    case PB_CUB_SUM_HOST: {
+        bool hs = j.kind == PB_CUB_SUM_HOST;
+        switch (PB_PAIR(j.in_type, j.out_type)) {
+        case PB_PAIR(PP_F32, PP_F32): return run_sum<float, float>(j, hs);
+        case PB_PAIR(PP_F32, PP_F64): return run_sum<float, double>(j, hs);
+        case PB_PAIR(PP_F64, PP_F64): return run_sum<double, double>(j, hs);
+        case PB_PAIR(PP_U8, PP_U64): return run_sum<uint8_t, unsigned long long>(j, hs);
+        case PB_PAIR(PP_I32, PP_I64): return run_sum<int32_t, long long>(j, hs);
+        default: break;
+        }
+        break;
+    }
+    case PB_CUB_MIN:
+    case PB_CUB_MAX: {
+        bool mx = j.kind == PB_CUB_MAX;
+        switch (j.in_type) {
+        case PP_I32: return run_minmax<int32_t>(j, mx);
+        case PP_F32: return run_minmax<float>(j, mx);
+        default: break;
+        }
+        break;
+    }
+    case PB_CUB_ARGMIN:
+    case PB_CUB_ARGMAX: {
+        bool mx = j.kind == PB_CUB_ARGMAX;
+        switch (j.in_type) {
+        case PP_F32: return run_arg<float>(j, mx);
+        case PP_F64: return run_arg<double>(j, mx);
+        default: break;
+        }
+        break;
+    }
+    case PB_CUB_SEGSUM:
+        switch (PB_PAIR(j.in_type, j.out_type)) {
+        case PB_PAIR(PP_F32, PP_F32): return run_segsum<float, float>(j);
+        default: break;
+        }
+        break;
+    }
+    snprintf(g_message, sizeof g_message, "pb_cub_run: kind %d with %s -> %s is not instantiated in cub_peer.cu",
+             (int)j.kind, pp_dtype_name((pp_dtype)j.in_type) ? pp_dtype_name((pp_dtype)j.in_type) : "?",
+             pp_dtype_name((pp_dtype)j.out_type) ? pp_dtype_name((pp_dtype)j.out_type) : "?");
+    return -1.0;
+}

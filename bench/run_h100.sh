@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# bench/run_h100.sh -- one device call: build the NVIDIA path, run the tests (GPU cases run
+# there), compute-sanitizer on the GPU cases, the big test, then parprim-bench with CUB.
+# Run on the lent H100 from the repository root:  bash bench/run_h100.sh  (after
+# `source .gpu/prep.sh`). Logs go to $OUT (or /tmp/h100-out). Env: SKIP_BIG=1, SKIP_SAN=1,
+# BENCH_ARGS="...", SWEEP=1 (reduce grid-size sweep through PP_HIP_REDUCE_GRID_WAVES).
+set -uo pipefail
+OUT="${OUT:-/tmp/h100-out}"; mkdir -p "$OUT"
+B=/tmp/b
+t0=$(date +%s)
+cmake -S . -B $B -G Ninja -DPP_HIP=NVIDIA -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/build.txt" 2>&1 &&
+    cmake --build $B -j16 >>"$OUT/build.txt" 2>&1 || { tail -40 "$OUT/build.txt"; exit 1; }
+echo "build: $(( $(date +%s) - t0 )) s"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+ctest --test-dir $B --output-on-failure -LE big >"$OUT/ctest.txt" 2>&1; echo "ctest rc=$?"
+grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest.txt" | tail -8
+if [ "${SKIP_SAN:-0}" != 1 ]; then
+    for tool in memcheck racecheck synccheck; do
+        for t in test_reduce test_parity; do
+            PP_TEST_FILTER='*hip*' compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/$t \
+                >"$OUT/san_${tool}_$t.txt" 2>&1
+            echo "compute-sanitizer $tool $t rc=$? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_${tool}_$t.txt" | tail -1)"
+        done
+    done
+fi
+if [ "${SKIP_BIG:-0}" != 1 ]; then
+    ctest --test-dir $B --output-on-failure -L big >"$OUT/big.txt" 2>&1; echo "big rc=$?"; grep -E "tests passed|Failed" "$OUT/big.txt" | tail -3
+fi
+if [ "${SWEEP:-0}" = 1 ]; then
+    for w in 1 2 4; do
+        echo "== PP_HIP_REDUCE_GRID_WAVES=$w"
+        PP_HIP_REDUCE_GRID_WAVES=$w $B/bench/parprim-bench --backend hip --only reduce_sum --no-cub 2>&1 | grep -E "reduce_sum +f32 "
+    done
+fi
+$B/bench/parprim-bench --backend hip ${BENCH_ARGS:-} --csv "$OUT/bench.csv" 2>&1 | tee "$OUT/bench.txt"
+echo "total: $(( $(date +%s) - t0 )) s"

@@ -1,0 +1,15 @@
+/*
+ * cpu.h -- what the CPU backend's files share (private to cpu/).
+ * cpu/backend.c holds the ops table; each primitive family's file defines its entries.
+ */
+#ifndef PARPRIM_CPU_H
+#define PARPRIM_CPU_H
+
+#include "internal.h"
+
+/* cpu/reduce.c */
+pp_status pp__cpu_reduce(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp__cpu_argreduce(pp_context *ctx, const pp_argreduce_args *a);
+pp_status pp__cpu_segmented_reduce(pp_context *ctx, const pp_segreduce_args *a);
+
+#endif

@@ -1,0 +1,723 @@
+/* common.c -- helpers shared by parprim's tests; see common.h. */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- seed and random numbers ---- */
+
+unsigned long long tc_seed;
+static int tc_seeded;
+
+void tc_init(const char *suite)
+{
+    const char *env = getenv("PP_TEST_SEED");
+    if (env && *env) {
+        tc_seed = strtoull(env, NULL, 0);
+    } else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        tc_seed = ((unsigned long long)ts.tv_sec * 1000003ull) ^ (unsigned long long)ts.tv_nsec;
+        tc_seed %= 1000000000000ull; /* short enough to copy by hand */
+    }
+    tc_seeded = 1;
+    const char *filter = getenv("PP_TEST_FILTER"); /* a cmocka pattern, e.g. "t_seg_*" */
+    if (filter && *filter) cmocka_set_test_filter(filter);
+    printf("[%s] PP_TEST_SEED=%llu  parprim %s  backends: cpu%s\n", suite, tc_seed, pp_version_string(),
+           pp_backend_available(PP_BACKEND_HIP) ? ", hip" : " (no HIP device: HIP tests skip)");
+    fflush(stdout);
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+tc_rng tc_rng_for(const char *what)
+{
+    if (!tc_seeded) tc_init("tests");
+    uint64_t h = 0xCBF29CE484222325ull; /* FNV-1a */
+    for (const char *p = what; *p; ++p) h = (h ^ (unsigned char)*p) * 0x100000001B3ull;
+    tc_rng r = {tc_seed ^ h};
+    splitmix(&r.s);
+    return r;
+}
+
+uint64_t tc_next(tc_rng *r) { return splitmix(&r->s); }
+
+uint64_t tc_below(tc_rng *r, uint64_t bound)
+{
+    /* Lemire's multiply-shift; the tiny bias does not matter here. */
+    return (uint64_t)(((unsigned __int128)tc_next(r) * bound) >> 64);
+}
+
+double tc_unit(tc_rng *r) { return (double)(tc_next(r) >> 11) * 0x1p-53; }
+
+/* ---- failures ---- */
+
+static char tc_case_buf[512];
+
+void tc_case(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tc_case_buf, sizeof tc_case_buf, fmt, ap);
+    va_end(ap);
+}
+
+const char *tc_case_text(void) { return tc_case_buf; }
+
+void tc_fail_at(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    print_error("%s:%d: %s%s%s%s\n    case: %s\n    reproduce with PP_TEST_SEED=%llu\n", file, line,
+                cond ? "check failed: " : "", cond ? cond : "", cond ? ": " : "", msg,
+                tc_case_buf[0] ? tc_case_buf : "(none)", tc_seed);
+    _fail(file, line);
+    abort(); /* _fail does not return inside a test */
+}
+
+/* ---- contexts ---- */
+
+tc_env tc_env_cpu = {PP_BACKEND_CPU, NULL, NULL};
+tc_env tc_env_hip = {PP_BACKEND_HIP, NULL, NULL};
+
+int tc_setup(void **state)
+{
+    tc_env *env = (tc_env *)*state;
+    env->ctx = NULL;
+    env->res = NULL;
+    tc_case("setup, backend %s", pp_backend_name(env->backend));
+    if (!pp_backend_available(env->backend)) return 0;
+    pp_status st = pp_context_create(&env->ctx, env->backend, 0);
+    if (st != PP_OK) {
+        print_error("pp_context_create(%s) failed: %s: %s (PP_TEST_SEED=%llu)\n",
+                    pp_backend_name(env->backend), pp_status_string(st), pp_last_create_error(), tc_seed);
+        return -1;
+    }
+    st = pp_malloc(env->ctx, &env->res, 64);
+    if (st != PP_OK) {
+        print_error("pp_malloc(64) failed: %s\n", pp_context_last_error(env->ctx));
+        pp_context_destroy(env->ctx);
+        env->ctx = NULL;
+        return -1;
+    }
+    tc_case("backend %s", pp_backend_name(env->backend));
+    return 0;
+}
+
+int tc_teardown(void **state)
+{
+    tc_env *env = (tc_env *)*state;
+    if (env->ctx) {
+        pp_free(env->ctx, env->res);
+        pp_context_destroy(env->ctx);
+    }
+    env->ctx = NULL;
+    env->res = NULL;
+    tc_case_buf[0] = '\0';
+    return 0;
+}
+
+tc_env *tc_envp(void **state)
+{
+    tc_env *env = (tc_env *)*state;
+    if (!env->ctx) {
+        print_message("    (skipped: backend '%s' is not available here)\n", pp_backend_name(env->backend));
+        skip();
+    }
+    return env;
+}
+
+pp_context *tc_ctx(void **state) { return tc_envp(state)->ctx; }
+
+int tc_thorough(void)
+{
+    const char *q = getenv("PP_TEST_QUICK");
+    return !(q && *q && strcmp(q, "0") != 0);
+}
+
+/* ---- dtypes ---- */
+
+const pp_dtype tc_dtypes[7] = {PP_U8, PP_I32, PP_U32, PP_I64, PP_U64, PP_F32, PP_F64};
+const pp_op tc_ops[7] = {PP_OP_SUM, PP_OP_PROD, PP_OP_MIN, PP_OP_MAX, PP_OP_AND, PP_OP_OR, PP_OP_XOR};
+
+int tc_is_float(pp_dtype t) { return t == PP_F32 || t == PP_F64; }
+int tc_is_signed(pp_dtype t) { return t == PP_I32 || t == PP_I64 || tc_is_float(t); }
+
+size_t tc_size(pp_dtype t)
+{
+    switch (t) {
+    case PP_U8: return 1;
+    case PP_I32: case PP_U32: case PP_F32: return 4;
+    case PP_I64: case PP_U64: case PP_F64: return 8;
+    }
+    return 0;
+}
+
+const char *tc_dname(pp_dtype t)
+{
+    static const char *const names[] = {"?", "u8", "i32", "u32", "i64", "u64", "f32", "f64"};
+    return t >= PP_U8 && t <= PP_F64 ? names[t] : "?";
+}
+
+const char *tc_oname(pp_op op)
+{
+    static const char *const names[] = {"?", "sum", "prod", "min", "max", "and", "or", "xor"};
+    return op >= PP_OP_SUM && op <= PP_OP_XOR ? names[op] : "?";
+}
+
+uint64_t tc_mask(pp_dtype t) { return tc_size(t) == 8 ? ~0ull : (1ull << (8 * tc_size(t))) - 1; }
+
+uint64_t tc_bits(const void *a, size_t i, pp_dtype t)
+{
+    const unsigned char *p = (const unsigned char *)a + i * tc_size(t);
+    switch (tc_size(t)) {
+    case 1: return *p;
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    }
+}
+
+void tc_store_bits(void *a, size_t i, pp_dtype t, uint64_t bits)
+{
+    unsigned char *p = (unsigned char *)a + i * tc_size(t);
+    switch (tc_size(t)) {
+    case 1: *p = (unsigned char)bits; break;
+    case 4: { uint32_t v = (uint32_t)bits; memcpy(p, &v, 4); break; }
+    default: memcpy(p, &bits, 8); break;
+    }
+}
+
+static float f32_of(uint64_t b) { uint32_t u = (uint32_t)b; float f; memcpy(&f, &u, 4); return f; }
+static double f64_of(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }
+static uint64_t bits_f32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static uint64_t bits_f64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+
+long double tc_value(const void *a, size_t i, pp_dtype t)
+{
+    uint64_t b = tc_bits(a, i, t);
+    switch (t) {
+    case PP_I32: return (long double)(int32_t)(uint32_t)b;
+    case PP_I64: return (long double)(int64_t)b;
+    case PP_F32: return (long double)f32_of(b);
+    case PP_F64: return (long double)f64_of(b);
+    default: return (long double)b;
+    }
+}
+
+void tc_store_value(void *a, size_t i, pp_dtype t, long double v)
+{
+    switch (t) {
+    case PP_U8: tc_store_bits(a, i, t, (uint8_t)(int64_t)v); break;
+    case PP_I32: tc_store_bits(a, i, t, (uint32_t)(int32_t)v); break;
+    case PP_U32: tc_store_bits(a, i, t, (uint32_t)(uint64_t)v); break;
+    case PP_I64: tc_store_bits(a, i, t, (uint64_t)(int64_t)v); break;
+    case PP_U64: tc_store_bits(a, i, t, (uint64_t)v); break;
+    case PP_F32: tc_store_bits(a, i, t, bits_f32((float)v)); break;
+    case PP_F64: tc_store_bits(a, i, t, bits_f64((double)v)); break;
+    }
+}
+
+static uint64_t type_max_bits(pp_dtype t)
+{
+    switch (t) {
+    case PP_I32: return 0x7FFFFFFFull;
+    case PP_I64: return 0x7FFFFFFFFFFFFFFFull;
+    case PP_F32: return 0x7F800000ull;
+    case PP_F64: return 0x7FF0000000000000ull;
+    default: return tc_mask(t);
+    }
+}
+
+static uint64_t type_min_bits(pp_dtype t)
+{
+    switch (t) {
+    case PP_I32: return 0x80000000ull;
+    case PP_I64: return 0x8000000000000000ull;
+    case PP_F32: return 0xFF800000ull;
+    case PP_F64: return 0xFFF0000000000000ull;
+    default: return 0;
+    }
+}
+
+uint64_t tc_identity_bits(pp_op op, pp_dtype t)
+{
+    switch (op) {
+    case PP_OP_PROD:
+        return t == PP_F32 ? bits_f32(1.0f) : t == PP_F64 ? bits_f64(1.0) : 1;
+    case PP_OP_MIN: return type_max_bits(t);
+    case PP_OP_MAX: return type_min_bits(t);
+    case PP_OP_AND: return tc_mask(t);
+    default: return 0; /* sum, or, xor; +0.0 for floats */
+    }
+}
+
+/* ---- fills ---- */
+
+static void store_float(void *a, size_t i, pp_dtype t, double v)
+{
+    if (t == PP_F32) tc_store_bits(a, i, t, bits_f32((float)v));
+    else tc_store_bits(a, i, t, bits_f64(v));
+}
+
+void tc_fill(tc_rng *r, void *a, size_t n, pp_dtype t, tc_dist dist)
+{
+    const int fl = tc_is_float(t), sg = tc_is_signed(t);
+    const unsigned bits = 8 * (unsigned)tc_size(t);
+    switch (dist) {
+    case TC_RANDOM:
+        for (size_t i = 0; i < n; ++i) {
+            if (fl) {
+                double m = 1.0 + tc_unit(r);
+                double v = ldexp(m, (int)tc_below(r, 17) - 8);
+                store_float(a, i, t, (tc_next(r) & 1) ? -v : v);
+            } else {
+                tc_store_bits(a, i, t, tc_next(r));
+            }
+        }
+        break;
+    case TC_SMALLINT:
+        for (size_t i = 0; i < n; ++i) {
+            long v = sg ? (long)tc_below(r, 17) - 8 : (long)tc_below(r, 9);
+            tc_store_value(a, i, t, (long double)v);
+        }
+        break;
+    case TC_PRODSAFE:
+        if (!fl) {
+            for (size_t i = 0; i < n; ++i) tc_store_bits(a, i, t, tc_next(r) | 1);
+        } else {
+            /* +-1 everywhere, and a budget of +-2^e (|e| <= 2) elements whose |e| add up to
+             * at most 100 (f32) / 900 (f64): every product of any subset is exact. */
+            long budget = t == PP_F32 ? 100 : 900;
+            for (size_t i = 0; i < n; ++i) {
+                double v = 1.0;
+                if (budget > 0 && tc_below(r, 16) == 0) {
+                    int e = (int)tc_below(r, 5) - 2;
+                    if (e == 0) e = 1;
+                    budget -= e < 0 ? -e : e;
+                    v = ldexp(1.0, e);
+                }
+                store_float(a, i, t, (tc_next(r) & 1) ? -v : v);
+            }
+        }
+        break;
+    case TC_NEAR_ONE:
+        if (!fl) {
+            tc_fill(r, a, n, t, TC_PRODSAFE);
+        } else {
+            for (size_t i = 0; i < n; ++i) store_float(a, i, t, 1.0 + (2.0 * tc_unit(r) - 1.0) * 0x1p-10);
+        }
+        break;
+    case TC_DENSE_ONES: {
+        /* Bits outside `keep` are cleared in about one element in 32; `keep` never is. */
+        uint64_t keep = tc_next(r) & tc_next(r);
+        for (size_t i = 0; i < n; ++i) {
+            uint64_t v = ~0ull;
+            if (tc_below(r, 32) == 0) v &= ~(1ull << tc_below(r, bits));
+            tc_store_bits(a, i, t, v | keep);
+        }
+        break;
+    }
+    case TC_SPARSE: {
+        uint64_t allowed = tc_next(r) | tc_next(r);
+        for (size_t i = 0; i < n; ++i) {
+            uint64_t v = 0;
+            if (tc_below(r, 32) == 0) v = (1ull << tc_below(r, bits)) & allowed;
+            tc_store_bits(a, i, t, v);
+        }
+        break;
+    }
+    case TC_POSITIVE:
+        for (size_t i = 0; i < n; ++i) {
+            if (fl) store_float(a, i, t, 1.0 + tc_unit(r));
+            else tc_store_bits(a, i, t, tc_next(r) >> 1 >> (64 - bits));
+        }
+        break;
+    case TC_FEW: {
+        unsigned char set[5][8];
+        tc_fill(r, set, 5, t, TC_RANDOM);
+        for (size_t i = 0; i < n; ++i) tc_store_bits(a, i, t, tc_bits(set, tc_below(r, 5), t));
+        break;
+    }
+    }
+}
+
+tc_dist tc_dist_for(pp_op op, pp_dtype t)
+{
+    (void)t;
+    switch (op) {
+    case PP_OP_PROD: return TC_PRODSAFE;
+    case PP_OP_AND: return TC_DENSE_ONES;
+    case PP_OP_OR: return TC_SPARSE;
+    default: return TC_RANDOM;
+    }
+}
+
+/* ---- memory ---- */
+
+void *tc_alloc(pp_context *ctx, size_t bytes)
+{
+    void *p = NULL;
+    TC_OK(ctx, pp_malloc(ctx, &p, bytes));
+    return p;
+}
+
+void *tc_upload(pp_context *ctx, const void *host, size_t bytes)
+{
+    if (bytes == 0) return NULL;
+    void *p = tc_alloc(ctx, bytes);
+    TC_OK(ctx, pp_memcpy(ctx, p, host, bytes, PP_COPY_HOST_TO_CONTEXT));
+    return p;
+}
+
+void tc_download(pp_context *ctx, void *host, const void *src, size_t bytes)
+{
+    TC_OK(ctx, pp_memcpy(ctx, host, src, bytes, PP_COPY_CONTEXT_TO_HOST));
+}
+
+void tc_free(pp_context *ctx, void *p) { TC_OK(ctx, pp_free(ctx, p)); }
+
+void *tc_xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) TC_FAIL("host malloc(%zu) failed", bytes);
+    return p;
+}
+
+/* ---- running the reduce family ---- */
+
+static char tc_call_msg[1024];
+
+const char *tc_call_message(void) { return tc_call_msg; }
+
+static void save_message(pp_context *ctx, pp_status st)
+{
+    snprintf(tc_call_msg, sizeof tc_call_msg, "%s", st == PP_OK ? "" : pp_context_last_error(ctx));
+}
+
+static void check_tail(const unsigned char *p, size_t from, size_t to, const char *what)
+{
+    for (size_t i = from; i < to; ++i)
+        if (p[i] != TC_SENTINEL)
+            TC_FAIL("%s: byte %zu past the result was overwritten (0x%02x)", what, i, p[i]);
+}
+
+pp_status tc_reduce(tc_env *env, const void *in, size_t n, pp_dtype in_type, pp_op op,
+                    pp_dtype out_type, pp_result_space space, unsigned char res16[16])
+{
+    _Alignas(16) unsigned char buf[16];
+    pp_status st;
+    memset(buf, TC_SENTINEL, sizeof buf);
+    if (space == PP_RESULT_CONTEXT) {
+        TC_OK(env->ctx, pp_memset(env->ctx, env->res, TC_SENTINEL, 16));
+        st = pp_reduce(env->ctx, in, n, in_type, op, env->res, out_type, space);
+        save_message(env->ctx, st);
+        TC_OK(env->ctx, pp_memcpy(env->ctx, buf, env->res, 16, PP_COPY_CONTEXT_TO_HOST));
+    } else {
+        st = pp_reduce(env->ctx, in, n, in_type, op, buf, out_type, space);
+        save_message(env->ctx, st);
+    }
+    check_tail(buf, st == PP_OK ? tc_size(out_type) : 0, 16, "pp_reduce");
+    memcpy(res16, buf, 16);
+    return st;
+}
+
+pp_status tc_argreduce(tc_env *env, const void *in, size_t n, pp_dtype t, pp_op op,
+                       pp_result_space space, unsigned char val16[16], uint64_t *index)
+{
+    _Alignas(16) unsigned char buf[16];
+    uint64_t idx;
+    pp_status st;
+    memset(buf, TC_SENTINEL, sizeof buf);
+    memset(&idx, TC_SENTINEL, sizeof idx);
+    const uint64_t idx_sentinel = idx;
+    if (space == PP_RESULT_CONTEXT) {
+        unsigned char *r = (unsigned char *)env->res;
+        TC_OK(env->ctx, pp_memset(env->ctx, r, TC_SENTINEL, 64));
+        st = op == PP_OP_MIN ? pp_argmin(env->ctx, in, n, t, r, (uint64_t *)(r + 32), space)
+                             : pp_argmax(env->ctx, in, n, t, r, (uint64_t *)(r + 32), space);
+        save_message(env->ctx, st);
+        TC_OK(env->ctx, pp_memcpy(env->ctx, buf, r, 16, PP_COPY_CONTEXT_TO_HOST));
+        TC_OK(env->ctx, pp_memcpy(env->ctx, &idx, r + 32, 8, PP_COPY_CONTEXT_TO_HOST));
+    } else {
+        st = op == PP_OP_MIN ? pp_argmin(env->ctx, in, n, t, buf, &idx, space)
+                             : pp_argmax(env->ctx, in, n, t, buf, &idx, space);
+        save_message(env->ctx, st);
+    }
+    check_tail(buf, st == PP_OK ? tc_size(t) : 0, 16, op == PP_OP_MIN ? "pp_argmin" : "pp_argmax");
+    if (st != PP_OK && idx != idx_sentinel) TC_FAIL("failed argreduce wrote its index");
+    memcpy(val16, buf, 16);
+    *index = idx;
+    return st;
+}
+
+pp_status tc_segreduce(tc_env *env, const void *in, size_t n, pp_dtype in_type,
+                       const size_t *offsets, size_t n_segments, pp_op op, void *out,
+                       pp_dtype out_type)
+{
+    pp_context *ctx = env->ctx;
+    const size_t osz = tc_size(out_type), bytes = (n_segments + 1) * osz;
+    size_t *doff = (size_t *)tc_upload(ctx, offsets, (n_segments + 1) * sizeof(size_t));
+    void *dout = tc_alloc(ctx, bytes);
+    TC_OK(ctx, pp_memset(ctx, dout, TC_SENTINEL, bytes));
+    pp_status st = pp_segmented_reduce(ctx, in, n, in_type, doff, n_segments, op, dout, out_type);
+    save_message(ctx, st);
+    unsigned char *host = (unsigned char *)tc_xmalloc(bytes);
+    tc_download(ctx, host, dout, bytes);
+    check_tail(host, st == PP_OK ? n_segments * osz : 0, bytes, "pp_segmented_reduce");
+    memcpy(out, host, n_segments * osz);
+    free(host);
+    tc_free(ctx, dout);
+    tc_free(ctx, doff);
+    if (st != PP_OK) TC_FAIL("pp_segmented_reduce returned %s: %s", pp_status_string(st), tc_call_msg);
+    return st;
+}
+
+/* ---- oracles ---- */
+
+static uint64_t widen_bits(uint64_t b, pp_dtype t)
+{
+    if (t == PP_I32) return (uint64_t)(int64_t)(int32_t)(uint32_t)b;
+    return b;
+}
+
+void tc_red_init(tc_red *o, pp_op op, pp_dtype in, pp_dtype out)
+{
+    memset(o, 0, sizeof *o);
+    o->op = op;
+    o->in = in;
+    o->out = out;
+    if (tc_is_float(in)) {
+        o->sum = op == PP_OP_PROD ? 1.0L : op == PP_OP_MIN ? INFINITY : op == PP_OP_MAX ? -INFINITY : 0.0L;
+    } else {
+        /* Sign-extended identity of the input type (the output type where it widens). */
+        o->acc = widen_bits(tc_identity_bits(op, in), in);
+        if (op == PP_OP_AND) o->acc = ~0ull;
+    }
+}
+
+void tc_red_push(tc_red *o, const void *a, size_t from, size_t to)
+{
+    const pp_dtype t = o->in;
+    o->n += to - from;
+    if (tc_is_float(t)) {
+        for (size_t i = from; i < to; ++i) {
+            long double x = tc_value(a, i, t);
+            switch (o->op) {
+            case PP_OP_SUM: {
+                long double s = o->sum + x; /* Neumaier */
+                if (fabsl(o->sum) >= fabsl(x)) o->c += (o->sum - s) + x;
+                else o->c += (x - s) + o->sum;
+                o->sum = s;
+                o->abssum += fabsl(x);
+                break;
+            }
+            case PP_OP_PROD: o->sum *= x; break;
+            case PP_OP_MIN:
+                if (isnan(x)) o->nan = 1;
+                else if (x < o->sum) o->sum = x;
+                break;
+            case PP_OP_MAX:
+                if (isnan(x)) o->nan = 1;
+                else if (x > o->sum) o->sum = x;
+                break;
+            default: break;
+            }
+        }
+        return;
+    }
+    const int sg = tc_is_signed(t);
+    uint64_t acc = o->acc;
+    for (size_t i = from; i < to; ++i) {
+        uint64_t x = widen_bits(tc_bits(a, i, t), t);
+        switch (o->op) {
+        case PP_OP_SUM: acc += x; break;
+        case PP_OP_PROD: acc *= x; break;
+        case PP_OP_MIN:
+            if (sg ? (int64_t)x < (int64_t)acc : x < acc) acc = x;
+            break;
+        case PP_OP_MAX:
+            if (sg ? (int64_t)x > (int64_t)acc : x > acc) acc = x;
+            break;
+        case PP_OP_AND: acc &= x; break;
+        case PP_OP_OR: acc |= x; break;
+        case PP_OP_XOR: acc ^= x; break;
+        }
+    }
+    o->acc = acc;
+}
+
+static unsigned ceil_log2(size_t n)
+{
+    unsigned k = 0;
+    while (k < 64 && ((size_t)1 << k) < n) ++k;
+    return k;
+}
+
+static long double unit_roundoff(pp_dtype out) { return out == PP_F32 ? 0x1p-24L : 0x1p-53L; }
+
+long double tc_sum_gamma(size_t n, pp_dtype out_type)
+{
+    long double du = (long double)(ceil_log2(n) + PP_SUM_DEPTH_SLACK) * unit_roundoff(out_type);
+    return du / (1 - du);
+}
+
+void tc_red_check(const tc_red *o, const void *got, double slack)
+{
+    const pp_dtype out = o->out;
+    if (!tc_is_float(out)) {
+        uint64_t want = o->acc & tc_mask(out), have = tc_bits(got, 0, out);
+        if (want != have)
+            TC_FAIL("%s %s->%s over %zu elements: got 0x%llx (%lld), want 0x%llx (%lld)", tc_oname(o->op),
+                    tc_dname(o->in), tc_dname(out), o->n, (unsigned long long)have,
+                    (long long)widen_bits(have, out), (unsigned long long)want,
+                    (long long)widen_bits(want, out));
+        return;
+    }
+    const long double v = tc_value(got, 0, out);
+    if (o->exact && (o->op == PP_OP_SUM || o->op == PP_OP_PROD)) {
+        const long double want = o->op == PP_OP_SUM ? o->sum + o->c : o->sum;
+        if (!(v == want))
+            TC_FAIL("%s %s->%s over %zu elements (data on which every order is exact): got %.21Lg, want "
+                    "exactly %.21Lg",
+                    tc_oname(o->op), tc_dname(o->in), tc_dname(out), o->n, v, want);
+        return;
+    }
+    switch (o->op) {
+    case PP_OP_SUM: {
+        const long double exact = o->sum + o->c;
+        const long double bound = tc_sum_gamma(o->n, out) * o->abssum * (long double)slack;
+        if (!(fabsl(v - exact) <= bound))
+            TC_FAIL("sum %s->%s over %zu elements: got %.21Lg, exact %.21Lg, |error| %.3Lg > bound %.3Lg "
+                    "(= %g x g x sum|x|, sum|x| = %.6Lg)",
+                    tc_dname(o->in), tc_dname(out), o->n, v, exact, fabsl(v - exact), bound, slack, o->abssum);
+        break;
+    }
+    case PP_OP_PROD: {
+        /* Every one of the n - 1 products rounds once: |error| <= gamma_{n-1} |exact|. */
+        const long double nu = (long double)(o->n ? o->n - 1 : 0) * unit_roundoff(out);
+        if (nu >= 0.5L) return; /* no useful bound */
+        const long double bound = nu / (1 - nu) * fabsl(o->sum) * (long double)slack;
+        if (!(fabsl(v - o->sum) <= bound))
+            TC_FAIL("prod %s over %zu elements: got %.21Lg, exact %.21Lg, |error| %.3Lg > bound %.3Lg",
+                    tc_dname(out), o->n, v, o->sum, fabsl(v - o->sum), bound);
+        break;
+    }
+    default: /* min, max */
+        if (o->nan) {
+            if (!isnan(v))
+                TC_FAIL("%s %s over %zu elements with a NaN: got %.17Lg, want a NaN", tc_oname(o->op),
+                        tc_dname(out), o->n, v);
+        } else if (!(v == o->sum)) {
+            TC_FAIL("%s %s over %zu elements: got %.17Lg, want %.17Lg", tc_oname(o->op), tc_dname(out), o->n,
+                    v, o->sum);
+        }
+        break;
+    }
+}
+
+void tc_arg_init(tc_arg *o, pp_op op, pp_dtype t)
+{
+    o->op = op;
+    o->t = t;
+    o->n = 0;
+    o->index = UINT64_MAX;
+    o->bits = tc_identity_bits(op, t);
+}
+
+/* Whether x is strictly more extreme than the current best y (a NaN beats every number). */
+static int more_extreme(pp_op op, pp_dtype t, uint64_t xb, uint64_t yb)
+{
+    if (tc_is_float(t)) {
+        double x = t == PP_F32 ? f32_of(xb) : f64_of(xb), y = t == PP_F32 ? f32_of(yb) : f64_of(yb);
+        if (isnan(y)) return 0;
+        if (isnan(x)) return 1;
+        return op == PP_OP_MIN ? x < y : x > y;
+    }
+    if (tc_is_signed(t)) {
+        int64_t x = (int64_t)widen_bits(xb, t), y = (int64_t)widen_bits(yb, t);
+        return op == PP_OP_MIN ? x < y : x > y;
+    }
+    return op == PP_OP_MIN ? xb < yb : xb > yb;
+}
+
+void tc_arg_push(tc_arg *o, const void *a, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; ++i) {
+        uint64_t b = tc_bits(a, i, o->t);
+        if (o->index == UINT64_MAX || more_extreme(o->op, o->t, b, o->bits)) {
+            o->index = o->n + (i - from);
+            o->bits = b;
+        }
+    }
+    o->n += to - from;
+}
+
+void tc_arg_check(const tc_arg *o, const void *got_value, uint64_t got_index)
+{
+    const char *name = o->op == PP_OP_MIN ? "argmin" : "argmax";
+    const uint64_t gb = tc_bits(got_value, 0, o->t);
+    if (got_index != o->index)
+        TC_FAIL("%s %s over %zu elements: got index %llu (value bits 0x%llx), want index %llu (value bits "
+                "0x%llx)",
+                name, tc_dname(o->t), o->n, (unsigned long long)got_index, (unsigned long long)gb,
+                (unsigned long long)o->index, (unsigned long long)o->bits);
+    int want_nan = tc_is_float(o->t) && isnan((double)tc_value(&o->bits, 0, o->t));
+    if (want_nan) {
+        if (!isnan((double)tc_value(got_value, 0, o->t)))
+            TC_FAIL("%s %s over %zu elements: the winner is a NaN, got value bits 0x%llx", name, tc_dname(o->t),
+                    o->n, (unsigned long long)gb);
+    } else if (gb != o->bits) {
+        TC_FAIL("%s %s over %zu elements (index %llu): got value bits 0x%llx, want 0x%llx (the element at "
+                "the index%s)",
+                name, tc_dname(o->t), o->n, (unsigned long long)o->index, (unsigned long long)gb,
+                (unsigned long long)o->bits, o->n == 0 ? "; n == 0: the identity" : "");
+    }
+}
+
+/* ---- sizes ---- */
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+size_t tc_sizes(pp_dtype t, size_t *out, size_t cap)
+{
+    static const size_t fixed[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025,
+                                   4095, 4096, 4097, 8191, 8192, 8193, 65535, 65536, 65537,
+                                   (1u << 20) + 3};
+    size_t k = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0] && k < cap; ++i) out[k++] = fixed[i];
+    const size_t es = tc_size(t);
+    const size_t tiles[] = {256 * 8 * 16 / es, 256 * (es == 1 ? 2 : 4) * 16 / es};
+    for (int j = 0; j < 2; ++j) {
+        const size_t bases[] = {tiles[j], 8 * tiles[j]};
+        for (int b = 0; b < 2; ++b)
+            for (int d = -1; d <= 1; ++d)
+                if (k < cap) out[k++] = bases[b] + (size_t)d;
+    }
+    qsort(out, k, sizeof *out, cmp_size);
+    size_t m = 0;
+    for (size_t i = 0; i < k; ++i)
+        if (m == 0 || out[i] != out[m - 1]) out[m++] = out[i];
+    return m;
+}
+
+/* The out-of-memory tests ask for SIZE_MAX / 2 bytes: under AddressSanitizer, malloc must
+ * then return NULL (as it does without it) instead of aborting the test. ASAN_OPTIONS in
+ * the environment still overrides this. Unused without ASan. */
+const char *__asan_default_options(void) __attribute__((used, visibility("default")));
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }

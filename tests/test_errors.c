@@ -1,0 +1,603 @@
+/*
+ * test_errors.c -- every bad input of the contracts: each must return its status, leave a
+ * message naming the argument ("'in'", "'op'", ...) in pp_context_last_error (or
+ * pp_last_create_error), and change no output (a sentinel in every output survives).
+ * Also the names and strings of the API (status, dtype, op, backend, version).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+#define BAD_DTYPE ((pp_dtype)99)
+#define BAD_OP ((pp_op)99)
+#define BAD_SPACE ((pp_result_space)7)
+
+/* The failure must be `want`, with a message that contains `arg` (e.g. "'in'"). */
+static void expect_fail_msg(const char *msg, pp_status got, pp_status want, const char *arg)
+{
+    TC_CHECK(got == want, "returned %s, want %s (message: \"%s\")", pp_status_string(got),
+             pp_status_string(want), msg);
+    TC_CHECK(msg != NULL && msg[0] != '\0', "no message after a failure");
+    if (arg) TC_CHECK(strstr(msg, arg) != NULL, "the message \"%s\" does not name %s", msg, arg);
+}
+
+/* The same, with the message of the context's last call. */
+static void expect_fail(pp_context *ctx, pp_status got, pp_status want, const char *arg)
+{
+    expect_fail_msg(pp_context_last_error(ctx), got, want, arg);
+}
+
+static int allowed_out(pp_op op, pp_dtype in, pp_dtype out)
+{
+    if (in == out) return 1;
+    if (op != PP_OP_SUM) return 0;
+    return (in == PP_U8 && (out == PP_U32 || out == PP_U64)) || (in == PP_I32 && out == PP_I64) ||
+           (in == PP_U32 && out == PP_U64) || (in == PP_F32 && out == PP_F64);
+}
+
+static int op_defined(pp_op op, pp_dtype t)
+{
+    return !(tc_is_float(t) && (op == PP_OP_AND || op == PP_OP_OR || op == PP_OP_XOR));
+}
+
+/* ---- pp_reduce ---- */
+
+struct rcase {
+    const char *what;
+    int in_null;
+    size_t n;
+    pp_dtype in;
+    pp_op op;
+    int out_null;
+    pp_dtype out;
+    pp_result_space space;
+    pp_status want;
+    const char *arg;
+};
+
+/* Run one bad pp_reduce with a sentinel result, in host memory or in the context's space. */
+static void reduce_case(tc_env *env, const void *in_buf, const struct rcase *c)
+{
+    pp_context *ctx = env->ctx;
+    _Alignas(16) unsigned char host[16];
+    memset(host, TC_SENTINEL, sizeof host);
+    const int in_ctx_space = c->space == PP_RESULT_CONTEXT;
+    if (in_ctx_space) TC_OK(ctx, pp_memset(ctx, env->res, TC_SENTINEL, 16));
+    void *out = c->out_null ? NULL : in_ctx_space ? env->res : (void *)host;
+    tc_case("%s: pp_reduce %s (%s %s->%s, n = %zu, space %d)", pp_backend_name(env->backend), c->what,
+            tc_oname(c->op), tc_dname(c->in), tc_dname(c->out), c->n, (int)c->space);
+    pp_status st = pp_reduce(ctx, c->in_null ? NULL : in_buf, c->n, c->in, c->op, out, c->out, c->space);
+    expect_fail(ctx, st, c->want, c->arg); /* before any other call replaces the message */
+    if (in_ctx_space) tc_download(ctx, host, env->res, 16);
+    for (int i = 0; i < 16; ++i) TC_CHECK(host[i] == TC_SENTINEL, "byte %d of the result was written", i);
+}
+
+static void t_reduce_bad_args(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    void *in = tc_alloc(ctx, 1024);
+    TC_OK(ctx, pp_memset(ctx, in, 1, 1024));
+    static const pp_result_space sp[2] = {PP_RESULT_HOST, PP_RESULT_CONTEXT};
+    for (int s = 0; s < 2; ++s) {
+        const struct rcase cases[] = {
+            {"in NULL with n > 0", 1, 5, PP_F32, PP_OP_SUM, 0, PP_F32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'in'"},
+            {"in NULL with n = 1", 1, 1, PP_U8, PP_OP_MAX, 0, PP_U8, sp[s], PP_ERROR_INVALID_ARGUMENT, "'in'"},
+            {"out NULL", 0, 5, PP_I32, PP_OP_SUM, 1, PP_I32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'out'"},
+            {"out NULL with n = 0", 0, 0, PP_I32, PP_OP_SUM, 1, PP_I32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'out'"},
+            {"unknown in_type 99", 0, 5, BAD_DTYPE, PP_OP_SUM, 0, PP_F32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'in_type'"},
+            {"unknown in_type 0", 0, 5, (pp_dtype)0, PP_OP_SUM, 0, PP_F32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'in_type'"},
+            {"unknown in_type 8", 0, 5, (pp_dtype)8, PP_OP_SUM, 0, PP_F32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'in_type'"},
+            {"unknown out_type", 0, 5, PP_F32, PP_OP_SUM, 0, BAD_DTYPE, sp[s], PP_ERROR_INVALID_ARGUMENT, "'out_type'"},
+            {"unknown op 99", 0, 5, PP_I32, BAD_OP, 0, PP_I32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'op'"},
+            {"unknown op 0", 0, 5, PP_I32, (pp_op)0, 0, PP_I32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'op'"},
+            {"unknown op -1", 0, 5, PP_I32, (pp_op)-1, 0, PP_I32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'op'"},
+            {"unknown op with n = 0", 0, 0, PP_U8, BAD_OP, 0, PP_U8, sp[s], PP_ERROR_INVALID_ARGUMENT, "'op'"},
+            {"xor on f32", 0, 5, PP_F32, PP_OP_XOR, 0, PP_F32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'op'"},
+            {"and on f32", 0, 5, PP_F32, PP_OP_AND, 0, PP_F32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'op'"},
+            {"or on f32", 0, 5, PP_F32, PP_OP_OR, 0, PP_F32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'op'"},
+            {"xor on f64", 0, 5, PP_F64, PP_OP_XOR, 0, PP_F64, sp[s], PP_ERROR_INVALID_ARGUMENT, "'op'"},
+            {"and on f64", 0, 5, PP_F64, PP_OP_AND, 0, PP_F64, sp[s], PP_ERROR_INVALID_ARGUMENT, "'op'"},
+            {"or on f64", 0, 5, PP_F64, PP_OP_OR, 0, PP_F64, sp[s], PP_ERROR_INVALID_ARGUMENT, "'op'"},
+            {"xor on f32, n = 0", 0, 0, PP_F32, PP_OP_XOR, 0, PP_F32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'op'"},
+            {"prod widening u8->u32", 0, 5, PP_U8, PP_OP_PROD, 0, PP_U32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'out_type'"},
+            {"max widening f32->f64", 0, 5, PP_F32, PP_OP_MAX, 0, PP_F64, sp[s], PP_ERROR_INVALID_ARGUMENT, "'out_type'"},
+            {"sum narrowing f64->f32", 0, 5, PP_F64, PP_OP_SUM, 0, PP_F32, sp[s], PP_ERROR_INVALID_ARGUMENT, "'out_type'"},
+            {"sum i32->u64", 0, 5, PP_I32, PP_OP_SUM, 0, PP_U64, sp[s], PP_ERROR_INVALID_ARGUMENT, "'out_type'"},
+            {"unknown space", 0, 5, PP_F32, PP_OP_SUM, 0, PP_F32, BAD_SPACE, PP_ERROR_INVALID_ARGUMENT, "'space'"},
+            {"space -1", 0, 5, PP_F32, PP_OP_SUM, 0, PP_F32, (pp_result_space)-1, PP_ERROR_INVALID_ARGUMENT, "'space'"},
+        };
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) reduce_case(env, in, &cases[k]);
+    }
+    /* Every (in, op, out) pair that is not allowed, exhaustively. */
+    for (int ti = 0; ti < 7; ++ti)
+        for (int oi = 0; oi < 7; ++oi)
+            for (int ui = 0; ui < 7; ++ui) {
+                const pp_dtype t = tc_dtypes[ti], u = tc_dtypes[ui];
+                const pp_op op = tc_ops[oi];
+                if (!op_defined(op, t) || allowed_out(op, t, u)) continue;
+                struct rcase c = {"out_type not allowed", 0, 5, t, op, 0, u, PP_RESULT_HOST,
+                                  PP_ERROR_INVALID_ARGUMENT, "'out_type'"};
+                reduce_case(env, in, &c);
+            }
+    /* Undefined ops on floats with every out type. */
+    for (int fi = 0; fi < 2; ++fi)
+        for (int oi = 4; oi < 7; ++oi)
+            for (int ui = 0; ui < 7; ++ui) {
+                struct rcase c = {"bitwise op on a float", 0, 5, fi ? PP_F64 : PP_F32, tc_ops[oi], 0, tc_dtypes[ui],
+                                  PP_RESULT_HOST, PP_ERROR_INVALID_ARGUMENT, "'op'"};
+                reduce_case(env, in, &c);
+            }
+    tc_free(ctx, in);
+}
+
+/* ctx NULL: only a status (there is nowhere to keep a message); outputs untouched. */
+static void t_null_context(void **state)
+{
+    (void)state;
+    tc_case("NULL context");
+    _Alignas(16) unsigned char out[16];
+    uint64_t index = 0x1234;
+    float in[4] = {1, 2, 3, 4};
+    size_t off[2] = {0, 4};
+    memset(out, TC_SENTINEL, sizeof out);
+    TC_CHECK(pp_reduce(NULL, in, 4, PP_F32, PP_OP_SUM, out, PP_F32, PP_RESULT_HOST) == PP_ERROR_INVALID_ARGUMENT, "reduce");
+    TC_CHECK(pp_argmin(NULL, in, 4, PP_F32, out, &index, PP_RESULT_HOST) == PP_ERROR_INVALID_ARGUMENT, "argmin");
+    TC_CHECK(pp_argmax(NULL, in, 4, PP_F32, out, &index, PP_RESULT_HOST) == PP_ERROR_INVALID_ARGUMENT, "argmax");
+    TC_CHECK(pp_segmented_reduce(NULL, in, 4, PP_F32, off, 1, PP_OP_SUM, out, PP_F32) == PP_ERROR_INVALID_ARGUMENT,
+             "segmented");
+    for (int i = 0; i < 16; ++i) TC_CHECK(out[i] == TC_SENTINEL, "byte %d written", i);
+    TC_CHECK(index == 0x1234, "index written");
+    void *p = (void *)out;
+    TC_CHECK(pp_malloc(NULL, &p, 16) == PP_ERROR_INVALID_ARGUMENT, "malloc");
+    TC_CHECK(pp_memcpy(NULL, out, in, 4, PP_COPY_HOST_TO_CONTEXT) == PP_ERROR_INVALID_ARGUMENT, "memcpy");
+    TC_CHECK(pp_memset(NULL, out, 0, 4) == PP_ERROR_INVALID_ARGUMENT, "memset");
+    for (int i = 0; i < 16; ++i) TC_CHECK(out[i] == TC_SENTINEL, "byte %d written", i);
+    TC_CHECK(pp_context_set_stream(NULL, NULL) == PP_ERROR_INVALID_ARGUMENT, "set_stream");
+    TC_CHECK(pp_context_synchronize(NULL) == PP_ERROR_INVALID_ARGUMENT, "synchronize");
+    TC_CHECK(pp_context_set_scratch(NULL, NULL, 0) == PP_ERROR_INVALID_ARGUMENT, "set_scratch");
+    TC_CHECK(pp_context_reserve_scratch(NULL, 16) == PP_ERROR_INVALID_ARGUMENT, "reserve_scratch");
+    const char *m = pp_context_last_error(NULL);
+    TC_CHECK(m != NULL, "pp_context_last_error(NULL) returned NULL");
+    pp_context_destroy(NULL); /* accepted */
+}
+
+/* ---- argmin / argmax ---- */
+
+static void arg_case(tc_env *env, const char *what, int argmax, const void *in, size_t n, pp_dtype t, int value_null,
+                     int index_null, pp_result_space space, pp_status want, const char *arg)
+{
+    pp_context *ctx = env->ctx;
+    _Alignas(16) unsigned char val[16];
+    uint64_t idx;
+    memset(val, TC_SENTINEL, sizeof val);
+    memset(&idx, TC_SENTINEL, sizeof idx);
+    const uint64_t idx0 = idx;
+    unsigned char *r = (unsigned char *)env->res;
+    const int cs = space == PP_RESULT_CONTEXT;
+    if (cs) TC_OK(ctx, pp_memset(ctx, r, TC_SENTINEL, 64));
+    void *vp = value_null ? NULL : cs ? (void *)r : (void *)val;
+    uint64_t *ip = index_null ? NULL : cs ? (uint64_t *)(r + 32) : &idx;
+    tc_case("%s: pp_arg%s %s (%s, n = %zu)", pp_backend_name(env->backend), argmax ? "max" : "min", what, tc_dname(t), n);
+    pp_status st = argmax ? pp_argmax(ctx, in, n, t, vp, ip, space) : pp_argmin(ctx, in, n, t, vp, ip, space);
+    expect_fail(ctx, st, want, arg);
+    if (cs) {
+        tc_download(ctx, val, r, 16);
+        tc_download(ctx, &idx, r + 32, 8);
+    }
+    for (int i = 0; i < 16; ++i) TC_CHECK(val[i] == TC_SENTINEL, "byte %d of the value was written", i);
+    TC_CHECK(idx == idx0, "the index was written");
+}
+
+static void t_arg_bad_args(void **state)
+{
+    tc_env *env = tc_envp(state);
+    void *in = tc_alloc(env->ctx, 256);
+    TC_OK(env->ctx, pp_memset(env->ctx, in, 0, 256));
+    const pp_status E = PP_ERROR_INVALID_ARGUMENT;
+    for (int m = 0; m < 2; ++m)
+        for (int s = 0; s < 2; ++s) {
+            const pp_result_space sp = s ? PP_RESULT_CONTEXT : PP_RESULT_HOST;
+            arg_case(env, "value NULL", m, in, 8, PP_F32, 1, 0, sp, E, "'value'");
+            arg_case(env, "index NULL", m, in, 8, PP_I32, 0, 1, sp, E, "'index'");
+            arg_case(env, "value NULL with n = 0", m, in, 0, PP_U8, 1, 0, sp, E, "'value'");
+            arg_case(env, "index NULL with n = 0", m, NULL, 0, PP_U64, 0, 1, sp, E, "'index'");
+            arg_case(env, "in NULL with n > 0", m, NULL, 8, PP_F64, 0, 0, sp, E, "'in'");
+            arg_case(env, "unknown dtype", m, in, 8, BAD_DTYPE, 0, 0, sp, E, "'dtype'");
+            arg_case(env, "dtype 0", m, in, 8, (pp_dtype)0, 0, 0, sp, E, "'dtype'");
+        }
+    arg_case(env, "unknown space", 0, in, 8, PP_F32, 0, 0, BAD_SPACE, E, "'space'");
+    arg_case(env, "unknown space", 1, in, 8, PP_F32, 0, 0, BAD_SPACE, E, "'space'");
+    tc_free(env->ctx, in);
+}
+
+/* ---- segmented reduce ---- */
+
+static void seg_case(tc_env *env, const char *what, const void *in, size_t n, pp_dtype it, const size_t *off,
+                     size_t nseg, pp_op op, int out_null, pp_dtype ot, pp_status want, const char *arg)
+{
+    pp_context *ctx = env->ctx;
+    unsigned char *dout = (unsigned char *)tc_alloc(ctx, 256);
+    TC_OK(ctx, pp_memset(ctx, dout, TC_SENTINEL, 256));
+    tc_case("%s: pp_segmented_reduce %s (%s %s->%s, n = %zu, %zu segments)", pp_backend_name(env->backend), what,
+            tc_oname(op), tc_dname(it), tc_dname(ot), n, nseg);
+    pp_status st = pp_segmented_reduce(ctx, in, n, it, off, nseg, op, out_null ? NULL : dout, ot);
+    expect_fail(ctx, st, want, arg);
+    unsigned char back[256];
+    tc_download(ctx, back, dout, 256);
+    for (int i = 0; i < 256; ++i) TC_CHECK(back[i] == TC_SENTINEL, "byte %d of out was written", i);
+    tc_free(ctx, dout);
+}
+
+static void t_seg_bad_args(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const size_t hoff[4] = {0, 2, 4, 8};
+    size_t *off = (size_t *)tc_upload(ctx, hoff, sizeof hoff);
+    void *in = tc_alloc(ctx, 256);
+    TC_OK(ctx, pp_memset(ctx, in, 0, 256));
+    const pp_status E = PP_ERROR_INVALID_ARGUMENT;
+    seg_case(env, "offsets NULL", in, 8, PP_F32, NULL, 3, PP_OP_SUM, 0, PP_F32, E, "'offsets'");
+    seg_case(env, "out NULL", in, 8, PP_F32, off, 3, PP_OP_SUM, 1, PP_F32, E, "'out'");
+    seg_case(env, "in NULL with n > 0", NULL, 8, PP_I32, off, 3, PP_OP_SUM, 0, PP_I32, E, "'in'");
+    seg_case(env, "unknown in_type", in, 8, BAD_DTYPE, off, 3, PP_OP_SUM, 0, PP_I32, E, "'in_type'");
+    seg_case(env, "unknown out_type", in, 8, PP_I32, off, 3, PP_OP_SUM, 0, BAD_DTYPE, E, "'out_type'");
+    seg_case(env, "unknown op", in, 8, PP_I32, off, 3, BAD_OP, 0, PP_I32, E, "'op'");
+    seg_case(env, "xor on f32", in, 8, PP_F32, off, 3, PP_OP_XOR, 0, PP_F32, E, "'op'");
+    seg_case(env, "and on f64", in, 8, PP_F64, off, 3, PP_OP_AND, 0, PP_F64, E, "'op'");
+    seg_case(env, "prod widening", in, 8, PP_U8, off, 3, PP_OP_PROD, 0, PP_U64, E, "'out_type'");
+    seg_case(env, "sum f64->f32", in, 8, PP_F64, off, 3, PP_OP_SUM, 0, PP_F32, E, "'out_type'");
+    seg_case(env, "sum i32->u64", in, 8, PP_I32, off, 3, PP_OP_SUM, 0, PP_U64, E, "'out_type'");
+    /* Type errors are errors even with nothing to do. */
+    seg_case(env, "xor on f32, n_segments = 0", in, 8, PP_F32, off, 0, PP_OP_XOR, 0, PP_F32, E, "'op'");
+    seg_case(env, "unknown in_type, n_segments = 0", in, 8, BAD_DTYPE, off, 0, PP_OP_SUM, 0, PP_F32, E, "'in_type'");
+    seg_case(env, "n_segments SIZE_MAX", in, 8, PP_I32, off, SIZE_MAX, PP_OP_SUM, 0, PP_I32, E, "'n_segments'");
+    tc_free(ctx, in);
+    tc_free(ctx, off);
+}
+
+/* ---- memory ---- */
+
+static void t_memory_bad_args(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    tc_case("%s: pp_malloc / pp_memcpy / pp_memset", pp_backend_name(env->backend));
+    const pp_status E = PP_ERROR_INVALID_ARGUMENT;
+    expect_fail(ctx, pp_malloc(ctx, NULL, 16), E, "'ptr'");
+    void *p = (void *)&p;
+    TC_OK(ctx, pp_malloc(ctx, &p, 0));
+    TC_CHECK(p == NULL, "pp_malloc of 0 bytes gave %p, want NULL", p);
+
+    unsigned char host[64], back[64];
+    memset(host, TC_SENTINEL, sizeof host);
+    unsigned char *dev = (unsigned char *)tc_alloc(ctx, 64);
+    TC_OK(ctx, pp_memset(ctx, dev, TC_SENTINEL, 64));
+    unsigned char src[64];
+    memset(src, 0x11, sizeof src);
+    expect_fail(ctx, pp_memcpy(ctx, dev, src, 64, (pp_copy_kind)99), E, "'kind'");
+    expect_fail(ctx, pp_memcpy(ctx, dev, src, 64, (pp_copy_kind)-1), E, "'kind'");
+    expect_fail(ctx, pp_memcpy(ctx, dev, src, 0, (pp_copy_kind)3), E, "'kind'");
+    expect_fail(ctx, pp_memcpy(ctx, NULL, src, 64, PP_COPY_HOST_TO_CONTEXT), E, "'dst'");
+    expect_fail(ctx, pp_memcpy(ctx, dev, NULL, 64, PP_COPY_HOST_TO_CONTEXT), E, "'src'");
+    expect_fail(ctx, pp_memcpy(ctx, host, NULL, 64, PP_COPY_CONTEXT_TO_HOST), E, "'src'");
+    expect_fail(ctx, pp_memcpy(ctx, dev, NULL, 64, PP_COPY_CONTEXT_TO_CONTEXT), E, "'src'");
+    expect_fail(ctx, pp_memset(ctx, NULL, 0, 64), E, "'ptr'");
+    for (int i = 0; i < 64; ++i) TC_CHECK(host[i] == TC_SENTINEL, "host byte %d written", i);
+    tc_download(ctx, back, dev, 64);
+    for (int i = 0; i < 64; ++i) TC_CHECK(back[i] == TC_SENTINEL, "context byte %d written", i);
+    /* Zero bytes: nothing to do, NULL is fine. */
+    TC_OK(ctx, pp_memcpy(ctx, NULL, NULL, 0, PP_COPY_HOST_TO_CONTEXT));
+    TC_OK(ctx, pp_memset(ctx, NULL, 0, 0));
+    TC_OK(ctx, pp_free(ctx, NULL));
+    /* And a working round trip. */
+    TC_OK(ctx, pp_memcpy(ctx, dev, src, 64, PP_COPY_HOST_TO_CONTEXT));
+    unsigned char *dev2 = (unsigned char *)tc_alloc(ctx, 64);
+    TC_OK(ctx, pp_memcpy(ctx, dev2, dev, 64, PP_COPY_CONTEXT_TO_CONTEXT));
+    tc_download(ctx, back, dev2, 64);
+    TC_CHECK(memcmp(back, src, 64) == 0, "round trip through the context space changed the data");
+    TC_OK(ctx, pp_memset(ctx, dev2 + 3, 0x7e, 5));
+    tc_download(ctx, back, dev2, 64);
+    for (int i = 0; i < 64; ++i)
+        TC_CHECK(back[i] == (i >= 3 && i < 8 ? 0x7e : 0x11), "pp_memset: byte %d is 0x%02x", i, back[i]);
+    tc_free(ctx, dev2);
+    tc_free(ctx, dev);
+}
+
+static int contains_number(const char *msg, unsigned long long v)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%llu", v);
+    return strstr(msg, num) != NULL;
+}
+
+static void t_out_of_memory(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const size_t huge = SIZE_MAX / 2;
+    tc_case("%s: pp_malloc(SIZE_MAX / 2)", pp_backend_name(env->backend));
+    void *p = NULL;
+    pp_status st = pp_malloc(ctx, &p, huge);
+    expect_fail(ctx, st, PP_ERROR_OUT_OF_MEMORY, NULL);
+    TC_CHECK(p == NULL, "pp_malloc failed but left %p", p);
+    TC_CHECK(contains_number(pp_context_last_error(ctx), huge), "message \"%s\" does not give the size %zu",
+             pp_context_last_error(ctx), huge);
+    tc_case("%s: pp_context_reserve_scratch(SIZE_MAX / 2)", pp_backend_name(env->backend));
+    st = pp_context_reserve_scratch(ctx, huge);
+    expect_fail(ctx, st, PP_ERROR_OUT_OF_MEMORY, NULL);
+    /* The context still works afterwards. */
+    tc_case("%s: a reduce after out-of-memory", pp_backend_name(env->backend));
+    const int32_t data[5] = {1, 2, 3, 4, 5};
+    void *din = tc_upload(ctx, data, sizeof data);
+    int32_t sum = 0;
+    TC_OK(ctx, pp_reduce(ctx, din, 5, PP_I32, PP_OP_SUM, &sum, PP_I32, PP_RESULT_HOST));
+    TC_CHECK(sum == 15, "sum %d", (int)sum);
+    tc_free(ctx, din);
+}
+
+/* A caller's scratch buffer that is too small: PP_ERROR_OUT_OF_MEMORY naming the size. */
+static void t_scratch(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    tc_case("%s: pp_context_set_scratch", pp_backend_name(env->backend));
+    expect_fail(ctx, pp_context_set_scratch(ctx, NULL, 64), PP_ERROR_INVALID_ARGUMENT, "'buffer'");
+    void *buf = tc_alloc(ctx, 64);
+    TC_OK(ctx, pp_context_set_scratch(ctx, buf, 64));
+    TC_OK(ctx, pp_context_reserve_scratch(ctx, 64));
+    TC_OK(ctx, pp_context_reserve_scratch(ctx, 0));
+    pp_status st = pp_context_reserve_scratch(ctx, 1000000);
+    expect_fail(ctx, st, PP_ERROR_OUT_OF_MEMORY, NULL);
+    TC_CHECK(contains_number(pp_context_last_error(ctx), 1000000),
+             "message \"%s\" does not name the size needed (1000000)", pp_context_last_error(ctx));
+    TC_CHECK(contains_number(pp_context_last_error(ctx), 64),
+             "message \"%s\" does not name the buffer's size (64)", pp_context_last_error(ctx));
+
+    /* A reduce that needs more scratch than 64 bytes (the GPU's always does): either it
+     * needs none (CPU may not) or it fails cleanly. */
+    const size_t n = 3u << 20;
+    float *h = (float *)tc_xmalloc(n * sizeof *h);
+    for (size_t i = 0; i < n; ++i) h[i] = 1.0f;
+    void *din = tc_upload(ctx, h, n * sizeof *h);
+    for (int s = 0; s < 2; ++s) {
+        const pp_result_space sp = s ? PP_RESULT_CONTEXT : PP_RESULT_HOST;
+        _Alignas(16) unsigned char res[16];
+        tc_case("%s: pp_reduce f32 sum n = %zu with a 64-byte caller scratch, space %d", pp_backend_name(env->backend), n, s);
+        st = tc_reduce(env, din, n, PP_F32, PP_OP_SUM, PP_F32, sp, res);
+        if (env->backend == PP_BACKEND_HIP || st != PP_OK) {
+            expect_fail_msg(tc_call_message(), st, PP_ERROR_OUT_OF_MEMORY, NULL);
+            TC_CHECK(strstr(tc_call_message(), "64") != NULL, "message \"%s\" does not name the buffer's size",
+                     tc_call_message());
+            for (int i = 0; i < 16; ++i) TC_CHECK(res[i] == TC_SENTINEL, "byte %d of the result was written", i);
+        } else {
+            float v;
+            memcpy(&v, res, 4);
+            TC_CHECK(v == (float)n, "sum %g", (double)v);
+        }
+        _Alignas(16) unsigned char val[16];
+        uint64_t idx;
+        st = tc_argreduce(env, din, n, PP_F32, PP_OP_MAX, sp, val, &idx);
+        if (env->backend == PP_BACKEND_HIP || st != PP_OK)
+            expect_fail_msg(tc_call_message(), st, PP_ERROR_OUT_OF_MEMORY, NULL);
+        else TC_CHECK(idx == 0, "argmax index %llu", (unsigned long long)idx);
+    }
+    /* Back to the context's own arena: everything works again. */
+    TC_OK(ctx, pp_context_set_scratch(ctx, NULL, 0));
+    _Alignas(16) unsigned char res[16];
+    TC_OK(ctx, tc_reduce(env, din, n, PP_F32, PP_OP_SUM, PP_F32, PP_RESULT_HOST, res));
+    float v;
+    memcpy(&v, res, 4);
+    TC_CHECK(v == (float)n, "sum %g with the context's own arena", (double)v);
+    /* A big enough caller buffer works too. */
+    void *big = tc_alloc(ctx, 16u << 20);
+    TC_OK(ctx, pp_context_set_scratch(ctx, big, 16u << 20));
+    TC_OK(ctx, tc_reduce(env, din, n, PP_F32, PP_OP_SUM, PP_F32, PP_RESULT_HOST, res));
+    memcpy(&v, res, 4);
+    TC_CHECK(v == (float)n, "sum %g with a 16 MiB caller scratch", (double)v);
+    TC_OK(ctx, pp_context_reserve_scratch(ctx, 1u << 20));
+    TC_OK(ctx, pp_context_set_scratch(ctx, NULL, 0));
+    TC_OK(ctx, pp_context_reserve_scratch(ctx, 1u << 20));
+    tc_free(ctx, big);
+    tc_free(ctx, buf);
+    tc_free(ctx, din);
+    free(h);
+}
+
+/* ---- contexts ---- */
+
+static void t_context_create(void **state)
+{
+    (void)state;
+    pp_context *c = (pp_context *)&c;
+    tc_case("pp_context_create with a bad backend");
+    TC_CHECK(pp_context_create(&c, (pp_backend)99, 0) == PP_ERROR_INVALID_ARGUMENT, "backend 99");
+    TC_CHECK(c == NULL, "*out not set to NULL on failure");
+    TC_CHECK(strstr(pp_last_create_error(), "'backend'") != NULL, "message \"%s\"", pp_last_create_error());
+    c = (pp_context *)&c;
+    TC_CHECK(pp_context_create(&c, (pp_backend)-1, 0) == PP_ERROR_INVALID_ARGUMENT, "backend -1");
+    TC_CHECK(c == NULL, "*out not set to NULL on failure");
+    TC_CHECK(strstr(pp_last_create_error(), "'backend'") != NULL, "message \"%s\"", pp_last_create_error());
+    tc_case("pp_context_create with device -1");
+    const pp_backend bs[3] = {PP_BACKEND_CPU, PP_BACKEND_HIP, PP_BACKEND_AUTO};
+    for (int b = 0; b < 3; ++b) {
+        c = (pp_context *)&c;
+        TC_CHECK(pp_context_create(&c, bs[b], -1) == PP_ERROR_INVALID_ARGUMENT, "backend %s", pp_backend_name(bs[b]));
+        TC_CHECK(c == NULL, "*out not set to NULL on failure");
+        TC_CHECK(strstr(pp_last_create_error(), "'device'") != NULL, "message \"%s\"", pp_last_create_error());
+    }
+    tc_case("pp_context_create with out NULL");
+    TC_CHECK(pp_context_create(NULL, PP_BACKEND_CPU, 0) == PP_ERROR_INVALID_ARGUMENT, "out NULL");
+    TC_CHECK(strstr(pp_last_create_error(), "'out'") != NULL, "message \"%s\"", pp_last_create_error());
+    tc_case("pp_context_create HIP");
+    c = (pp_context *)&c;
+    if (pp_backend_available(PP_BACKEND_HIP)) {
+        TC_CHECK(pp_context_create(&c, PP_BACKEND_HIP, 100000) == PP_ERROR_INVALID_ARGUMENT, "device 100000");
+        TC_CHECK(c == NULL, "*out not set to NULL on failure");
+        TC_CHECK(strstr(pp_last_create_error(), "'device'") != NULL, "message \"%s\"", pp_last_create_error());
+    } else {
+        TC_CHECK(pp_context_create(&c, PP_BACKEND_HIP, 0) == PP_ERROR_NO_DEVICE, "HIP without a device");
+        TC_CHECK(c == NULL, "*out not set to NULL on failure");
+        TC_CHECK(pp_last_create_error()[0] != '\0', "no message");
+    }
+    /* The CPU ignores `device`; a success clears the create error. */
+    tc_case("pp_context_create CPU, device 3");
+    TC_CHECK(pp_context_create(&c, PP_BACKEND_CPU, 3) == PP_OK, "%s", pp_last_create_error());
+    TC_CHECK(pp_last_create_error()[0] == '\0', "create error \"%s\" after a success", pp_last_create_error());
+    TC_CHECK(pp_context_backend(c) == PP_BACKEND_CPU, "backend");
+    TC_CHECK(pp_context_device_name(c)[0] != '\0', "empty device name");
+    TC_CHECK(pp_context_last_error(c)[0] == '\0', "fresh context has message \"%s\"", pp_context_last_error(c));
+    TC_CHECK(pp_context_stream(c) == NULL, "the CPU context has a stream");
+    pp_context_destroy(c);
+}
+
+static void t_set_stream(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    tc_case("%s: pp_context_set_stream", pp_backend_name(env->backend));
+    void *own = pp_context_stream(ctx);
+    TC_OK(ctx, pp_context_set_stream(ctx, NULL));
+    TC_CHECK(pp_context_stream(ctx) == own, "set_stream(NULL) did not return to the context's stream");
+    if (env->backend == PP_BACKEND_CPU) {
+        int dummy;
+        expect_fail(ctx, pp_context_set_stream(ctx, &dummy), PP_ERROR_INVALID_ARGUMENT, "'stream'");
+        TC_CHECK(pp_context_stream(ctx) == NULL, "stream changed on failure");
+    } else {
+        TC_CHECK(own != NULL, "a HIP context without a stream");
+    }
+    TC_OK(ctx, pp_context_synchronize(ctx));
+}
+
+/* HIP: host pointers that the runtime does not know are in the wrong space. */
+static void t_wrong_memory_space(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    if (env->backend != PP_BACKEND_HIP) skip();
+    const pp_status W = PP_ERROR_WRONG_MEMORY_SPACE;
+    float *host = (float *)tc_xmalloc(4096 * sizeof(float));
+    for (int i = 0; i < 4096; ++i) host[i] = 1.0f;
+    _Alignas(16) unsigned char res[16];
+    memset(res, TC_SENTINEL, sizeof res);
+    tc_case("hip: host pointer as pp_reduce's in");
+    expect_fail(ctx, pp_reduce(ctx, host, 4096, PP_F32, PP_OP_SUM, res, PP_F32, PP_RESULT_HOST), W, "'in'");
+    for (int i = 0; i < 16; ++i) TC_CHECK(res[i] == TC_SENTINEL, "byte %d written", i);
+    float *dev = (float *)tc_upload(ctx, host, 4096 * sizeof(float));
+    tc_case("hip: host pointer as pp_reduce's out with PP_RESULT_CONTEXT");
+    expect_fail(ctx, pp_reduce(ctx, dev, 4096, PP_F32, PP_OP_SUM, res, PP_F32, PP_RESULT_CONTEXT), W, "'out'");
+    for (int i = 0; i < 16; ++i) TC_CHECK(res[i] == TC_SENTINEL, "byte %d written", i);
+    uint64_t idx = 77;
+    tc_case("hip: host pointers in argmin");
+    expect_fail(ctx, pp_argmin(ctx, host, 4096, PP_F32, env->res, (uint64_t *)env->res + 4, PP_RESULT_CONTEXT), W, "'in'");
+    expect_fail(ctx, pp_argmin(ctx, dev, 4096, PP_F32, res, (uint64_t *)env->res + 4, PP_RESULT_CONTEXT), W, "'value'");
+    expect_fail(ctx, pp_argmax(ctx, dev, 4096, PP_F32, env->res, &idx, PP_RESULT_CONTEXT), W, "'index'");
+    TC_CHECK(idx == 77, "index written");
+    tc_case("hip: host pointers in pp_segmented_reduce");
+    size_t hoff[3] = {0, 10, 4096};
+    size_t *doff = (size_t *)tc_upload(ctx, hoff, sizeof hoff);
+    float *dout = (float *)tc_alloc(ctx, 64);
+    float hout[2] = {-1, -1};
+    expect_fail(ctx, pp_segmented_reduce(ctx, host, 4096, PP_F32, doff, 2, PP_OP_SUM, dout, PP_F32), W, "'in'");
+    expect_fail(ctx, pp_segmented_reduce(ctx, dev, 4096, PP_F32, hoff, 2, PP_OP_SUM, dout, PP_F32), W, "'offsets'");
+    expect_fail(ctx, pp_segmented_reduce(ctx, dev, 4096, PP_F32, doff, 2, PP_OP_SUM, hout, PP_F32), W, "'out'");
+    TC_CHECK(hout[0] == -1 && hout[1] == -1, "host out written");
+    tc_case("hip: host pointers in pp_memcpy / pp_memset / pp_context_set_scratch");
+    float back[4];
+    expect_fail(ctx, pp_memcpy(ctx, back, host, 16, PP_COPY_CONTEXT_TO_HOST), W, "'src'");
+    expect_fail(ctx, pp_memcpy(ctx, host, dev, 16, PP_COPY_CONTEXT_TO_CONTEXT), W, "'dst'");
+    expect_fail(ctx, pp_memset(ctx, host, 0, 16), W, "'ptr'");
+    TC_CHECK(host[0] == 1.0f, "host memory written");
+    expect_fail(ctx, pp_context_set_scratch(ctx, host, 4096), W, "'buffer'");
+    tc_free(ctx, dout);
+    tc_free(ctx, doff);
+    tc_free(ctx, dev);
+    free(host);
+}
+
+/* ---- names and strings ---- */
+
+static void t_names(void **state)
+{
+    (void)state;
+    tc_case("pp_status_string / pp_dtype_name / pp_op_name / pp_backend_name / pp_version");
+    static const struct { pp_status s; const char *name; } st[] = {
+        {PP_OK, "PP_OK"},
+        {PP_ERROR_INVALID_ARGUMENT, "PP_ERROR_INVALID_ARGUMENT"},
+        {PP_ERROR_UNSUPPORTED, "PP_ERROR_UNSUPPORTED"},
+        {PP_ERROR_OUT_OF_MEMORY, "PP_ERROR_OUT_OF_MEMORY"},
+        {PP_ERROR_NO_DEVICE, "PP_ERROR_NO_DEVICE"},
+        {PP_ERROR_WRONG_MEMORY_SPACE, "PP_ERROR_WRONG_MEMORY_SPACE"},
+        {PP_ERROR_DEVICE, "PP_ERROR_DEVICE"},
+    };
+    for (size_t i = 0; i < sizeof st / sizeof st[0]; ++i) {
+        const char *s = pp_status_string(st[i].s);
+        TC_CHECK(s != NULL && strstr(s, st[i].name) == s, "status %d: \"%s\" does not start with %s", (int)st[i].s,
+                 s ? s : "(null)", st[i].name);
+        for (size_t j = 0; j < i; ++j)
+            TC_CHECK(strcmp(s, pp_status_string(st[j].s)) != 0, "statuses %zu and %zu share a string", i, j);
+    }
+    TC_CHECK(strcmp(pp_status_string((pp_status)99), "unknown status") == 0, "\"%s\"", pp_status_string((pp_status)99));
+    TC_CHECK(strcmp(pp_status_string((pp_status)-1), "unknown status") == 0, "\"%s\"", pp_status_string((pp_status)-1));
+
+    static const char *const dn[] = {"u8", "i32", "u32", "i64", "u64", "f32", "f64"};
+    static const size_t ds[] = {1, 4, 4, 8, 8, 4, 8};
+    for (int i = 0; i < 7; ++i) {
+        const char *n = pp_dtype_name(tc_dtypes[i]);
+        TC_CHECK(n && strcmp(n, dn[i]) == 0, "dtype %d named \"%s\"", (int)tc_dtypes[i], n ? n : "(null)");
+        TC_CHECK(pp_dtype_size(tc_dtypes[i]) == ds[i], "size of %s", dn[i]);
+    }
+    TC_CHECK(pp_dtype_name((pp_dtype)0) == NULL && pp_dtype_name((pp_dtype)8) == NULL &&
+                 pp_dtype_name(BAD_DTYPE) == NULL && pp_dtype_name((pp_dtype)-1) == NULL,
+             "unknown dtypes must have no name");
+    TC_CHECK(pp_dtype_size((pp_dtype)0) == 0 && pp_dtype_size(BAD_DTYPE) == 0, "unknown dtypes must have size 0");
+    static const char *const on[] = {"sum", "prod", "min", "max", "and", "or", "xor"};
+    for (int i = 0; i < 7; ++i) {
+        const char *n = pp_op_name(tc_ops[i]);
+        TC_CHECK(n && strcmp(n, on[i]) == 0, "op %d named \"%s\"", (int)tc_ops[i], n ? n : "(null)");
+    }
+    TC_CHECK(pp_op_name((pp_op)0) == NULL && pp_op_name((pp_op)8) == NULL && pp_op_name(BAD_OP) == NULL &&
+                 pp_op_name((pp_op)-1) == NULL,
+             "unknown ops must have no name");
+    TC_CHECK(strcmp(pp_backend_name(PP_BACKEND_AUTO), "auto") == 0, "auto");
+    TC_CHECK(strcmp(pp_backend_name(PP_BACKEND_CPU), "cpu") == 0, "cpu");
+    TC_CHECK(strcmp(pp_backend_name(PP_BACKEND_HIP), "hip") == 0, "hip");
+    TC_CHECK(pp_backend_available(PP_BACKEND_CPU), "the CPU backend is always available");
+    TC_CHECK(!pp_backend_available((pp_backend)99), "backend 99 available");
+
+    TC_CHECK(pp_version() == PARPRIM_VERSION, "pp_version() = %u, header says %u", pp_version(), (unsigned)PARPRIM_VERSION);
+    char v[32];
+    snprintf(v, sizeof v, "%d.%d.%d", PARPRIM_VERSION_MAJOR, PARPRIM_VERSION_MINOR, PARPRIM_VERSION_PATCH);
+    TC_CHECK(strncmp(pp_version_string(), v, strlen(v)) == 0, "pp_version_string() = \"%s\", want it to start with %s",
+             pp_version_string(), v);
+    TC_CHECK(strstr(pp_version_string(), "cpu") != NULL, "pp_version_string() = \"%s\" does not list cpu",
+             pp_version_string());
+}
+
+/* A failure names its argument; the next failure replaces the message. */
+static void t_message_replaced(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    tc_case("%s: messages", pp_backend_name(env->backend));
+    _Alignas(16) unsigned char out[16];
+    expect_fail(ctx, pp_reduce(ctx, NULL, 3, PP_F32, PP_OP_SUM, out, PP_F32, PP_RESULT_HOST), PP_ERROR_INVALID_ARGUMENT, "'in'");
+    expect_fail(ctx, pp_reduce(ctx, NULL, 0, PP_F32, PP_OP_SUM, NULL, PP_F32, PP_RESULT_HOST), PP_ERROR_INVALID_ARGUMENT, "'out'");
+    TC_CHECK(strstr(pp_context_last_error(ctx), "'in'") == NULL, "stale message \"%s\"", pp_context_last_error(ctx));
+}
+
+int main(void)
+{
+    tc_init("test_errors");
+    const struct CMUnitTest tests[] = {
+        TC_BOTH(t_reduce_bad_args), TC_CPU(t_null_context),     TC_BOTH(t_arg_bad_args),
+        TC_BOTH(t_seg_bad_args),    TC_BOTH(t_memory_bad_args), TC_BOTH(t_out_of_memory),
+        TC_BOTH(t_scratch),         TC_CPU(t_context_create),   TC_BOTH(t_set_stream),
+        TC_HIP(t_wrong_memory_space), TC_CPU(t_names),          TC_BOTH(t_message_replaced),
+    };
+    return cmocka_run_group_tests_name("errors", tests, NULL, NULL);
+}

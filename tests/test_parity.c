@@ -1,0 +1,301 @@
+/*
+ * test_parity.c -- the HIP backend against the CPU backend on the same random inputs:
+ * integer results, min/max, argmin/argmax and segmented integer results bitwise equal;
+ * float sums within twice the header's bound of each other. Skips (cmocka skip) where no
+ * HIP device is present. Also: PP_BACKEND_AUTO creates a context and reports its backend.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static int op_defined(pp_op op, pp_dtype t)
+{
+    return !(tc_is_float(t) && (op == PP_OP_AND || op == PP_OP_OR || op == PP_OP_XOR));
+}
+
+/* Both backends' contexts: the test's HIP one and a CPU one. */
+struct pair {
+    tc_env *gpu;
+    tc_env cpu;
+};
+
+static struct pair open_pair(void **state)
+{
+    struct pair p;
+    p.gpu = tc_envp(state); /* skips without a device */
+    p.cpu.backend = PP_BACKEND_CPU;
+    TC_CHECK(pp_context_create(&p.cpu.ctx, PP_BACKEND_CPU, 0) == PP_OK, "%s", pp_last_create_error());
+    p.cpu.res = tc_alloc(p.cpu.ctx, 64);
+    return p;
+}
+
+static void close_pair(struct pair *p)
+{
+    tc_free(p->cpu.ctx, p->cpu.res);
+    pp_context_destroy(p->cpu.ctx);
+}
+
+/* Compare two results of (in -> out, op) over x[0, n). */
+static void compare(const void *gpu, const void *cpu, const void *x, size_t n, pp_dtype in, pp_op op, pp_dtype out)
+{
+    const uint64_t gb = tc_bits(gpu, 0, out), cb = tc_bits(cpu, 0, out);
+    if (tc_is_float(out) && (op == PP_OP_SUM || op == PP_OP_PROD)) {
+        const long double g = tc_value(gpu, 0, out), c = tc_value(cpu, 0, out);
+        long double bound;
+        if (op == PP_OP_SUM) {
+            long double abssum = 0;
+            for (size_t i = 0; i < n; ++i) abssum += fabsl(tc_value(x, i, in));
+            bound = 2 * tc_sum_gamma(n, out) * abssum;
+        } else {
+            const long double nu = (long double)(n ? n - 1 : 0) * (out == PP_F32 ? 0x1p-24L : 0x1p-53L);
+            if (nu >= 0.25L) return;
+            bound = 2 * nu / (1 - nu) * fabsl(c) * 1.0001L;
+        }
+        TC_CHECK(fabsl(g - c) <= bound, "hip %.21Lg vs cpu %.21Lg: |difference| %.3Lg > %.3Lg (2x the bound)", g, c,
+                 fabsl(g - c), bound);
+        return;
+    }
+    if (tc_is_float(out) && isnan((double)tc_value(cpu, 0, out))) {
+        TC_CHECK(isnan((double)tc_value(gpu, 0, out)), "cpu gives a NaN, hip bits 0x%llx", (unsigned long long)gb);
+        return;
+    }
+    if (tc_is_float(out) && tc_value(cpu, 0, out) == 0 && tc_value(gpu, 0, out) == 0) return; /* +-0: unspecified */
+    TC_CHECK(gb == cb, "hip bits 0x%llx, cpu bits 0x%llx", (unsigned long long)gb, (unsigned long long)cb);
+}
+
+static const pp_dtype widenings[][2] = {
+    {PP_U8, PP_U32}, {PP_U8, PP_U64}, {PP_I32, PP_I64}, {PP_U32, PP_U64}, {PP_F32, PP_F64}};
+
+/* Random sizes: small ones, tile-sized ones and a few millions. */
+static size_t random_size(tc_rng *r, int k)
+{
+    switch (k % 4) {
+    case 0: return tc_below(r, 300);
+    case 1: return tc_below(r, 70000);
+    case 2: return 8192 * (1 + tc_below(r, 64)) + tc_below(r, 3) - 1;
+    default: return tc_below(r, 3u << 20);
+    }
+}
+
+static void run_pair(struct pair *p, pp_dtype in, pp_op op, pp_dtype out, tc_dist dist, size_t n, tc_rng *r,
+                     int with_nan)
+{
+    const size_t es = tc_size(in);
+    void *host = tc_xmalloc(n * es + 1);
+    tc_fill(r, host, n, in, dist);
+    if (with_nan && n > 0 && tc_is_float(in)) tc_store_value(host, tc_below(r, n), in, NAN);
+    void *dg = tc_upload(p->gpu->ctx, host, n * es);
+    void *dc = tc_upload(p->cpu.ctx, host, n * es);
+    for (int s = 0; s < 2; ++s) {
+        const pp_result_space sp = s ? PP_RESULT_CONTEXT : PP_RESULT_HOST;
+        tc_case("parity: %s %s->%s n = %zu%s, space %d", tc_oname(op), tc_dname(in), tc_dname(out), n,
+                with_nan ? " with a NaN" : "", (int)sp);
+        _Alignas(16) unsigned char g[16], c[16];
+        TC_OK(p->gpu->ctx, tc_reduce(p->gpu, dg, n, in, op, out, sp, g));
+        TC_OK(p->cpu.ctx, tc_reduce(&p->cpu, dc, n, in, op, out, sp, c));
+        compare(g, c, host, n, in, op, out);
+    }
+    tc_free(p->gpu->ctx, dg);
+    tc_free(p->cpu.ctx, dc);
+    free(host);
+}
+
+static void t_parity_reduce(void **state)
+{
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity reduce");
+    for (int ti = 0; ti < 7; ++ti)
+        for (int oi = 0; oi < 7; ++oi) {
+            const pp_dtype t = tc_dtypes[ti];
+            const pp_op op = tc_ops[oi];
+            if (!op_defined(op, t)) continue;
+            for (int k = 0; k < 4; ++k) {
+                const tc_dist d = (op == PP_OP_MIN || op == PP_OP_MAX) && k == 1 ? TC_FEW : tc_dist_for(op, t);
+                run_pair(&p, t, op, t, d, random_size(&r, k), &r, 0);
+            }
+            if (tc_is_float(t) && (op == PP_OP_MIN || op == PP_OP_MAX)) {
+                run_pair(&p, t, op, t, TC_RANDOM, random_size(&r, 1), &r, 1);
+                run_pair(&p, t, op, t, TC_RANDOM, random_size(&r, 3), &r, 1);
+            }
+            if (tc_is_float(t) && op == PP_OP_PROD) run_pair(&p, t, op, t, TC_NEAR_ONE, random_size(&r, 3), &r, 0);
+        }
+    for (size_t w = 0; w < sizeof widenings / sizeof widenings[0]; ++w)
+        for (int k = 0; k < 4; ++k) run_pair(&p, widenings[w][0], PP_OP_SUM, widenings[w][1], TC_RANDOM, random_size(&r, k), &r, 0);
+    close_pair(&p);
+}
+
+static void t_parity_arg(void **state)
+{
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity arg");
+    for (int ti = 0; ti < 7; ++ti) {
+        const pp_dtype t = tc_dtypes[ti];
+        const size_t es = tc_size(t);
+        for (int k = 0; k < 8; ++k) {
+            const size_t n = random_size(&r, k);
+            void *host = tc_xmalloc(n * es + 1);
+            tc_fill(&r, host, n, t, k & 1 ? TC_FEW : TC_RANDOM);
+            if (tc_is_float(t) && k >= 6 && n > 0) {
+                tc_store_value(host, tc_below(&r, n), t, NAN);
+                tc_store_value(host, tc_below(&r, n), t, NAN);
+            }
+            void *dg = tc_upload(p.gpu->ctx, host, n * es);
+            void *dc = tc_upload(p.cpu.ctx, host, n * es);
+            for (int m = 0; m < 2; ++m)
+                for (int s = 0; s < 2; ++s) {
+                    const pp_op op = m ? PP_OP_MAX : PP_OP_MIN;
+                    const pp_result_space sp = s ? PP_RESULT_CONTEXT : PP_RESULT_HOST;
+                    tc_case("parity: arg%s %s n = %zu, space %d", m ? "max" : "min", tc_dname(t), n, (int)sp);
+                    _Alignas(16) unsigned char gv[16], cv[16];
+                    uint64_t gi, ci;
+                    TC_OK(p.gpu->ctx, tc_argreduce(p.gpu, dg, n, t, op, sp, gv, &gi));
+                    TC_OK(p.cpu.ctx, tc_argreduce(&p.cpu, dc, n, t, op, sp, cv, &ci));
+                    TC_CHECK(gi == ci, "hip index %llu, cpu index %llu", (unsigned long long)gi, (unsigned long long)ci);
+                    const int nan = tc_is_float(t) && isnan((double)tc_value(cv, 0, t));
+                    if (nan) TC_CHECK(isnan((double)tc_value(gv, 0, t)), "cpu value NaN, hip not");
+                    else TC_CHECK(tc_bits(gv, 0, t) == tc_bits(cv, 0, t), "hip value bits 0x%llx, cpu 0x%llx",
+                                  (unsigned long long)tc_bits(gv, 0, t), (unsigned long long)tc_bits(cv, 0, t));
+                }
+            tc_free(p.gpu->ctx, dg);
+            tc_free(p.cpu.ctx, dc);
+            free(host);
+        }
+    }
+    close_pair(&p);
+}
+
+static void t_parity_segmented(void **state)
+{
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity segmented");
+    struct { pp_dtype in, out; pp_op op; } combos[64];
+    size_t nc = 0;
+    for (int ti = 0; ti < 7; ++ti)
+        for (int oi = 0; oi < 7; ++oi)
+            if (op_defined(tc_ops[oi], tc_dtypes[ti])) {
+                combos[nc].in = combos[nc].out = tc_dtypes[ti];
+                combos[nc++].op = tc_ops[oi];
+            }
+    for (size_t w = 0; w < sizeof widenings / sizeof widenings[0]; ++w) {
+        combos[nc].in = widenings[w][0];
+        combos[nc].out = widenings[w][1];
+        combos[nc++].op = PP_OP_SUM;
+    }
+    /* Layouts: mean length 3, 60, 400 with a few long segments among them, and one of only
+     * long segments. */
+    static const size_t means[] = {3, 60, 400, 0};
+    for (int l = 0; l < 4; ++l) {
+        const size_t nseg = means[l] == 0 ? 7 : means[l] < 100 ? 5000 : 1000;
+        size_t *off = (size_t *)tc_xmalloc((nseg + 1) * sizeof *off);
+        off[0] = 0;
+        for (size_t s = 0; s < nseg; ++s) {
+            size_t len;
+            if (means[l] == 0) len = 30000 + tc_below(&r, 150000);
+            else if (tc_below(&r, 500) == 0) len = 70001 + tc_below(&r, 30000);
+            else len = tc_below(&r, 2 * means[l] + 1);
+            off[s + 1] = off[s] + len;
+        }
+        const size_t n = off[nseg];
+        for (size_t k = 0; k < nc; ++k) {
+            const pp_dtype in = combos[k].in, out = combos[k].out;
+            const pp_op op = combos[k].op;
+            const size_t es = tc_size(in), os = tc_size(out);
+            void *host = tc_xmalloc(n * es + 1);
+            tc_fill(&r, host, n, in, tc_dist_for(op, in));
+            void *dg = tc_upload(p.gpu->ctx, host, n * es);
+            void *dc = tc_upload(p.cpu.ctx, host, n * es);
+            unsigned char *g = (unsigned char *)tc_xmalloc(nseg * os), *c = (unsigned char *)tc_xmalloc(nseg * os);
+            tc_case("parity: segmented %s %s->%s, %zu segments of mean %zu", tc_oname(op), tc_dname(in),
+                    tc_dname(out), nseg, means[l]);
+            tc_segreduce(p.gpu, dg, n, in, off, nseg, op, g, out);
+            tc_segreduce(&p.cpu, dc, n, in, off, nseg, op, c, out);
+            for (size_t s = 0; s < nseg; ++s) {
+                tc_case("parity: segmented %s %s->%s, %zu segments of mean %zu: segment %zu [%zu, %zu)", tc_oname(op),
+                        tc_dname(in), tc_dname(out), nseg, means[l], s, off[s], off[s + 1]);
+                _Alignas(16) unsigned char gs[16], cs[16];
+                memcpy(gs, g + s * os, os);
+                memcpy(cs, c + s * os, os);
+                compare(gs, cs, (const unsigned char *)host + off[s] * es, off[s + 1] - off[s], in, op, out);
+            }
+            free(g);
+            free(c);
+            tc_free(p.gpu->ctx, dg);
+            tc_free(p.cpu.ctx, dc);
+            free(host);
+        }
+        free(off);
+    }
+    close_pair(&p);
+}
+
+/* AUTO picks HIP where a device is present, else the CPU; the context works. */
+static void t_auto_context(void **state)
+{
+    (void)state;
+    tc_case("PP_BACKEND_AUTO");
+    pp_context *ctx = NULL;
+    TC_CHECK(pp_context_create(&ctx, PP_BACKEND_AUTO, 0) == PP_OK, "%s", pp_last_create_error());
+    const pp_backend b = pp_context_backend(ctx);
+    TC_CHECK(b == PP_BACKEND_CPU || b == PP_BACKEND_HIP, "backend %d", (int)b);
+    TC_CHECK(b == (pp_backend_available(PP_BACKEND_HIP) ? PP_BACKEND_HIP : PP_BACKEND_CPU),
+             "AUTO chose %s with HIP %savailable", pp_backend_name(b), pp_backend_available(PP_BACKEND_HIP) ? "" : "not ");
+    TC_CHECK(pp_context_device_name(ctx) && pp_context_device_name(ctx)[0], "no device name");
+    print_message("    AUTO -> %s (%s)\n", pp_backend_name(b), pp_context_device_name(ctx));
+    TC_CHECK(pp_backend_available(PP_BACKEND_AUTO), "AUTO is always available");
+    const int64_t h[3] = {5, -7, 11};
+    void *d = tc_upload(ctx, h, sizeof h);
+    int64_t sum = 0;
+    uint64_t idx = 0;
+    TC_OK(ctx, pp_reduce(ctx, d, 3, PP_I64, PP_OP_SUM, &sum, PP_I64, PP_RESULT_HOST));
+    TC_CHECK(sum == 9, "sum %lld", (long long)sum);
+    TC_OK(ctx, pp_argmin(ctx, d, 3, PP_I64, &sum, &idx, PP_RESULT_HOST));
+    TC_CHECK(sum == -7 && idx == 1, "argmin %lld at %llu", (long long)sum, (unsigned long long)idx);
+    TC_OK(ctx, pp_context_synchronize(ctx));
+    tc_free(ctx, d);
+    pp_context_destroy(ctx);
+}
+
+/* HIP: the caller's stream is used, and results come back in order. */
+static void t_hip_user_stream(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    void *own = pp_context_stream(ctx);
+    TC_CHECK(own != NULL, "a HIP context without a stream");
+    /* Another context's stream stands in for the caller's own. */
+    pp_context *other = NULL;
+    TC_CHECK(pp_context_create(&other, PP_BACKEND_HIP, 0) == PP_OK, "%s", pp_last_create_error());
+    void *theirs = pp_context_stream(other);
+    tc_case("hip: reduce on a caller's stream");
+    TC_OK(ctx, pp_context_set_stream(ctx, theirs));
+    TC_CHECK(pp_context_stream(ctx) == theirs, "stream not taken");
+    const size_t n = 1u << 20;
+    uint32_t *h = (uint32_t *)tc_xmalloc(n * sizeof *h);
+    uint64_t want = 0;
+    for (size_t i = 0; i < n; ++i) want += h[i] = (uint32_t)(i * 2654435761u);
+    void *d = tc_upload(ctx, h, n * sizeof *h);
+    uint64_t got = 0;
+    TC_OK(ctx, pp_reduce(ctx, d, n, PP_U32, PP_OP_SUM, env->res, PP_U64, PP_RESULT_CONTEXT));
+    tc_download(ctx, &got, env->res, 8);
+    TC_CHECK(got == want, "sum %llu, want %llu", (unsigned long long)got, (unsigned long long)want);
+    TC_OK(ctx, pp_context_set_stream(ctx, NULL));
+    TC_CHECK(pp_context_stream(ctx) == own, "set_stream(NULL) did not return to the context's stream");
+    TC_OK(ctx, pp_reduce(ctx, d, n, PP_U32, PP_OP_SUM, &got, PP_U64, PP_RESULT_HOST));
+    TC_CHECK(got == want, "sum %llu, want %llu", (unsigned long long)got, (unsigned long long)want);
+    tc_free(ctx, d);
+    free(h);
+    pp_context_destroy(other);
+}
+
+int main(void)
+{
+    tc_init("test_parity");
+    const struct CMUnitTest tests[] = {
+        TC_CPU(t_auto_context),  TC_HIP(t_parity_reduce), TC_HIP(t_parity_arg),
+        TC_HIP(t_parity_segmented), TC_HIP(t_hip_user_stream),
+    };
+    return cmocka_run_group_tests_name("parity", tests, NULL, NULL);
+}
