@@ -89,6 +89,8 @@ int pp_backend_available(pp_backend backend)
     return ops != NULL && ops->device_count() > 0;
 }
 
+static void forget_known(pp_context *ctx);
+
 static _Thread_local char create_error[PP_MESSAGE_SIZE];
 
 const char *pp_last_create_error(void) { return create_error; }
@@ -211,6 +213,7 @@ pp_status pp_context_set_scratch(pp_context *ctx, void *buffer, size_t bytes)
                         ctx->ops->name);
     pp_status st = ctx->ops->synchronize(ctx);
     if (st != PP_OK) return st;
+    forget_known(ctx);
     release_scratch(ctx);
     if (buffer) {
         ctx->scratch = buffer;
@@ -256,12 +259,22 @@ pp_status pp_context_reserve_scratch(pp_context *ctx, size_t bytes)
 
 /* ---- memory ---- */
 
+static void forget_known(pp_context *ctx)
+{
+    for (unsigned i = 0; i < 4; ++i) ctx->known_device[i] = NULL;
+}
+
 static pp_status check_space(pp_context *ctx, const char *fn, const char *arg, const void *p)
 {
-    if (p && ctx->ops->pointer_kind(ctx, p) == PP_PTR_HOST)
+    if (!p) return PP_OK;
+    for (unsigned i = 0; i < 4; ++i)
+        if (ctx->known_device[i] == p) return PP_OK;
+    pp_ptr_kind k = ctx->ops->pointer_kind(ctx, p);
+    if (k == PP_PTR_HOST)
         return pp__fail(ctx, PP_ERROR_WRONG_MEMORY_SPACE,
                         "%s: argument '%s' is host memory, not %s device memory", fn, arg,
                         ctx->ops->name);
+    if (k == PP_PTR_DEVICE) ctx->known_device[ctx->known_next++ & 3] = p;
     return PP_OK;
 }
 
@@ -286,6 +299,7 @@ pp_status pp_free(pp_context *ctx, void *ptr)
 {
     CHECK_CTX(ctx);
     if (!ptr) return PP_OK;
+    forget_known(ctx);
     return ctx->ops->mem_free(ctx, ptr);
 }
 

@@ -92,6 +92,12 @@ struct pp_context {
     size_t scratch_size;
     int scratch_is_caller_owned;
 
+    /* Pointers the backend recently said are device memory: the space check of a call is
+     * a runtime query (about a microsecond on CUDA), repeated on every small call
+     * otherwise. pp_free and pp_context_set_scratch clear it. */
+    const void *known_device[4];
+    unsigned known_next;
+
     char message[PP_MESSAGE_SIZE];
 };
 
