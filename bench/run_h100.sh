@@ -34,3 +34,11 @@ if [ "${SWEEP:-0}" = 1 ]; then
 fi
 $B/bench/parprim-bench --backend hip ${BENCH_ARGS:-} --csv "$OUT/bench.csv" 2>&1 | tee "$OUT/bench.txt"
 echo "total: $(( $(date +%s) - t0 )) s"
+if [ "${LOADEXP:-0}" = 1 ]; then  # the load-hint experiment of bench/NOTES.md
+    cmake -S . -B /tmp/b2 -G Ninja -DPP_HIP=NVIDIA -DCMAKE_CUDA_ARCHITECTURES=90 -DPP_BUILD_TESTS=OFF \
+        -DCMAKE_CUDA_FLAGS=-DPP_NV_LOAD_L2_256B >/dev/null 2>&1 && cmake --build /tmp/b2 -j16 >/dev/null 2>&1
+    for rep in 1 2; do
+        echo "== plain __ldcs (run $rep)"; $B/bench/parprim-bench --backend hip --only reduce --no-cub 2>&1 | grep -E "^reduce_(sum|max|min) "
+        echo "== L2::256B (run $rep)"; /tmp/b2/bench/parprim-bench --backend hip --only reduce --no-cub 2>&1 | grep -E "^reduce_(sum|max|min) "
+    done
+fi
