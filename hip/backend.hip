@@ -20,7 +20,7 @@ static int hip_device_count(void)
 
 static pp_status hip_context_init(pp_context *ctx)
 {
-    PP_HIP_TRY(ctx, hipSetDevice(ctx->device));
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     hipDeviceProp_t prop;
     PP_HIP_TRY(ctx, hipGetDeviceProperties(&prop, ctx->device));
     pp_hip_state *st = (pp_hip_state *)calloc(1, sizeof *st);
@@ -68,14 +68,14 @@ static pp_status hip_set_stream(pp_context *ctx, void *stream)
 
 static pp_status hip_synchronize(pp_context *ctx)
 {
-    PP_HIP_TRY(ctx, hipSetDevice(ctx->device));
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     PP_HIP_TRY(ctx, hipStreamSynchronize(pp_hip(ctx)->stream));
     return PP_OK;
 }
 
 static pp_status hip_mem_alloc(pp_context *ctx, void **ptr, size_t bytes)
 {
-    PP_HIP_TRY(ctx, hipSetDevice(ctx->device));
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     hipError_t e = hipMalloc(ptr, bytes);
     if (e != hipSuccess) {
         (void)hipGetLastError();
@@ -88,7 +88,7 @@ static pp_status hip_mem_alloc(pp_context *ctx, void **ptr, size_t bytes)
 
 static pp_status hip_mem_free(pp_context *ctx, void *ptr)
 {
-    PP_HIP_TRY(ctx, hipSetDevice(ctx->device));
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     PP_HIP_TRY(ctx, hipFree(ptr));
     return PP_OK;
 }
@@ -96,7 +96,7 @@ static pp_status hip_mem_free(pp_context *ctx, void *ptr)
 static pp_status hip_mem_copy(pp_context *ctx, void *dst, const void *src, size_t bytes, pp_copy_kind kind)
 {
     pp_hip_state *st = pp_hip(ctx);
-    PP_HIP_TRY(ctx, hipSetDevice(ctx->device));
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     switch (kind) {
     case PP_COPY_HOST_TO_CONTEXT:
         PP_HIP_TRY(ctx, hipMemcpyAsync(dst, src, bytes, hipMemcpyHostToDevice, st->stream));
@@ -115,7 +115,7 @@ static pp_status hip_mem_copy(pp_context *ctx, void *dst, const void *src, size_
 
 static pp_status hip_mem_set(pp_context *ctx, void *ptr, int value, size_t bytes)
 {
-    PP_HIP_TRY(ctx, hipSetDevice(ctx->device));
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     PP_HIP_TRY(ctx, hipMemsetAsync(ptr, value, bytes, pp_hip(ctx)->stream));
     return PP_OK;
 }

@@ -43,6 +43,15 @@ static inline pp_hip_state *pp_hip(pp_context *ctx) { return (pp_hip_state *)ctx
 /* After a kernel launch: a launch error (bad configuration, no image for the device). */
 #define PP_HIP_CHECK_LAUNCH(ctx, what) PP_HIP_TRY(ctx, (hipGetLastError()))
 
+/* Make the context's device current for this host thread; asks first, since reading the
+ * current device is far cheaper than setting it and most programs use one device. */
+static inline hipError_t pp_hip_use_device(pp_context *ctx)
+{
+    int cur = -1;
+    if (hipGetDevice(&cur) == hipSuccess && cur == ctx->device) return hipSuccess;
+    return hipSetDevice(ctx->device);
+}
+
 /* Round x up to a multiple of 256 bytes (scratch sub-allocations). */
 static inline size_t pp_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 

@@ -311,7 +311,7 @@ pp_status reduce_to(pp_context *ctx, const typename P::in_t *in, uint64_t n, voi
                     uint64_t *out_i_user, pp_result_space space)
 {
     pp_hip_state *hs = pp_hip(ctx);
-    PP_HIP_TRY(ctx, hipSetDevice(ctx->device));
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     const size_t need = reduce_scratch_bytes<P, Out>(in, n, hs->cu_count, hs->tune);
     void *scratch = nullptr;
     pp_status st = pp__scratch(ctx, need, &scratch);
@@ -558,7 +558,7 @@ pp_status segmented_run(pp_context *ctx, const pp_segreduce_args *a)
     using In = typename P::in_t;
     using A = typename P::acc_t;
     pp_hip_state *hs = pp_hip(ctx);
-    PP_HIP_TRY(ctx, hipSetDevice(ctx->device));
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     const uint64_t n = a->n, nseg = a->n_segments;
     const uint64_t mean = n / nseg;
     const int lanes = mean <= 16 ? 4 : mean <= 128 ? 16 : 32;
