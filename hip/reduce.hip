@@ -330,43 +330,58 @@ pp_status reduce_to(pp_context *ctx, const typename P::in_t *in, uint64_t n, voi
 
 /* ---- type dispatch: each (in, out, op) the C API offers is instantiated here, once ---- */
 
-template <typename In, typename Out> pp_status reduce_io(pp_context *ctx, const pp_reduce_args *a)
+/* Calls run.template go<P>() with the accumulation policy of (In, Out, op): the one place
+ * that maps an op to its accumulator type and operator. Integer sums and products wrap in
+ * the unsigned type of the result's width; u8 compares and bit ops widen to 32 bits for
+ * the shuffles. PP_ERROR_UNSUPPORTED for a combination src/ would not pass. */
+template <typename In, typename Out, typename Run> pp_status with_policy(pp_op op, Run &run)
 {
-    using SumA = typename unsigned_of<Out>::type; /* wrapping sums and products */
+    using SumA = typename unsigned_of<Out>::type;
     using CmpA = shfl_t<In>;
     using BitA = shfl_t<typename unsigned_of<In>::type>;
-    const In *in = (const In *)a->in;
     constexpr bool same = std::is_same<In, Out>::value;
-    switch (a->op) {
-    case PP_OP_SUM:
-        return reduce_to<plain_policy<In, SumA, pp_op_sum<SumA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+    constexpr bool bits = same && std::is_integral<In>::value;
+    switch (op) {
+    case PP_OP_SUM: return run.template go<plain_policy<In, SumA, pp_op_sum<SumA>>>();
     case PP_OP_PROD:
-        if constexpr (same)
-            return reduce_to<plain_policy<In, SumA, pp_op_prod<SumA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+        if constexpr (same) return run.template go<plain_policy<In, SumA, pp_op_prod<SumA>>>();
         break;
     case PP_OP_MIN:
-        if constexpr (same)
-            return reduce_to<plain_policy<In, CmpA, pp_op_min<CmpA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+        if constexpr (same) return run.template go<plain_policy<In, CmpA, pp_op_min<CmpA>>>();
         break;
     case PP_OP_MAX:
-        if constexpr (same)
-            return reduce_to<plain_policy<In, CmpA, pp_op_max<CmpA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+        if constexpr (same) return run.template go<plain_policy<In, CmpA, pp_op_max<CmpA>>>();
         break;
     case PP_OP_AND:
-        if constexpr (same && std::is_integral<In>::value)
-            return reduce_to<plain_policy<In, BitA, pp_op_and<BitA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+        if constexpr (bits) return run.template go<plain_policy<In, BitA, pp_op_and<BitA>>>();
         break;
     case PP_OP_OR:
-        if constexpr (same && std::is_integral<In>::value)
-            return reduce_to<plain_policy<In, BitA, pp_op_or<BitA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+        if constexpr (bits) return run.template go<plain_policy<In, BitA, pp_op_or<BitA>>>();
         break;
     case PP_OP_XOR:
-        if constexpr (same && std::is_integral<In>::value)
-            return reduce_to<plain_policy<In, BitA, pp_op_xor<BitA>>, Out>(ctx, in, a->n, a->out, nullptr, a->space);
+        if constexpr (bits) return run.template go<plain_policy<In, BitA, pp_op_xor<BitA>>>();
         break;
     }
-    return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_reduce: hip has no %s from %s to %s", pp_op_name(a->op),
-                    pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
+    return PP_ERROR_UNSUPPORTED;
+}
+
+template <typename In, typename Out> struct reduce_run {
+    pp_context *ctx;
+    const pp_reduce_args *a;
+    template <typename P> pp_status go()
+    {
+        return reduce_to<P, Out>(ctx, (const In *)a->in, a->n, a->out, nullptr, a->space);
+    }
+};
+
+template <typename In, typename Out> pp_status reduce_io(pp_context *ctx, const pp_reduce_args *a)
+{
+    reduce_run<In, Out> run = {ctx, a};
+    pp_status st = with_policy<In, Out>(a->op, run);
+    if (st == PP_ERROR_UNSUPPORTED && !ctx->message[0])
+        return pp__fail(ctx, st, "pp_reduce: hip has no %s from %s to %s", pp_op_name(a->op),
+                        pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
+    return st;
 }
 
 } // namespace
@@ -600,38 +615,20 @@ pp_status segmented_run(pp_context *ctx, const pp_segreduce_args *a)
     return PP_OK;
 }
 
+template <typename In, typename Out> struct segmented_run_t {
+    pp_context *ctx;
+    const pp_segreduce_args *a;
+    template <typename P> pp_status go() { return segmented_run<P, Out>(ctx, a); }
+};
+
 template <typename In, typename Out> pp_status segmented_io(pp_context *ctx, const pp_segreduce_args *a)
 {
-    using SumA = typename unsigned_of<Out>::type;
-    using CmpA = shfl_t<In>;
-    using BitA = shfl_t<typename unsigned_of<In>::type>;
-    constexpr bool same = std::is_same<In, Out>::value;
-    switch (a->op) {
-    case PP_OP_SUM: return segmented_run<plain_policy<In, SumA, pp_op_sum<SumA>>, Out>(ctx, a);
-    case PP_OP_PROD:
-        if constexpr (same) return segmented_run<plain_policy<In, SumA, pp_op_prod<SumA>>, Out>(ctx, a);
-        break;
-    case PP_OP_MIN:
-        if constexpr (same) return segmented_run<plain_policy<In, CmpA, pp_op_min<CmpA>>, Out>(ctx, a);
-        break;
-    case PP_OP_MAX:
-        if constexpr (same) return segmented_run<plain_policy<In, CmpA, pp_op_max<CmpA>>, Out>(ctx, a);
-        break;
-    case PP_OP_AND:
-        if constexpr (same && std::is_integral<In>::value)
-            return segmented_run<plain_policy<In, BitA, pp_op_and<BitA>>, Out>(ctx, a);
-        break;
-    case PP_OP_OR:
-        if constexpr (same && std::is_integral<In>::value)
-            return segmented_run<plain_policy<In, BitA, pp_op_or<BitA>>, Out>(ctx, a);
-        break;
-    case PP_OP_XOR:
-        if constexpr (same && std::is_integral<In>::value)
-            return segmented_run<plain_policy<In, BitA, pp_op_xor<BitA>>, Out>(ctx, a);
-        break;
-    }
-    return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_segmented_reduce: hip has no %s from %s to %s",
-                    pp_op_name(a->op), pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
+    segmented_run_t<In, Out> run = {ctx, a};
+    pp_status st = with_policy<In, Out>(a->op, run);
+    if (st == PP_ERROR_UNSUPPORTED && !ctx->message[0])
+        return pp__fail(ctx, st, "pp_segmented_reduce: hip has no %s from %s to %s", pp_op_name(a->op),
+                        pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
+    return st;
 }
 
 } // namespace
