@@ -4,7 +4,8 @@
  *
  *   gpu_timer.hip  event timing on a stream (PB_HAVE_GPU_TIMER; HIP on AMD, CUDA on NVIDIA
  *                  through hip/port.h)
- *   cub_peer.cu    CUB's device-wide reductions timed the same way (PB_HAVE_CUB; NVIDIA only)
+ *   cub_peer.cu    CUB's device-wide reductions and scans timed the same way (PB_HAVE_CUB;
+ *                  NVIDIA only)
  *
  * Streams are passed as void * (what pp_context_stream returns).
  */
@@ -34,14 +35,15 @@ const char *pb_gpu_last_error(void);
 
 /* ---- CUB peer (cub_peer.cu, NVIDIA only) ----------------------------------------------
  * One job runs a CUB device-wide primitive on device data already in place: the temporary
- * storage and the output are allocated once, outside the timed region; one untimed
- * warm-up call; then `reps` timed repetitions, each of `batch` calls back to back between
- * two events on `stream` (PB_CUB_SUM_HOST: each call is followed by a copy of the result
- * to pinned host memory and a stream synchronization, timed with the host clock). The
- * median per-call time is returned in milliseconds, negative on failure (message from
- * pb_cub_last_error). After timing, the last result is copied to `result` (host memory:
+ * storage and the output (scans: the caller's `out`) are allocated once, outside the timed
+ * region; one untimed warm-up call; then `reps` timed repetitions, each of `batch` calls back
+ * to back between two events on `stream` (PB_CUB_SUM_HOST: each call is followed by a copy
+ * of the result to pinned host memory and a stream synchronization, timed with the host
+ * clock). The median per-call time is returned in milliseconds, negative on failure (message
+ * from pb_cub_last_error). After timing, the last result is copied to `result` (host memory:
  * one element of out_type, or n_segments elements for PB_CUB_SEGSUM, or n elements of
  * in_type for PB_CUB_COPY) and, for the arg kinds, its index to `index`; NULL skips that.
+ * Scans leave their n outputs in `out` (device memory) and ignore `result`.
  * dtypes are pp_dtype values. */
 typedef enum pb_cub_kind {
     PB_CUB_COPY = 1,    /* cudaMemcpyAsync device to device of n elements of in_type */
@@ -51,7 +53,13 @@ typedef enum pb_cub_kind {
     PB_CUB_ARGMIN = 5,  /* DeviceReduce::ArgMin (value and int64 index outputs) */
     PB_CUB_ARGMAX = 6,  /* DeviceReduce::ArgMax (value and int64 index outputs) */
     PB_CUB_SEGSUM = 7,  /* DeviceSegmentedReduce::Sum over size_t offsets */
-    PB_CUB_SUM_HOST = 8 /* DeviceReduce::Sum + copy of the result to host + synchronize */
+    PB_CUB_SUM_HOST = 8, /* DeviceReduce::Sum + copy of the result to host + synchronize */
+    PB_CUB_INCLUSIVE_SUM = 9,  /* DeviceScan::InclusiveSum, in_type == out_type */
+    PB_CUB_EXCLUSIVE_SUM = 10, /* DeviceScan::ExclusiveSum; widening (u8 -> u64, ...):
+                                * ExclusiveScan with cuda::std::plus<> and an out_type zero
+                                * as init, so that CUB accumulates in out_type */
+    PB_CUB_INCLUSIVE_MAX = 11, /* DeviceScan::InclusiveScan with cuda::maximum<> */
+    PB_CUB_SEGSCAN_SUM = 12    /* DeviceScan::InclusiveSumByKey, keys: uint32 segment ids */
 } pb_cub_kind;
 
 typedef struct pb_cub_job {
@@ -62,6 +70,9 @@ typedef struct pb_cub_job {
     size_t n;
     const size_t *offsets;  /* SEGSUM: device pointer, n_segments + 1 entries */
     size_t n_segments;
+    void *out;              /* scans: device pointer, n elements of out_type */
+    const void *keys;       /* SEGSCAN_SUM: device pointer, n uint32 keys (equal within a
+                             * segment, different between neighbouring segments) */
     void *stream;
     int reps;               /* timed repetitions (>= 1) */
     int batch;              /* calls per repetition (>= 1) */

@@ -1,23 +1,28 @@
 /*
- * cub_peer.cu -- CUB's device-wide reductions, timed in the same process and in the same way
- * as parprim's rows of parprim-bench (bench_gpu.h describes the job). NVIDIA only; compiled
- * by nvcc.
+ * cub_peer.cu -- CUB's device-wide reductions and scans, timed in the same process and in the
+ * same way as parprim's rows of parprim-bench (bench_gpu.h describes the job). NVIDIA only;
+ * compiled by nvcc.
  *
  * Fairness: the temporary storage is sized and allocated once, before timing (what a
  * caller that caches CUB's buffer does); the element count is passed as a 32-bit type when
  * n fits (CUB then uses 32-bit offsets, its fastest path) and as a 64-bit type otherwise.
  * Only the type pairs the bench's rows use are instantiated, to keep the build short; any
- * other pair fails with a message.
+ * other pair fails with a message. Scans write into the caller's output buffer (job.out).
+ * CUB 3.0 has no cub::Max; the max scan uses cuda::maximum<>, as CUB's own DeviceReduce::Max.
  */
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/version.cuh>
+#include <cuda/functional>
+#include <cuda/std/functional>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <type_traits>
 #include <vector>
 
 #include "bench_gpu.h"
@@ -230,6 +235,68 @@ template <class In, class Out> double run_segsum(const pb_cub_job &job)
     return deliver(job, ms, o, job.n_segments * sizeof(Out), nullptr);
 }
 
+/* time_device for a call that takes the element count: `call(temp, temp_bytes, n)` gets n as a
+ * 32-bit type when it fits (CUB's 32-bit offsets) and as a 64-bit type otherwise. */
+template <class Call> double time_device_n(const pb_cub_job &job, Call call)
+{
+    if (job.n <= UINT32_MAX) {
+        uint32_t n = (uint32_t)job.n;
+        return time_device(job, [&](void *t, size_t &b) { return call(t, b, n); });
+    }
+    unsigned long long n = job.n;
+    return time_device(job, [&](void *t, size_t &b) { return call(t, b, n); });
+}
+
+template <class T> double run_inclusive_sum(const pb_cub_job &job)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    const T *in = (const T *)job.in;
+    T *out = (T *)job.out;
+    double ms = time_device_n(
+        job, [&](void *t, size_t &b, auto n) { return cub::DeviceScan::InclusiveSum(t, b, in, out, n, s); });
+    return deliver(job, ms, nullptr, 0, nullptr);
+}
+
+/* ExclusiveSum seeds CUB with an input-type zero, so CUB would accumulate u8 in int; a widening
+ * scan passes an Out zero as init instead (CUB's accumulator: the type of init + element). */
+template <class In, class Out> double run_exclusive_sum(const pb_cub_job &job)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    const In *in = (const In *)job.in;
+    Out *out = (Out *)job.out;
+    double ms = time_device_n(job, [&](void *t, size_t &b, auto n) {
+        if constexpr (std::is_same_v<In, Out>)
+            return cub::DeviceScan::ExclusiveSum(t, b, in, out, n, s);
+        else
+            return cub::DeviceScan::ExclusiveScan(t, b, in, out, cuda::std::plus<>{}, Out{0}, n, s);
+    });
+    return deliver(job, ms, nullptr, 0, nullptr);
+}
+
+template <class T> double run_inclusive_max(const pb_cub_job &job)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    const T *in = (const T *)job.in;
+    T *out = (T *)job.out;
+    double ms = time_device_n(job, [&](void *t, size_t &b, auto n) {
+        return cub::DeviceScan::InclusiveScan(t, b, in, out, cuda::maximum<>{}, n, s);
+    });
+    return deliver(job, ms, nullptr, 0, nullptr);
+}
+
+template <class T> double run_segscan_sum(const pb_cub_job &job)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    const uint32_t *keys = (const uint32_t *)job.keys;
+    const T *in = (const T *)job.in;
+    T *out = (T *)job.out;
+    if (!keys && job.n > 0) return fail_msg("pb_cub_run: PB_CUB_SEGSCAN_SUM needs job.keys");
+    double ms = time_device_n(job, [&](void *t, size_t &b, auto n) {
+        return cub::DeviceScan::InclusiveSumByKey(t, b, keys, in, out, n, cuda::std::equal_to<>{}, s);
+    });
+    return deliver(job, ms, nullptr, 0, nullptr);
+}
+
 double run_copy(const pb_cub_job &job)
 {
     cudaStream_t s = (cudaStream_t)job.stream;
@@ -249,6 +316,7 @@ double run_copy(const pb_cub_job &job)
 }
 
 #define PB_PAIR(a, b) ((a) * 16 + (b))
+#define PB_KIND_PAIR(k, a, b) ((k) * 256 + PB_PAIR(a, b))
 
 } // namespace
 
@@ -304,6 +372,22 @@ extern "C" double pb_cub_run(const pb_cub_job *job)
     case PB_CUB_SEGSUM:
         switch (PB_PAIR(j.in_type, j.out_type)) {
         case PB_PAIR(PP_F32, PP_F32): return run_segsum<float, float>(j);
+        default: break;
+        }
+        break;
+    case PB_CUB_INCLUSIVE_SUM:
+    case PB_CUB_EXCLUSIVE_SUM:
+    case PB_CUB_INCLUSIVE_MAX:
+    case PB_CUB_SEGSCAN_SUM:
+        if (!j.out && j.n > 0) return fail_msg("pb_cub_run: a scan needs job.out");
+        switch (PB_KIND_PAIR(j.kind, j.in_type, j.out_type)) {
+        case PB_KIND_PAIR(PB_CUB_INCLUSIVE_SUM, PP_F32, PP_F32): return run_inclusive_sum<float>(j);
+        case PB_KIND_PAIR(PB_CUB_INCLUSIVE_SUM, PP_F64, PP_F64): return run_inclusive_sum<double>(j);
+        case PB_KIND_PAIR(PB_CUB_EXCLUSIVE_SUM, PP_U32, PP_U32): return run_exclusive_sum<uint32_t, uint32_t>(j);
+        case PB_KIND_PAIR(PB_CUB_EXCLUSIVE_SUM, PP_U8, PP_U64):
+            return run_exclusive_sum<uint8_t, unsigned long long>(j);
+        case PB_KIND_PAIR(PB_CUB_INCLUSIVE_MAX, PP_I32, PP_I32): return run_inclusive_max<int32_t>(j);
+        case PB_KIND_PAIR(PB_CUB_SEGSCAN_SUM, PP_F32, PP_F32): return run_segscan_sum<float>(j);
         default: break;
         }
         break;

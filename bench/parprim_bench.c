@@ -1,8 +1,8 @@
 /*
- * parprim_bench.c -- parprim-bench, the project's main job: runs the reduce family on the
- * chosen backends and sizes, verifies every result, and reports time, items/s and effective
- * GB/s (the fewest bytes the primitive must move, divided by the time); on NVIDIA, CUB runs
- * the same rows in the same process on the same device buffers (cub_peer.cu).
+ * parprim_bench.c -- parprim-bench, the project's main job: runs the reduce and scan families
+ * on the chosen backends and sizes, verifies every result, and reports time, items/s and
+ * effective GB/s (the fewest bytes the primitive must move, divided by the time); on NVIDIA,
+ * CUB runs the same rows in the same process on the same device buffers (cub_peer.cu).
  *
  * Timing. GPU: a warm-up call, then events on the context's stream around each repetition
  * of `batch` back-to-back calls (batch > 1 only when one call takes under 100 us); the
@@ -13,13 +13,17 @@
  *
  * Data. Counter-based (element i depends only on the seed, the array and i, so every
  * backend and every n sees the same prefix): floats uniform in [-1, 1) on a grid exact in
- * the type, u8 random bytes, i32 random over the whole range.
+ * the type, u8 random bytes, i32 random over the whole range (u32 rows read the i32 array's
+ * bits). Segmented scans use random segment lengths, counter-based from the seed as well.
  *
  * Verification. A GPU row's result is compared with the CPU backend's result on the same
  * input; a CPU row's with a serial loop written here. Integers, min/max and argmin/argmax
  * must be bitwise equal; float sums must agree within 2 g sum|x|, g from parprim.h's bound
- * (D = ceil(log2 n) + PP_SUM_DEPTH_SLACK, u = 2^-24 or 2^-53 by accumulation type). A failed
- * verification prints NO and makes the exit status 1.
+ * (D = ceil(log2 n) + PP_SUM_DEPTH_SLACK, u = 2^-24 or 2^-53 by accumulation type). Scans
+ * are compared element by element in the same way, a float out[i] within 2 g(D_scan(m))
+ * times the running sum of |x| in its segment (D_scan(m) = 2 ceil(log2 m) +
+ * PP_SCAN_DEPTH_SLACK, m the elements out[i] combines). A failed verification prints NO and
+ * makes the exit status 1.
  *
  * Plain C11: the GPU-only helpers (event timer, CUB) live behind bench_gpu.h.
  */
@@ -67,10 +71,10 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: parprim-bench [options]\n"
             "\n"
-            "Runs parprim's reduce family on the chosen backends, verifies every result and\n"
-            "prints time (median of repetitions), items/s and effective GB/s (the fewest bytes\n"
-            "the primitive must move / time). On NVIDIA builds CUB runs the same rows in the same\n"
-            "process and the last columns compare the two.\n"
+            "Runs parprim's reduce and scan families on the chosen backends, verifies every\n"
+            "result and prints time (median of repetitions), items/s and effective GB/s (the\n"
+            "fewest bytes the primitive must move / time). On NVIDIA builds CUB runs the same rows\n"
+            "in the same process and the last columns compare the two.\n"
             "\n"
             "options:\n"
             "  --backend B   cpu | hip | auto | all (default auto: hip if a device is present,\n"
@@ -80,7 +84,8 @@ static void usage(FILE *f)
             "  --reps R      timed repetitions per row (default: repeat until about 0.3 s are\n"
             "                timed, at least 5 and at most 1000 repetitions)\n"
             "  --csv FILE    also write the rows as CSV to FILE\n"
-            "  --only NAME   run only rows whose \"name dtype\" contains NAME (e.g. argmax, f64)\n"
+            "  --only NAME   run only rows whose \"name dtype\" contains NAME (e.g. argmax, f64,\n"
+            "                scan: every scan row)\n"
             "  --quick       smaller default n and about 0.03 s per row (smoke runs, CI)\n"
             "  --seed S      seed of the input data (default 1); printed in the header\n"
             "  --device D    GPU index for the hip backend (default 0)\n"
@@ -92,10 +97,16 @@ static void usage(FILE *f)
             "  argmin f64, segreduce_sum_len256 f32 (n/256 segments of 256),\n"
             "  segreduce_sum_64segs f32 (64 long segments), latency_sum_ctx f32 and\n"
             "  latency_sum_host f32 (n = 1024; result in context memory timed back to back, and\n"
-            "  result to host memory including the synchronizing copy; time per call).\n"
+            "  result to host memory including the synchronizing copy; time per call);\n"
+            "  scan_incl_sum f32, f64, scan_excl_sum u32, u8->u64, scan_incl_max i32 (output of n\n"
+            "  elements in context memory), segscan_sum_flags f32 and segscan_sum_offsets f32\n"
+            "  (inclusive, the same random segments of 1..511 elements, mean 256, given as head\n"
+            "  flags or as offsets), latency_scan f32 (inclusive sum at n = 1024, calls timed\n"
+            "  back to back, time per call).\n"
             "\n"
             "Verification: GPU rows against the CPU backend on the same data, CPU rows against a\n"
-            "serial loop; integers, min/max, arg* bitwise, float sums within 2*g*sum|x|.\n"
+            "serial loop; integers, min/max, arg* bitwise, float sums within 2*g*sum|x|; scans\n"
+            "element by element, a float out[i] within 2*g(m)*(running sum of |x| in its segment).\n"
             "Exit status: 0 all rows verified, 1 a row failed or errored, 2 usage error.\n");
 }
 
@@ -202,7 +213,11 @@ typedef enum row_kind {
     ROW_ARG,       /* pp_argmin / pp_argmax (op MIN / MAX), results in context memory */
     ROW_SEG,       /* pp_segmented_reduce */
     ROW_LAT_CTX,   /* pp_reduce at fixed small n, result in context memory */
-    ROW_LAT_HOST   /* pp_reduce at fixed small n, result in host memory (synchronizes) */
+    ROW_LAT_HOST,  /* pp_reduce at fixed small n, result in host memory (synchronizes) */
+    ROW_SCAN_INCL, /* pp_inclusive_scan, n outputs in context memory */
+    ROW_SCAN_EXCL, /* pp_exclusive_scan, init NULL (the op's identity) */
+    ROW_SEGSCAN_FLAGS,  /* pp_segmented_scan_flags, inclusive */
+    ROW_SEGSCAN_OFFSETS /* pp_segmented_scan_offsets, inclusive, the same segments */
 } row_kind;
 
 typedef struct row_spec {
@@ -210,9 +225,10 @@ typedef struct row_spec {
     row_kind kind;
     pp_dtype in, out;
     pp_op op;
-    size_t seg_len;    /* ROW_SEG: segments of this length, or */
+    size_t seg_len;    /* ROW_SEG: segments of this length, or; ROW_SEGSCAN_*: random
+                        * lengths in [1, 2 seg_len - 1] (mean seg_len) */
     size_t seg_count;  /* ROW_SEG: this many segments of n / seg_count */
-    size_t fixed_n;    /* ROW_LAT_*: n regardless of --n */
+    size_t fixed_n;    /* ROW_LAT_*, latency_scan: n regardless of --n */
 } row_spec;
 
 static const row_spec rows[] = {
@@ -230,8 +246,27 @@ static const row_spec rows[] = {
     {"segreduce_sum_64segs", ROW_SEG, PP_F32, PP_F32, PP_OP_SUM, 0, 64, 0},
     {"latency_sum_ctx", ROW_LAT_CTX, PP_F32, PP_F32, PP_OP_SUM, 0, 0, 1024},
     {"latency_sum_host", ROW_LAT_HOST, PP_F32, PP_F32, PP_OP_SUM, 0, 0, 1024},
+    {"scan_incl_sum", ROW_SCAN_INCL, PP_F32, PP_F32, PP_OP_SUM, 0, 0, 0},
+    {"scan_incl_sum", ROW_SCAN_INCL, PP_F64, PP_F64, PP_OP_SUM, 0, 0, 0},
+    {"scan_excl_sum", ROW_SCAN_EXCL, PP_U32, PP_U32, PP_OP_SUM, 0, 0, 0},
+    {"scan_excl_sum", ROW_SCAN_EXCL, PP_U8, PP_U64, PP_OP_SUM, 0, 0, 0},
+    {"scan_incl_max", ROW_SCAN_INCL, PP_I32, PP_I32, PP_OP_MAX, 0, 0, 0},
+    {"segscan_sum_flags", ROW_SEGSCAN_FLAGS, PP_F32, PP_F32, PP_OP_SUM, 256, 0, 0},
+    {"segscan_sum_offsets", ROW_SEGSCAN_OFFSETS, PP_F32, PP_F32, PP_OP_SUM, 256, 0, 0},
+    {"latency_scan", ROW_SCAN_INCL, PP_F32, PP_F32, PP_OP_SUM, 0, 0, 1024},
 };
 #define N_ROWS (sizeof rows / sizeof rows[0])
+
+static int row_is_scan(const row_spec *r)
+{
+    return r->kind == ROW_SCAN_INCL || r->kind == ROW_SCAN_EXCL || r->kind == ROW_SEGSCAN_FLAGS ||
+           r->kind == ROW_SEGSCAN_OFFSETS;
+}
+
+static int row_is_segscan(const row_spec *r)
+{
+    return r->kind == ROW_SEGSCAN_FLAGS || r->kind == ROW_SEGSCAN_OFFSETS;
+}
 
 static void row_dtype(const row_spec *r, char *buf, size_t size)
 {
@@ -268,7 +303,8 @@ static int dataset_of(pp_dtype t)
     case PP_F32: return DS_F32;
     case PP_F64: return DS_F64;
     case PP_U8: return DS_U8;
-    case PP_I32: return DS_I32;
+    case PP_I32:
+    case PP_U32: return DS_I32; /* the same random bits, read as u32 */
     default: return -1;
     }
 }
@@ -317,7 +353,7 @@ static const void *host_array(host_data *h, int ds)
 
 /* ---- numeric helpers ------------------------------------------------------------------------ */
 
-static double load_as_double(const void *p, pp_dtype t, size_t i)
+static inline double load_as_double(const void *p, pp_dtype t, size_t i)
 {
     switch (t) {
     case PP_U8: return ((const uint8_t *)p)[i];
@@ -330,6 +366,8 @@ static double load_as_double(const void *p, pp_dtype t, size_t i)
     }
     return 0;
 }
+
+static int pp_dtype_is_floating(pp_dtype t) { return t == PP_F32 || t == PP_F64; }
 
 /* Pairwise sum in long double of float data: error <= ceil(log2 n) * 2^-64 * sum|x|, far
  * below the bound being checked. */
@@ -367,12 +405,40 @@ static unsigned ceil_log2(size_t n)
     return k;
 }
 
+/* g = D u / (1 - D u) of parprim.h's bounds for `depth` roundings in acc_type. */
+static double depth_g(unsigned depth, pp_dtype acc_type)
+{
+    double u = acc_type == PP_F64 ? 0x1p-53 : 0x1p-24;
+    double d = (double)depth;
+    return d * u / (1.0 - d * u);
+}
+
 /* g of parprim.h's bound for a float sum of n elements accumulated in acc_type. */
 static double sum_bound_g(size_t n, pp_dtype acc_type)
 {
-    double u = acc_type == PP_F64 ? 0x1p-53 : 0x1p-24;
-    double d = (double)(ceil_log2(n) + PP_SUM_DEPTH_SLACK);
-    return d * u / (1.0 - d * u);
+    return depth_g(ceil_log2(n) + PP_SUM_DEPTH_SLACK, acc_type);
+}
+
+/* An integer element, converted as the widening sums do (sign-extended, then modulo 2^64). */
+static uint64_t load_as_u64(const void *p, pp_dtype t, size_t i)
+{
+    switch (t) {
+    case PP_U8: return ((const uint8_t *)p)[i];
+    case PP_I32: return (uint64_t)(int64_t)((const int32_t *)p)[i];
+    case PP_U32: return ((const uint32_t *)p)[i];
+    case PP_I64: return (uint64_t)((const int64_t *)p)[i];
+    case PP_U64: return ((const uint64_t *)p)[i];
+    default: return 0;
+    }
+}
+
+/* Element i of an integer array of type t = the low bits of v (integer sums wrap). */
+static void store_low_bits(void *p, pp_dtype t, size_t i, uint64_t v)
+{
+    size_t sz = pp_dtype_size(t);
+    uint8_t u8 = (uint8_t)v;
+    uint32_t u32 = (uint32_t)v;
+    memcpy((char *)p + i * sz, sz == 1 ? (void *)&u8 : sz == 4 ? (void *)&u32 : (void *)&v, sz);
 }
 
 /* Serial reference of one reduction of in[lo, hi) (the CPU-only oracle). Writes one
@@ -388,20 +454,8 @@ static void serial_reduce(const void *in, pp_dtype in_type, size_t lo, size_t hi
     }
     if (op == PP_OP_SUM) { /* integers wrap: sum in 64-bit unsigned, keep the low bits */
         uint64_t s = 0;
-        for (size_t i = lo; i < hi; i++) {
-            switch (in_type) {
-            case PP_U8: s += ((const uint8_t *)in)[i]; break;
-            case PP_I32: s += (uint64_t)(int64_t)((const int32_t *)in)[i]; break;
-            case PP_U32: s += ((const uint32_t *)in)[i]; break;
-            case PP_I64: s += (uint64_t)((const int64_t *)in)[i]; break;
-            case PP_U64: s += ((const uint64_t *)in)[i]; break;
-            default: break;
-            }
-        }
-        size_t sz = pp_dtype_size(out_type);
-        uint8_t u8 = (uint8_t)s;
-        uint32_t u32 = (uint32_t)s;
-        memcpy(out, sz == 1 ? (void *)&u8 : sz == 4 ? (void *)&u32 : (void *)&s, sz);
+        for (size_t i = lo; i < hi; i++) s += load_as_u64(in, in_type, i);
+        store_low_bits(out, out_type, 0, s);
         return;
     }
     /* MIN / MAX, same type; NaN propagates */
@@ -469,6 +523,153 @@ static int check_scalar(const row_spec *r, const void *got, const void *ref, siz
     return 0;
 }
 
+/* out[i] of the serial scan oracle: the float sum `fs`, the integer sum `is` (low bits), or
+ * for min/max the element `elem` (out_type == in_type). */
+static inline void scan_store(void *out, pp_dtype out_type, pp_op op, size_t i, long double fs, uint64_t is,
+                              const void *elem)
+{
+    if (op != PP_OP_SUM) {
+        size_t sz = pp_dtype_size(out_type);
+        memcpy((char *)out + i * sz, elem, sz);
+    } else if (out_type == PP_F32) {
+        ((float *)out)[i] = (float)fs;
+    } else if (out_type == PP_F64) {
+        ((double *)out)[i] = (double)fs;
+    } else {
+        store_low_bits(out, out_type, i, is);
+    }
+}
+
+/* Serial oracle of a scan of n elements (the reference of CPU rows): a nonzero flags[i]
+ * (flags may be NULL) starts a new segment, as element 0 does; every segment starts at the
+ * op's identity. Sums, max and min only (the ops the rows use). Float sums: compensated in
+ * long double (error far below the bound being checked); integer sums: 64-bit, wrapping, the
+ * low bits kept; min/max: the first extreme element so far, the first NaN sticks (compared
+ * through load_as_double: exact for every type the rows use). */
+static void serial_scan(const void *in, pp_dtype in_type, size_t n, const uint8_t *flags, pp_op op, int exclusive,
+                        void *out, pp_dtype out_type)
+{
+    const int fsum = op == PP_OP_SUM && pp_dtype_is_floating(out_type);
+    const size_t isz = pp_dtype_size(in_type);
+    char ident[8];
+    serial_reduce(in, in_type, 0, 0, op, out_type, ident); /* empty range: the identity */
+    long double s = 0, c = 0; /* float sum and its compensation */
+    uint64_t u = 0;           /* integer sum */
+    size_t best = SIZE_MAX;   /* min/max: index of the extreme so far; SIZE_MAX: none yet */
+#define ELEM_BEST (best == SIZE_MAX ? (const void *)ident : (const char *)in + best * isz)
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || (flags && flags[i])) {
+            s = c = 0;
+            u = 0;
+            best = SIZE_MAX;
+        }
+        if (exclusive) scan_store(out, out_type, op, i, s + c, u, ELEM_BEST);
+        if (fsum) {
+            long double x = load_as_double(in, in_type, i), t = s + x;
+            c += fabsl(s) >= fabsl(x) ? (s - t) + x : (x - t) + s;
+            s = t;
+        } else if (op == PP_OP_SUM) {
+            u += load_as_u64(in, in_type, i);
+        } else {
+            double v = load_as_double(in, in_type, i), b = best == SIZE_MAX ? 0 : load_as_double(in, in_type, best);
+            if (best == SIZE_MAX || (b == b && (v != v || (op == PP_OP_MAX ? v > b : v < b)))) best = i;
+        }
+        if (!exclusive) scan_store(out, out_type, op, i, s + c, u, ELEM_BEST);
+    }
+#undef ELEM_BEST
+}
+
+/* Compare a scan's n outputs with its reference, element by element. Float sums: within
+ * 2 g(D_scan(m)) times the sum of |x| that out[i] combines, counted from its segment's start
+ * (up to and including x[i] for an inclusive scan, before it for an exclusive one, whose init
+ * is the identity 0), with m = its position in the segment + 1 (an inclusive out[i] combines
+ * that many elements, an exclusive one that many minus one, plus init). Everything else
+ * bitwise. `flags` (host; NULL: one segment) marks segment heads. The work is split into
+ * chunks; for float sums a first pass finds, per chunk, where the segment of its first
+ * element starts and the sum of |x| from there (a segmented scan over the chunks). On a
+ * mismatch, describes the first one in `why`. */
+static int check_scan(const row_spec *r, const void *in, size_t n, const uint8_t *flags, const void *got,
+                      const void *ref, char *why, size_t why_size)
+{
+    const size_t chunk = (size_t)1 << 16, osz = pp_dtype_size(r->out);
+    const int fsum = r->op == PP_OP_SUM && pp_dtype_is_floating(r->out), excl = r->kind == ROW_SCAN_EXCL;
+    const long long nc = (long long)((n + chunk - 1) / chunk);
+    double g[65]; /* g[k]: the bound's g for m with ceil(log2 m) = k */
+    for (unsigned k = 0; k <= 64; k++) g[k] = depth_g(2 * k + PP_SCAN_DEPTH_SLACK, r->out);
+    size_t *start = NULL; /* chunk c: its first element's segment starts at start[c] */
+    double *carry = NULL; /* ... and sum |x| over [start[c], c * chunk) is carry[c] */
+    if (fsum) {
+        start = malloc((size_t)(nc + 1) * sizeof *start);
+        carry = malloc((size_t)(nc + 1) * sizeof *carry);
+        if (!start || !carry) {
+            free(start);
+            free(carry);
+            snprintf(why, why_size, "out of host memory for the check");
+            return 0;
+        }
+        /* pass 1, chunk c -> entry c + 1: its last head (SIZE_MAX: none) and sum |x| from it */
+#pragma omp parallel for schedule(static)
+        for (long long c = 0; c < nc; c++) {
+            size_t lo = (size_t)c * chunk, hi = n - lo < chunk ? n : lo + chunk, h = SIZE_MAX;
+            double t = 0;
+            for (size_t i = lo; i < hi; i++) {
+                if (i == 0 || (flags && flags[i])) {
+                    h = i;
+                    t = 0;
+                }
+                t += fabs(load_as_double(in, r->in, i));
+            }
+            start[c + 1] = h;
+            carry[c + 1] = t;
+        }
+        start[0] = 0;
+        carry[0] = 0;
+        for (long long c = 0; c < nc; c++) {
+            if (start[c + 1] != SIZE_MAX) continue;
+            start[c + 1] = start[c];
+            carry[c + 1] += carry[c];
+        }
+    }
+    long long bad = -1;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long c = 0; c < nc; c++) {
+        size_t lo = (size_t)c * chunk, hi = n - lo < chunk ? n : lo + chunk;
+        size_t s0 = fsum ? start[c] : 0;
+        double as = fsum ? carry[c] : 0;
+        unsigned k = ceil_log2(lo - s0 + 1);
+        for (size_t i = lo; i < hi; i++) {
+            int ok;
+            if (fsum) {
+                if (i == 0 || (flags && flags[i])) {
+                    s0 = i;
+                    as = 0;
+                    k = 0;
+                }
+                double ax = fabs(load_as_double(in, r->in, i));
+                if (!excl) as += ax;
+                while (((size_t)1 << k) < i - s0 + 1) k++; /* m grows by one per element */
+                double err = fabs(load_as_double(got, r->out, i) - load_as_double(ref, r->out, i));
+                ok = err <= 2.0 * g[k] * as;
+                if (excl) as += ax;
+            } else {
+                ok = !memcmp((const char *)got + i * osz, (const char *)ref + i * osz, osz);
+            }
+            if (!ok) {
+#pragma omp critical
+                if (bad < 0 || (long long)i < bad) bad = (long long)i;
+                break;
+            }
+        }
+    }
+    free(start);
+    free(carry);
+    if (bad < 0) return 1;
+    double gv = load_as_double(got, r->out, (size_t)bad), rv = load_as_double(ref, r->out, (size_t)bad);
+    snprintf(why, why_size, "element %lld: got %.17g, reference %.17g (%s)", bad, gv, rv,
+             fsum ? "beyond 2 g(m) times the running sum of |x|" : "bitwise comparison");
+    return 0;
+}
+
 /* ---- timing --------------------------------------------------------------------------------- */
 
 static double now_s(void)
@@ -506,8 +707,9 @@ typedef struct call_args {
     size_t n;
     void *out;            /* context space, or host for ROW_LAT_HOST */
     uint64_t *index;      /* ROW_ARG, context space */
-    const size_t *offsets;
+    const size_t *offsets; /* ROW_SEG, ROW_SEGSCAN_OFFSETS */
     size_t n_segments;
+    const uint8_t *flags; /* ROW_SEGSCAN_FLAGS */
     void *dst;            /* ROW_COPY */
 } call_args;
 
@@ -527,6 +729,16 @@ static pp_status do_call(pp_context *ctx, const call_args *a)
                                   : pp_argmin(ctx, a->in, a->n, r->in, a->out, a->index, PP_RESULT_CONTEXT);
     case ROW_SEG:
         return pp_segmented_reduce(ctx, a->in, a->n, r->in, a->offsets, a->n_segments, r->op, a->out, r->out);
+    case ROW_SCAN_INCL:
+        return pp_inclusive_scan(ctx, a->in, a->n, r->in, r->op, a->out, r->out);
+    case ROW_SCAN_EXCL:
+        return pp_exclusive_scan(ctx, a->in, a->n, r->in, r->op, NULL, a->out, r->out);
+    case ROW_SEGSCAN_FLAGS:
+        return pp_segmented_scan_flags(ctx, a->in, a->n, r->in, a->flags, r->op, PP_SCAN_INCLUSIVE, NULL, a->out,
+                                       r->out);
+    case ROW_SEGSCAN_OFFSETS:
+        return pp_segmented_scan_offsets(ctx, a->in, a->n, r->in, a->offsets, a->n_segments, r->op,
+                                         PP_SCAN_INCLUSIVE, NULL, a->out, r->out);
     }
     return PP_ERROR_INVALID_ARGUMENT;
 }
@@ -637,6 +849,8 @@ typedef struct row_result {
     size_t n;
     timing tm;
     double bytes;
+    double cub_bytes; /* bytes of CUB's call for its GB/s (its scan by key also reads keys);
+                       * the ratio compares times */
     int error;        /* the call failed; nothing measured */
     int verified;     /* 1 yes, 0 NO */
     double cub_t;     /* seconds, < 0 if not run */
@@ -657,7 +871,7 @@ static void print_row(const row_result *x)
     double items = (double)x->n / x->tm.t * 1e-9, gbs = x->bytes / x->tm.t * 1e-9;
     if (x->cub_t > 0) {
         fmt_time(ct, sizeof ct, x->cub_t);
-        snprintf(cg, sizeof cg, "%.1f", x->bytes / x->cub_t * 1e-9);
+        snprintf(cg, sizeof cg, "%.1f", x->cub_bytes / x->cub_t * 1e-9);
         snprintf(ratio, sizeof ratio, "%.3f%s", x->cub_t / x->tm.t, x->cub_verified == 0 ? "?" : "");
     } else {
         snprintf(ct, sizeof ct, "-");
@@ -701,7 +915,7 @@ static void csv_row(FILE *f, const char *backend, const char *device, const char
     fprintf(f, "%d,%d,%.6g,%.6g,%.6g,%s,", x->tm.reps, x->tm.batch, x->tm.t * 1e3, (double)x->n / x->tm.t * 1e-9,
             x->bytes / x->tm.t * 1e-9, x->verified ? "yes" : "NO");
     if (x->cub_t > 0)
-        fprintf(f, "%.6g,%.6g,%.6g\n", x->cub_t * 1e3, x->bytes / x->cub_t * 1e-9, x->cub_t / x->tm.t);
+        fprintf(f, "%.6g,%.6g,%.6g\n", x->cub_t * 1e3, x->cub_bytes / x->cub_t * 1e-9, x->cub_t / x->tm.t);
     else
         fprintf(f, ",,\n");
     fflush(f);
@@ -763,30 +977,122 @@ typedef struct backend_run {
     int use_cub;
 } backend_run;
 
+/* 0 if the reference call on the cpu backend succeeded; else says why and gives -1. */
+static int reference_status(backend_run *b, pp_status st)
+{
+    if (st == PP_OK) return 0;
+    fprintf(stderr, "parprim-bench: reference on the cpu backend failed: %s: %s\n", pp_status_string(st),
+            pp_context_last_error(b->ref_ctx));
+    return -1;
+}
+
 /* Reference result of a scalar row on the host copy of the input. */
 static int reference_scalar(backend_run *b, const row_spec *r, const void *host, size_t n, void *value,
                             uint64_t *index)
 {
-    pp_status st = PP_OK;
     if (b->ref_ctx) {
         if (r->kind == ROW_ARG)
-            st = r->op == PP_OP_MAX ? pp_argmax(b->ref_ctx, host, n, r->in, value, index, PP_RESULT_HOST)
-                                    : pp_argmin(b->ref_ctx, host, n, r->in, value, index, PP_RESULT_HOST);
-        else
-            st = pp_reduce(b->ref_ctx, host, n, r->in, r->op, value, r->out, PP_RESULT_HOST);
-        if (st != PP_OK) {
-            fprintf(stderr, "parprim-bench: reference on the cpu backend failed: %s: %s\n", pp_status_string(st),
-                    pp_context_last_error(b->ref_ctx));
-            return -1;
-        }
-        return 0;
+            return reference_status(b, r->op == PP_OP_MAX
+                                           ? pp_argmax(b->ref_ctx, host, n, r->in, value, index, PP_RESULT_HOST)
+                                           : pp_argmin(b->ref_ctx, host, n, r->in, value, index, PP_RESULT_HOST));
+        return reference_status(b, pp_reduce(b->ref_ctx, host, n, r->in, r->op, value, r->out, PP_RESULT_HOST));
     }
     if (r->kind == ROW_ARG) serial_arg(host, r->in, n, r->op == PP_OP_MAX, value, index);
     else serial_reduce(host, r->in, 0, n, r->op, r->out, value);
     return 0;
 }
 
-static int pp_dtype_is_floating(pp_dtype t) { return t == PP_F32 || t == PP_F64; }
+/* `bytes` of host data in the context's space: on the GPU a copy, returned and also stored in
+ * *owned (pp_free it); on the CPU the host pointer itself (*owned untouched). NULL on failure. */
+static const void *to_context(bench_env *e, const void *host, size_t bytes, void **owned)
+{
+    if (!e->gpu) return host;
+    void *p = NULL;
+    if (pp_malloc(e->ctx, &p, bytes) != PP_OK) return NULL;
+    *owned = p;
+    if (pp_memcpy(e->ctx, p, host, bytes, PP_COPY_HOST_TO_CONTEXT) != PP_OK) return NULL;
+    return p;
+}
+
+/* The segments of the segmented-scan rows, in host memory, as head flags (n bytes) and as
+ * offsets (ns + 1 entries): lengths in [1, 2 mean - 1], counter-based (segment s's length
+ * depends only on the seed and s, so every backend and every n sees the same prefix), the
+ * last one cut at n. */
+typedef struct seg_layout {
+    size_t ns;
+    size_t *offsets;
+    uint8_t *flags;
+} seg_layout;
+
+static size_t segment_length(uint64_t seed, size_t s, size_t mean)
+{
+    uint64_t r = mix64(mix64(seed ^ 0x452821e638d01377ull) + (uint64_t)(s + 1) * 0x9e3779b97f4a7c15ull);
+    return 1 + (size_t)(r % (2 * mean - 1));
+}
+
+static int build_segments(uint64_t seed, size_t n, size_t mean, seg_layout *L)
+{
+    size_t ns = 0;
+    for (size_t o = 0; o < n; ns++) o += segment_length(seed, ns, mean);
+    L->ns = ns;
+    L->offsets = malloc((ns + 1) * sizeof *L->offsets);
+    L->flags = alloc_host(n);
+    if (!L->offsets || !L->flags) return -1;
+    size_t o = 0;
+    for (size_t s = 0; s < ns; s++) {
+        L->offsets[s] = o;
+        o += segment_length(seed, s, mean);
+    }
+    L->offsets[ns] = n;
+    memset(L->flags, 0, n);
+    for (size_t s = 0; s < ns; s++) L->flags[L->offsets[s]] = 1;
+    return 0;
+}
+
+/* Reference output of a scan row (`a` as timed, in context space) on the host copy of its
+ * input: the same call on the cpu backend with host arrays, or on CPU runs the serial oracle
+ * (segmented by the flags: offsets rows cover [0, n) with the same segments). */
+static int reference_scan(backend_run *b, const call_args *a, const void *host, const seg_layout *L, void *ref)
+{
+    const row_spec *r = a->r;
+    if (b->ref_ctx) {
+        call_args ra = *a;
+        ra.in = host;
+        ra.out = ref;
+        ra.flags = L->flags;
+        ra.offsets = L->offsets;
+        return reference_status(b, do_call(b->ref_ctx, &ra));
+    }
+    serial_scan(host, r->in, a->n, L->flags, r->op, r->kind == ROW_SCAN_EXCL, ref, r->out);
+    return 0;
+}
+
+/* Copy a scan's output (n elements in context space) to `got` (host) and check it against
+ * `ref` (check_scan). */
+static int readback_check_scan(pp_context *ctx, const row_spec *r, const void *out, size_t n, const void *host,
+                               const uint8_t *flags, void *got, const void *ref, char *why, size_t why_size)
+{
+    if (pp_memcpy(ctx, got, out, n * pp_dtype_size(r->out), PP_COPY_CONTEXT_TO_HOST) != PP_OK) {
+        snprintf(why, why_size, "could not read back the output: %s", pp_context_last_error(ctx));
+        return 0;
+    }
+    return check_scan(r, host, n, flags, got, ref, why, why_size);
+}
+
+#ifdef PB_HAVE_CUB
+/* CUB's keys for the segmented scan by key, in host memory: each element's segment id as a
+ * uint32 (wrapping: only neighbouring segments must differ). NULL if out of memory. */
+static uint32_t *segment_keys(const seg_layout *L, size_t n)
+{
+    uint32_t *k = alloc_host(n * sizeof *k);
+    if (!k) return NULL;
+    const long long ns = (long long)L->ns;
+#pragma omp parallel for schedule(static)
+    for (long long s = 0; s < ns; s++)
+        for (size_t i = L->offsets[s]; i < L->offsets[s + 1]; i++) k[i] = (uint32_t)s;
+    return k;
+}
+#endif
 
 static row_result run_row(backend_run *b, const row_spec *r)
 {
@@ -812,8 +1118,11 @@ static row_result run_row(backend_run *b, const row_spec *r)
     a.in = in;
     a.n = x.n;
 
-    void *dev_out = NULL, *dev_index = NULL, *dev_offsets = NULL, *dst = NULL;
+    void *dev_out = NULL, *dev_index = NULL, *dev_offsets = NULL, *dev_flags = NULL, *dev_keys = NULL, *dst = NULL;
     size_t *h_offsets = NULL;
+    uint32_t *h_keys = NULL; /* CUB's scan by key */
+    seg_layout seg;          /* ROW_SEGSCAN_* */
+    memset(&seg, 0, sizeof seg);
     void *got = NULL, *ref = NULL;
     uint64_t got_index = 0, ref_index = 0;
     size_t n_out = 1;
@@ -853,20 +1162,38 @@ static row_result run_row(backend_run *b, const row_spec *r)
         }
         n_out = ns;
         x.bytes = (double)(x.n * isz + ns * osz + (ns + 1) * sizeof(size_t));
-        if (e->gpu) {
-            if (pp_malloc(ctx, &dev_offsets, (ns + 1) * sizeof(size_t)) != PP_OK ||
-                pp_memcpy(ctx, dev_offsets, h_offsets, (ns + 1) * sizeof(size_t), PP_COPY_HOST_TO_CONTEXT) != PP_OK)
-                goto fail;
-            a.offsets = dev_offsets;
-        } else {
-            a.offsets = h_offsets;
-        }
+        if (!(a.offsets = to_context(e, h_offsets, (ns + 1) * sizeof(size_t), &dev_offsets))) goto fail;
         a.n_segments = ns;
         if (pp_malloc(ctx, &dev_out, ns * osz) != PP_OK) goto fail;
         a.out = dev_out;
         break;
     }
+    case ROW_SCAN_INCL:
+    case ROW_SCAN_EXCL:
+    case ROW_SEGSCAN_FLAGS:
+    case ROW_SEGSCAN_OFFSETS:
+        n_out = x.n;
+        x.bytes = (double)x.n * (double)(isz + osz);
+        if (row_is_segscan(r)) {
+            if (build_segments(b->d->h->seed, x.n, r->seg_len, &seg)) {
+                fprintf(stderr, "parprim-bench: %s: out of host memory for the segments\n", r->name);
+                goto cleanup;
+            }
+            if (r->kind == ROW_SEGSCAN_FLAGS) {
+                x.bytes += (double)x.n;
+                if (!(a.flags = to_context(e, seg.flags, x.n, &dev_flags))) goto fail;
+            } else {
+                x.bytes += (double)((seg.ns + 1) * sizeof(size_t));
+                if (!(a.offsets = to_context(e, seg.offsets, (seg.ns + 1) * sizeof(size_t), &dev_offsets)))
+                    goto fail;
+                a.n_segments = seg.ns;
+            }
+        }
+        if (pp_malloc(ctx, &dev_out, x.n * osz) != PP_OK) goto fail;
+        a.out = dev_out;
+        break;
     }
+    x.cub_bytes = x.bytes;
 
     if (measure(e, &a, r->kind == ROW_LAT_HOST, &x.tm)) goto cleanup;
     x.error = 0;
@@ -876,6 +1203,15 @@ static row_result run_row(backend_run *b, const row_spec *r)
     if (r->kind == ROW_COPY) {
         x.verified = compare_context_copy(ctx, e->gpu, dst, host, x.n * isz);
         if (!x.verified) snprintf(why, sizeof why, "the copy differs from its source");
+    } else if (row_is_scan(r)) {
+        got = alloc_host(x.n * osz);
+        ref = alloc_host(x.n * osz);
+        if (!got || !ref || reference_scan(b, &a, host, &seg, ref)) {
+            free(ref);
+            ref = NULL; /* no reference for CUB's check either */
+            goto fail_verify;
+        }
+        x.verified = readback_check_scan(ctx, r, dev_out, x.n, host, seg.flags, got, ref, why, sizeof why);
     } else {
         if (!got) got = calloc(n_out, osz > 8 ? osz : 8);
         ref = calloc(n_out, osz > 8 ? osz : 8);
@@ -958,7 +1294,10 @@ static row_result run_row(backend_run *b, const row_spec *r)
         j.stream = pp_context_stream(ctx);
         j.reps = x.tm.reps;
         j.batch = x.tm.batch;
-        void *cub_res = r->kind == ROW_COPY ? NULL : calloc(n_out, osz > 8 ? osz : 8);
+        /* scans write into the row's own output buffer (n elements; parprim's result in it is
+         * verified already), overwritten with 0xff bytes first so that a call that writes
+         * nothing cannot pass the check */
+        void *cub_res = r->kind == ROW_COPY || row_is_scan(r) ? NULL : calloc(n_out, osz > 8 ? osz : 8);
         uint64_t cub_index = 0;
         j.result = cub_res;
         switch (r->kind) {
@@ -977,15 +1316,40 @@ static row_result run_row(backend_run *b, const row_spec *r)
             j.offsets = dev_offsets;
             j.n_segments = n_out;
             break;
+        case ROW_SCAN_INCL:
+            j.kind = r->op == PP_OP_SUM ? PB_CUB_INCLUSIVE_SUM : r->op == PP_OP_MAX ? PB_CUB_INCLUSIVE_MAX : 0;
+            break;
+        case ROW_SCAN_EXCL: j.kind = r->op == PP_OP_SUM ? PB_CUB_EXCLUSIVE_SUM : 0; break;
+        case ROW_SEGSCAN_FLAGS:
+            j.kind = PB_CUB_SEGSCAN_SUM;
+            x.cub_bytes += (double)(x.n * sizeof(uint32_t));
+            if (!(h_keys = segment_keys(&seg, x.n)) ||
+                !(j.keys = to_context(e, h_keys, x.n * sizeof *h_keys, &dev_keys))) {
+                fprintf(stderr, "parprim-bench: CUB %s: uploading the keys failed\n", r->name);
+                j.kind = 0;
+            }
+            break;
+        case ROW_SEGSCAN_OFFSETS: break; /* no CUB peer: CUB scans by key, not by offsets */
         }
-        double ms = pb_cub_run(&j);
-        if (ms < 0) {
+        if (row_is_scan(r)) {
+            j.out = dev_out;
+            if (j.kind && pp_memset(ctx, dev_out, 0xff, x.n * osz) != PP_OK) {
+                fprintf(stderr, "parprim-bench: CUB %s: clearing the output: %s\n", r->name, pp_context_last_error(ctx));
+                j.kind = 0;
+            }
+        }
+        double ms = j.kind ? pb_cub_run(&j) : 0;
+        if (!j.kind) {
+            /* no CUB row */
+        } else if (ms < 0) {
             fprintf(stderr, "parprim-bench: CUB %s: %s\n", r->name, pb_cub_last_error());
         } else {
             x.cub_t = ms * 1e-3;
             /* CUB's result against the same reference: a warning only (parprim is under test) */
-            if (cub_res && ref) {
-                char w[256];
+            char w[256] = "";
+            if (row_is_scan(r) && got && ref) {
+                x.cub_verified = readback_check_scan(ctx, r, dev_out, x.n, host, seg.flags, got, ref, w, sizeof w);
+            } else if (cub_res && ref) {
                 if (r->kind == ROW_SEG) {
                     x.cub_verified = 1;
                     for (size_t s = 0; s < n_out && x.cub_verified; s++) {
@@ -998,10 +1362,10 @@ static row_result run_row(backend_run *b, const row_spec *r)
                     x.cub_verified = check_scalar(r, cub_res, ref, x.n, as, w, sizeof w);
                     if (r->kind == ROW_ARG && cub_index != ref_index) x.cub_verified = 0;
                 }
-                if (!x.cub_verified)
-                    fprintf(stderr, "parprim-bench: warning: CUB's result for %s %s differs from the reference\n",
-                            r->name, pp_dtype_name(r->in));
             }
+            if (!x.cub_verified)
+                fprintf(stderr, "parprim-bench: warning: CUB's result for %s %s differs from the reference%s%s\n",
+                        r->name, pp_dtype_name(r->in), w[0] ? ": " : "", w);
         }
         free(cub_res);
     }
@@ -1015,7 +1379,12 @@ cleanup:
     if (dev_out) pp_free(ctx, dev_out);
     if (dev_index) pp_free(ctx, dev_index);
     if (dev_offsets) pp_free(ctx, dev_offsets);
+    if (dev_flags) pp_free(ctx, dev_flags);
+    if (dev_keys) pp_free(ctx, dev_keys);
     free(h_offsets);
+    free(seg.offsets);
+    free(seg.flags);
+    free(h_keys);
     free(got);
     free(ref);
     return x;
@@ -1161,7 +1530,8 @@ int main(int argc, char **argv)
 #endif
     printf("\n");
     printf("data: counter-based from the seed; floats uniform in [-1,1), u8 random bytes, i32 random\n");
-    printf("GB/s: fewest bytes the primitive must move / median time (copy: 2 x 4n; reduce: n x in + out).\n");
+    printf("GB/s: fewest bytes the primitive must move / median time (copy: 2 x 4n; reduce: n x in + out;\n"
+           "      scan: n x (in + out), + n flag bytes or the offsets if segmented; CUB's scan by key: + 4n keys).\n");
 #ifdef PB_HAVE_CUB
     if (!o.no_cub && (list[0] == PP_BACKEND_HIP || (nb > 1 && list[1] == PP_BACKEND_HIP)))
         printf("pp/CUB: parprim throughput / CUB throughput (> 1: parprim faster); '?' after it: CUB's own "

@@ -171,4 +171,5 @@ const struct pp_backend_ops pp_cpu_backend = {
     .reduce = pp__cpu_reduce,
     .argreduce = pp__cpu_argreduce,
     .segmented_reduce = pp__cpu_segmented_reduce,
+    .scan = pp__cpu_scan,
 };

@@ -12,4 +12,7 @@ pp_status pp__cpu_reduce(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp__cpu_argreduce(pp_context *ctx, const pp_argreduce_args *a);
 pp_status pp__cpu_segmented_reduce(pp_context *ctx, const pp_segreduce_args *a);
 
+/* cpu/scan.c */
+pp_status pp__cpu_scan(pp_context *ctx, const pp_scan_args *a);
+
 #endif

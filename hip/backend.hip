@@ -160,5 +160,6 @@ extern "C" const struct pp_backend_ops pp_hip_backend = {
     pp_hip_reduce,
     pp_hip_argreduce,
     pp_hip_segmented_reduce,
+    pp_hip_scan,
 };
 #endif

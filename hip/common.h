@@ -58,5 +58,6 @@ static inline size_t pp_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 pp_status pp_hip_reduce(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_hip_argreduce(pp_context *ctx, const pp_argreduce_args *a);
 pp_status pp_hip_segmented_reduce(pp_context *ctx, const pp_segreduce_args *a);
+pp_status pp_hip_scan(pp_context *ctx, const pp_scan_args *a);
 
 #endif

@@ -130,6 +130,30 @@ template <typename T> PP_DEVICE T pp_shfl(T v, int src_lane, int width = PP_WAVE
 PP_DEVICE pp_lanemask_t pp_ballot(int pred) { return (pp_lanemask_t)__ballot(pred); }
 #endif
 
+/* Make this wave's shared-memory writes visible to its other lanes (a wave-level barrier). */
+PP_DEVICE void pp_wave_sync()
+{
+#if defined(PP_PORT_NVIDIA)
+    __syncwarp();
+#else
+    __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+    __builtin_amdgcn_wave_barrier();
+    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+#endif
+}
+
+/* Back off briefly inside a spin-wait on another block's progress. */
+PP_DEVICE void pp_spin_pause()
+{
+#if defined(PP_PORT_NVIDIA)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    __nanosleep(32);
+#endif
+#else
+    __builtin_amdgcn_s_sleep(1);
+#endif
+}
+
 /* 16-byte load of data read once (streamed): bypasses L1 allocation where the target has
  * such a hint. `p` must be 16-byte aligned. */
 struct alignas(16) pp_vec16 {

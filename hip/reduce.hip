@@ -23,31 +23,17 @@
 
 #include "blocks.h"
 #include "common.h"
+#include "policy.h"
 
 namespace {
 
 constexpr int BLOCK = 256;       /* threads per block, a multiple of every wave width */
-constexpr int VPT = 8;           /* 16-byte vectors per thread per tile */
+constexpr int VPT = REDUCE_VPT;  /* 16-byte vectors per thread per tile */
 constexpr int STREAM_LEVELS = 8; /* pairwise levels of a block's tile stream (2^8 tiles) */
 
-/* ---- accumulation policies: what is read, what is accumulated, how they combine ---- */
+/* ---- accumulation policies beyond policy.h's plain one ---- */
 
-template <typename T> using shfl_t = typename std::conditional<(sizeof(T) < 4), uint32_t, T>::type;
-template <typename T> struct unsigned_of { using type = T; }; /* floats stay */
-template <> struct unsigned_of<uint8_t> { using type = uint32_t; };
-template <> struct unsigned_of<int32_t> { using type = uint32_t; };
-template <> struct unsigned_of<int64_t> { using type = uint64_t; };
 
-/* Plain reduce: In elements converted to A (exactly) and combined with Op. */
-template <typename In, typename A, typename Op> struct plain_policy {
-    using in_t = In;
-    using acc_t = A;
-    using op = Op;
-    static constexpr bool ordered = std::is_floating_point<A>::value; /* order changes bits */
-    static constexpr int vpt = VPT;
-    static PP_DEVICE A make(In x, uint64_t) { return A(x); }
-    template <typename Out> static PP_DEVICE void store(A r, Out *v, uint64_t *) { *v = Out(r); }
-};
 
 /* argmin / argmax: (value, index) pairs. */
 template <typename V, bool IsMax> struct arg_policy {
@@ -328,42 +314,6 @@ pp_status reduce_to(pp_context *ctx, const typename P::in_t *in, uint64_t n, voi
     return PP_OK;
 }
 
-/* ---- type dispatch: each (in, out, op) the C API offers is instantiated here, once ---- */
-
-/* Calls run.template go<P>() with the accumulation policy of (In, Out, op): the one place
- * that maps an op to its accumulator type and operator. Integer sums and products wrap in
- * the unsigned type of the result's width; u8 compares and bit ops widen to 32 bits for
- * the shuffles. PP_ERROR_UNSUPPORTED for a combination src/ would not pass. */
-template <typename In, typename Out, typename Run> pp_status with_policy(pp_op op, Run &run)
-{
-    using SumA = typename unsigned_of<Out>::type;
-    using CmpA = shfl_t<In>;
-    using BitA = shfl_t<typename unsigned_of<In>::type>;
-    constexpr bool same = std::is_same<In, Out>::value;
-    constexpr bool bits = same && std::is_integral<In>::value;
-    switch (op) {
-    case PP_OP_SUM: return run.template go<plain_policy<In, SumA, pp_op_sum<SumA>>>();
-    case PP_OP_PROD:
-        if constexpr (same) return run.template go<plain_policy<In, SumA, pp_op_prod<SumA>>>();
-        break;
-    case PP_OP_MIN:
-        if constexpr (same) return run.template go<plain_policy<In, CmpA, pp_op_min<CmpA>>>();
-        break;
-    case PP_OP_MAX:
-        if constexpr (same) return run.template go<plain_policy<In, CmpA, pp_op_max<CmpA>>>();
-        break;
-    case PP_OP_AND:
-        if constexpr (bits) return run.template go<plain_policy<In, BitA, pp_op_and<BitA>>>();
-        break;
-    case PP_OP_OR:
-        if constexpr (bits) return run.template go<plain_policy<In, BitA, pp_op_or<BitA>>>();
-        break;
-    case PP_OP_XOR:
-        if constexpr (bits) return run.template go<plain_policy<In, BitA, pp_op_xor<BitA>>>();
-        break;
-    }
-    return PP_ERROR_UNSUPPORTED;
-}
 
 template <typename In, typename Out> struct reduce_run {
     pp_context *ctx;
@@ -386,30 +336,6 @@ template <typename In, typename Out> pp_status reduce_io(pp_context *ctx, const 
 
 } // namespace
 
-/* Calls f.template operator()<In, Out>() for the (in, out) pairs reductions accept. */
-#define PP_DISPATCH_IN_OUT(ctx, in_type, out_type, CALL)                                          \
-    switch (in_type) {                                                                          \
-    case PP_U8:                                                                                 \
-        if (out_type == PP_U8) return CALL(uint8_t, uint8_t);                                   \
-        if (out_type == PP_U32) return CALL(uint8_t, uint32_t);                                 \
-        if (out_type == PP_U64) return CALL(uint8_t, uint64_t);                                 \
-        break;                                                                                  \
-    case PP_I32:                                                                                \
-        if (out_type == PP_I32) return CALL(int32_t, int32_t);                                  \
-        if (out_type == PP_I64) return CALL(int32_t, int64_t);                                  \
-        break;                                                                                  \
-    case PP_U32:                                                                                \
-        if (out_type == PP_U32) return CALL(uint32_t, uint32_t);                                \
-        if (out_type == PP_U64) return CALL(uint32_t, uint64_t);                                \
-        break;                                                                                  \
-    case PP_I64: return CALL(int64_t, int64_t);                                                 \
-    case PP_U64: return CALL(uint64_t, uint64_t);                                               \
-    case PP_F32:                                                                                \
-        if (out_type == PP_F32) return CALL(float, float);                                      \
-        if (out_type == PP_F64) return CALL(float, double);                                     \
-        break;                                                                                  \
-    case PP_F64: return CALL(double, double);                                                   \
-    }
 
 pp_status pp_hip_reduce(pp_context *ctx, const pp_reduce_args *a)
 {

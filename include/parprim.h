@@ -281,6 +281,77 @@ PP_API pp_status pp_segmented_reduce(pp_context *ctx, const void *in, size_t n, 
                                      const size_t *offsets, size_t n_segments, pp_op op,
                                      void *out, pp_dtype out_type);
 
+
+/* ---- scan family -------------------------------------------------------------------------
+ *
+ * Prefix operations: out[i] = in[0] op in[1] op ... op in[i] (inclusive) or
+ * out[i] = init op in[0] op ... op in[i-1] (exclusive; out[0] = init). Types, ops and the
+ * widening sums are those of the reduce family (u8 -> u32/u64, i32 -> i64, u32 -> u64,
+ * f32 -> f64 for SUM only), so that a scan of 0/1 flags can yield 64-bit offsets.
+ * Floating min/max propagate NaN as in pp_reduce: from the first NaN on, every output is a NaN.
+ *
+ * init. The exclusive scans take `init`: a pointer to one element of out_type in HOST memory
+ * (read before the call returns), or NULL for the op's identity. Inclusive scans take no
+ * initial value (pass NULL where the argument exists).
+ *
+ * In place. out == in is allowed when in_type and out_type have the same size; any other
+ * overlap of out with in (or with head_flags) is PP_ERROR_INVALID_ARGUMENT.
+ *
+ * Float error bound. Let m be the number of elements an output combines (i + 1 for an
+ * inclusive out[i], counted from its segment's start for segmented scans; for exclusive
+ * scans, the elements before i plus init), u = 2^-24 (f32 accumulation) or 2^-53 (f64,
+ * including the f32 -> f64 widening sum), and
+ *     D_scan(m) = 2 * ceil(log2(m)) + PP_SCAN_DEPTH_SLACK.
+ * Every term reaches out[i] through at most D_scan(m) roundings (the GPU combines tiles by a
+ * fixed binary tree, not a chain), so
+ *     |out[i] - exact_i| <= g * (|init| + sum |x_j|),   g = D_scan(m) * u / (1 - D_scan(m) * u).
+ * The order of operations is fixed for a backend (and, on the GPU, for a device): the same
+ * input gives the same bits every run, with no atomics in the arithmetic. Different backends
+ * agree within twice the bound; integer scans are bitwise identical across backends.
+ *
+ * All scans are enqueued (none synchronizes). Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL, in
+ * or out NULL with n > 0, unknown dtype or op, op undefined for the dtype, out_type not
+ * allowed, init given to an inclusive scan, bad overlap, unknown kind),
+ * PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_OUT_OF_MEMORY (scratch), PP_ERROR_DEVICE.
+ */
+#define PP_SCAN_DEPTH_SLACK 64
+
+typedef enum pp_scan_kind {
+    PP_SCAN_INCLUSIVE = 0,
+    PP_SCAN_EXCLUSIVE = 1
+} pp_scan_kind;
+
+/* out[i] = in[0] op ... op in[i], for i < n. `in` and `out` (n elements of out_type) are in
+ * the context's space. n == 0 writes nothing. */
+PP_API pp_status pp_inclusive_scan(pp_context *ctx, const void *in, size_t n, pp_dtype in_type,
+                                   pp_op op, void *out, pp_dtype out_type);
+
+/* out[0] = init, out[i] = init op in[0] op ... op in[i-1]. `init`: host pointer to one
+ * element of out_type, or NULL for the op's identity. */
+PP_API pp_status pp_exclusive_scan(pp_context *ctx, const void *in, size_t n, pp_dtype in_type,
+                                   pp_op op, const void *init, void *out, pp_dtype out_type);
+
+/* Segmented scan with head flags: `head_flags` holds n bytes in the context's space; a
+ * nonzero byte starts a new segment at that element (element 0 always starts one). Each
+ * segment is scanned independently: it restarts at the op's identity (inclusive) or at
+ * `init` (exclusive; NULL: identity). `kind` selects inclusive or exclusive; `init` must be
+ * NULL for PP_SCAN_INCLUSIVE. */
+PP_API pp_status pp_segmented_scan_flags(pp_context *ctx, const void *in, size_t n, pp_dtype in_type,
+                                         const uint8_t *head_flags, pp_op op, pp_scan_kind kind,
+                                         const void *init, void *out, pp_dtype out_type);
+
+/* Segmented scan over an offsets array (n_segments + 1 size_t entries in the context's space,
+ * meant to be non-decreasing): segment s is in[min(offsets[s], n) .. min(offsets[s+1], n)),
+ * scanned as in pp_segmented_scan_flags; an empty segment writes nothing, and out elements
+ * outside [offsets[0], offsets[n_segments]) are not written. Offsets are not checked
+ * against each other (that would synchronize): they are clamped to n, and with offsets that
+ * decrease the values written inside the covered range are unspecified, but nothing outside
+ * `in` is read and nothing outside out[0 .. n) is written. n_segments == 0 writes nothing. */
+PP_API pp_status pp_segmented_scan_offsets(pp_context *ctx, const void *in, size_t n,
+                                           pp_dtype in_type, const size_t *offsets,
+                                           size_t n_segments, pp_op op, pp_scan_kind kind,
+                                           const void *init, void *out, pp_dtype out_type);
+
 #ifdef __cplusplus
 }
 #endif

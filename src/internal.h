@@ -55,6 +55,23 @@ typedef struct pp_segreduce_args {
     pp_dtype out_type;
 } pp_segreduce_args;
 
+/* Arguments of the scan family, already checked by src/. One entry serves inclusive,
+ * exclusive, and both segmented forms. */
+typedef struct pp_scan_args {
+    const void *in;
+    size_t n;
+    pp_dtype in_type;
+    pp_op op;
+    int exclusive;               /* 0: inclusive, 1: exclusive */
+    uint64_t init[1];            /* one out_type element (the op's identity if the caller gave
+                                  * none; unused by inclusive scans); 8 bytes, aligned */
+    const uint8_t *head_flags;   /* NULL unless segmented by flags (n bytes) */
+    const size_t *offsets;       /* NULL unless segmented by offsets */
+    size_t n_segments;           /* offsets has n_segments + 1 entries */
+    void *out;                   /* n elements of out_type */
+    pp_dtype out_type;
+} pp_scan_args;
+
 struct pp_backend_ops {
     const char *name;
     /* Number of usable devices (1 for the CPU). */
@@ -75,6 +92,7 @@ struct pp_backend_ops {
     pp_status (*reduce)(pp_context *ctx, const pp_reduce_args *a);
     pp_status (*argreduce)(pp_context *ctx, const pp_argreduce_args *a);
     pp_status (*segmented_reduce)(pp_context *ctx, const pp_segreduce_args *a);
+    pp_status (*scan)(pp_context *ctx, const pp_scan_args *a);
 };
 
 #define PP_MESSAGE_SIZE 512
@@ -127,6 +145,21 @@ int pp__op_valid(pp_op op);
 int pp__op_defined(pp_op op, pp_dtype t);
 /* Whether a reduction with `op` from in_type may produce out_type. */
 int pp__reduce_out_allowed(pp_op op, pp_dtype in_type, pp_dtype out_type);
+/* Checks of (in_type, op, out_type) shared by the reduce and scan families (src/reduce.c):
+ * valid dtypes and op, op defined for in_type, out_type allowed (pp__reduce_out_allowed).
+ * `fn` names the entry point in the message. */
+pp_status pp__check_op_types(pp_context *ctx, const char *fn, pp_dtype in_type, pp_op op,
+                             pp_dtype out_type);
+
+/* Return the status of `x` from the enclosing function unless it is PP_OK. */
+#define PP_TRY(x)                         \
+    do {                                  \
+        pp_status st_ = (x);              \
+        if (st_ != PP_OK) return st_;     \
+    } while (0)
+
+/* Write the identity of `op` for dtype `t` (one element of t) to `out`. */
+void pp__identity(pp_op op, pp_dtype t, void *out);
 
 /* The backends compiled into this library. */
 extern const struct pp_backend_ops pp_cpu_backend;

@@ -2,8 +2,7 @@
  * pp_argmax, pp_segmented_reduce). */
 #include "internal.h"
 
-/* Checks shared by the family: dtype, op, result type. `fn` names the entry point. */
-static pp_status check_types(pp_context *ctx, const char *fn, pp_dtype in_type, pp_op op,
+pp_status pp__check_op_types(pp_context *ctx, const char *fn, pp_dtype in_type, pp_op op,
                              pp_dtype out_type)
 {
     if (!pp__dtype_valid(in_type))
@@ -35,25 +34,19 @@ static pp_status check_space_arg(pp_context *ctx, const char *fn, pp_result_spac
     return PP_OK;
 }
 
-#define TRY(x)                                \
-    do {                                      \
-        pp_status st_ = (x);                  \
-        if (st_ != PP_OK) return st_;         \
-    } while (0)
-
 pp_status pp_reduce(pp_context *ctx, const void *in, size_t n, pp_dtype in_type, pp_op op, void *out,
                     pp_dtype out_type, pp_result_space space)
 {
     static const char fn[] = "pp_reduce";
     if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
     ctx->message[0] = '\0';
-    TRY(check_types(ctx, fn, in_type, op, out_type));
-    TRY(check_space_arg(ctx, fn, space));
+    PP_TRY(pp__check_op_types(ctx, fn, in_type, op, out_type));
+    PP_TRY(check_space_arg(ctx, fn, space));
     if (!in && n > 0)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'in' is NULL with n = %zu", fn, n);
     if (!out) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' is NULL", fn);
-    if (n > 0) TRY(pp__check_in_space(ctx, fn, "in", in));
-    if (space == PP_RESULT_CONTEXT) TRY(pp__check_in_space(ctx, fn, "out", out));
+    if (n > 0) PP_TRY(pp__check_in_space(ctx, fn, "in", in));
+    if (space == PP_RESULT_CONTEXT) PP_TRY(pp__check_in_space(ctx, fn, "out", out));
     if (!ctx->ops->reduce)
         return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: backend '%s' has no reduce", fn, ctx->ops->name);
     pp_reduce_args a = {in, n, in_type, op, out, out_type, space};
@@ -68,15 +61,15 @@ static pp_status argreduce(pp_context *ctx, const char *fn, const void *in, size
     if (!pp__dtype_valid(dtype))
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'dtype' has unknown value %d", fn,
                         (int)dtype);
-    TRY(check_space_arg(ctx, fn, space));
+    PP_TRY(check_space_arg(ctx, fn, space));
     if (!in && n > 0)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'in' is NULL with n = %zu", fn, n);
     if (!value) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'value' is NULL", fn);
     if (!index) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'index' is NULL", fn);
-    if (n > 0) TRY(pp__check_in_space(ctx, fn, "in", in));
+    if (n > 0) PP_TRY(pp__check_in_space(ctx, fn, "in", in));
     if (space == PP_RESULT_CONTEXT) {
-        TRY(pp__check_in_space(ctx, fn, "value", value));
-        TRY(pp__check_in_space(ctx, fn, "index", index));
+        PP_TRY(pp__check_in_space(ctx, fn, "value", value));
+        PP_TRY(pp__check_in_space(ctx, fn, "index", index));
     }
     if (!ctx->ops->argreduce)
         return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: backend '%s' has no argmin/argmax", fn,
@@ -104,7 +97,7 @@ pp_status pp_segmented_reduce(pp_context *ctx, const void *in, size_t n, pp_dtyp
     static const char fn[] = "pp_segmented_reduce";
     if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
     ctx->message[0] = '\0';
-    TRY(check_types(ctx, fn, in_type, op, out_type));
+    PP_TRY(pp__check_op_types(ctx, fn, in_type, op, out_type));
     if (n_segments == 0) return PP_OK;
     if (!in && n > 0)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'in' is NULL with n = %zu", fn, n);
@@ -117,9 +110,9 @@ pp_status pp_segmented_reduce(pp_context *ctx, const void *in, size_t n, pp_dtyp
     if (n_segments == SIZE_MAX)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
                         "%s: argument 'n_segments' is SIZE_MAX (offsets would need SIZE_MAX + 1 entries)", fn);
-    if (n > 0) TRY(pp__check_in_space(ctx, fn, "in", in));
-    TRY(pp__check_in_space(ctx, fn, "offsets", offsets));
-    TRY(pp__check_in_space(ctx, fn, "out", out));
+    if (n > 0) PP_TRY(pp__check_in_space(ctx, fn, "in", in));
+    PP_TRY(pp__check_in_space(ctx, fn, "offsets", offsets));
+    PP_TRY(pp__check_in_space(ctx, fn, "out", out));
     if (!ctx->ops->segmented_reduce)
         return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: backend '%s' has no segmented reduce", fn,
                         ctx->ops->name);

@@ -1,4 +1,7 @@
 /* types.c -- dtype and op facts shared by the checks of every primitive. */
+#include <math.h>
+#include <string.h>
+
 #include "internal.h"
 
 int pp__dtype_valid(pp_dtype t) { return t >= PP_U8 && t <= PP_F64; }
@@ -44,4 +47,37 @@ int pp__reduce_out_allowed(pp_op op, pp_dtype in, pp_dtype out)
     if (op != PP_OP_SUM) return 0;
     return (in == PP_U8 && (out == PP_U32 || out == PP_U64)) || (in == PP_I32 && out == PP_I64) ||
            (in == PP_U32 && out == PP_U64) || (in == PP_F32 && out == PP_F64);
+}
+
+void pp__identity(pp_op op, pp_dtype t, void *out)
+{
+    /* 0 for sum/or/xor, 1 for prod, all ones for and, the type's extreme for min/max. */
+    uint8_t u8;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+    switch (op) {
+    case PP_OP_PROD: u8 = 1; i32 = 1; u32 = 1; i64 = 1; u64 = 1; f32 = 1.0f; f64 = 1.0; break;
+    case PP_OP_MIN:
+        u8 = UINT8_MAX; i32 = INT32_MAX; u32 = UINT32_MAX; i64 = INT64_MAX; u64 = UINT64_MAX;
+        f32 = INFINITY; f64 = INFINITY;
+        break;
+    case PP_OP_MAX:
+        u8 = 0; i32 = INT32_MIN; u32 = 0; i64 = INT64_MIN; u64 = 0; f32 = -INFINITY; f64 = -INFINITY;
+        break;
+    case PP_OP_AND: u8 = UINT8_MAX; i32 = -1; u32 = UINT32_MAX; i64 = -1; u64 = UINT64_MAX; f32 = 0; f64 = 0; break;
+    default: u8 = 0; i32 = 0; u32 = 0; i64 = 0; u64 = 0; f32 = 0.0f; f64 = 0.0; break;
+    }
+    switch (t) {
+    case PP_U8: memcpy(out, &u8, 1); break;
+    case PP_I32: memcpy(out, &i32, 4); break;
+    case PP_U32: memcpy(out, &u32, 4); break;
+    case PP_I64: memcpy(out, &i64, 8); break;
+    case PP_U64: memcpy(out, &u64, 8); break;
+    case PP_F32: memcpy(out, &f32, 4); break;
+    case PP_F64: memcpy(out, &f64, 8); break;
+    }
 }

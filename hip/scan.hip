@@ -1,0 +1,629 @@
+/*
+ * scan.hip -- the scan family on the GPU: inclusive and exclusive scans, plain and segmented
+ * (by head flags, or by offsets turned into head flags), in one pass over the data.
+ *
+ * One kernel, one tile per block (256 threads x ITEMS elements), tiles taken in the order of
+ * an atomic ticket, so a tile only ever waits on tiles that have already started.
+ *   thread -- ITEMS consecutive elements, scanned sequentially in registers;
+ *   wave   -- the thread totals, scanned by shuffles over the compile-time wave width
+ *             (Kogge-Stone / Hillis-Steele: log2(W) steps with every lane busy; a
+ *             Blelloch up/down sweep does half the operations in twice the steps, and
+ *             shuffles, not operations, are what costs here);
+ *   block  -- the wave totals (at most W of them) scanned by wave 0 the same way;
+ *   device -- a decoupled look-back whose combination order is a fixed binary tree.
+ * The classic look-back (Merrill & Garland) adds predecessors' aggregates until it meets an
+ * inclusive prefix, so the association of a float sum depends on timing. Here the prefix of
+ * tile t is the fold, largest run first, of the aligned runs of tiles that the binary digits
+ * of t describe (a Fenwick decomposition), each run summed as a balanced binary tree. Every
+ * value is computed in one order whatever the timing, so results are bitwise reproducible,
+ * and a float passes through about 2 log2(#tiles) roundings across tiles, not #tiles.
+ * The runs are gathered from a radix-32 tree of published nodes (see lb_index): each tile
+ * publishes its aggregate at once; the last tile of every aligned group of 32^j tiles
+ * publishes the group's sum, computed from the 32 children in one round of reads; a tile's
+ * prefix needs at most 31 nodes per radix-32 digit of t, read by one lane each. A first
+ * version built the runs pairwise (node S(t, k) from S(t - 2^(k-1), k - 1)): that made the
+ * nodes a tile needs wait on chains of about log2(tiles in flight) round trips, and the
+ * scan ran at half of copy speed (H100, f32, 2^28: 1.38 ms, against 0.73 ms with the
+ * look-back switched off); prefetching the next tile in persistent blocks made it worse
+ * (4.9 ms: a prefetched tile publishes nothing until its block's current tile is done).
+ *
+ * Memory traffic: read n, write n (plus n flag bytes for segmented scans); the published
+ * states are about 1.03 x #tiles words, cleared by one memset before the kernel. A
+ * single-tile input is one launch and needs no state at all.
+ *
+ * Loads and stores move 16-byte vectors, coalesced across the wave; the blocked arrangement
+ * a thread scans is obtained through a per-wave shared-memory transposition whose 16-byte
+ * slots are XOR-swizzled so that neither the striped nor the blocked side has bank conflicts.
+ * Misaligned pointers, the last tile and segment-covered edges take a scalar path.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "blocks.h"
+#include "common.h"
+#include "policy.h"
+
+namespace {
+
+constexpr int SCAN_BLOCK = 256;
+constexpr int SCAN_WAVES = SCAN_BLOCK / PP_WAVE;
+/* Resident blocks per SM/CU the register allocation must allow (tiles in flight). */
+#ifndef SCAN_MIN_BLOCKS
+#define SCAN_MIN_BLOCKS 3
+#endif
+
+/* Elements per thread: 16 (4096 per tile) for 1-byte inputs and for 4-byte inputs with a
+ * 4-byte accumulator; 8 when the input or the accumulator is 8 bytes wide (registers). */
+template <typename In, typename A> constexpr int scan_items()
+{
+    return sizeof(In) == 1 ? 16 : (sizeof(In) == 8 || sizeof(A) == 8) ? 8 : 16;
+}
+
+/* A scanned value: the accumulator and, for segmented scans, whether a segment starts
+ * inside the span it covers. The segmented operator (a, b) -> b.f ? b : a op b is
+ * associative, so the same tree serves both; f stays 0 (and is folded away) otherwise. */
+template <typename Op, typename A, bool SEG> struct scan_op {
+    struct T {
+        A v;
+        uint32_t f;
+    };
+    static PP_DEVICE T make(A v, uint32_t f)
+    {
+        T r;
+        r.v = v;
+        r.f = SEG ? f : 0u;
+        return r;
+    }
+    static PP_DEVICE T identity() { return make(Op::identity(), 0); }
+    static PP_DEVICE T apply(T a, T b)
+    {
+        if constexpr (SEG) return make(b.f ? b.v : Op::apply(a.v, b.v), a.f | b.f);
+        else return make(Op::apply(a.v, b.v), 0);
+    }
+    static PP_DEVICE T shfl(T x, int src)
+    {
+        T r;
+        r.v = pp_shfl_any(x.v, src);
+        r.f = SEG ? pp_shfl_any(x.f, src) : 0u;
+        return r;
+    }
+};
+
+/* ---- published tile states ----
+ * The tree over tiles has radix 32: node (j, i) holds the canonical (balanced binary) sum
+ * of tiles [i * 32^j, (i + 1) * 32^j), that is S(t, 5j) for t = (i + 1) * 32^j - 1. Level 0
+ * holds the tile aggregates; a level-j node is published by its last tile, which computes
+ * it from its 32 level-(j-1) children in one round of reads (a butterfly that keeps the
+ * binary order), not through a chain of pairwise sums. Level j has floor(T / 32^j) nodes,
+ * stored after those of the lower levels.
+ * Values of at most 4 bytes travel in one 64-bit word (ready bit 63, segment bit 32, value
+ * in the low half); wider ones in 16 bytes, the value written before the ready word with a
+ * fence in between, and read after it. */
+constexpr int LB_RADIX_BITS = 5;
+constexpr int LB_RADIX = 1 << LB_RADIX_BITS;
+constexpr int LB_MAX_LEVELS = 7; /* 32^7 tiles: far beyond any n */
+
+struct alignas(16) lb_wide {
+    unsigned long long v, s;
+};
+
+template <typename A> PP_DEVICE unsigned long long lb_bits(A v)
+{
+    union {
+        A a;
+        unsigned long long u;
+    } c;
+    c.u = 0;
+    c.a = v;
+    return c.u;
+}
+template <typename A> PP_DEVICE A lb_value(unsigned long long u)
+{
+    union {
+        A a;
+        unsigned long long u;
+    } c;
+    c.u = u;
+    return c.a;
+}
+
+template <typename A> struct lb_word {
+    static constexpr bool packed = sizeof(A) <= 4;
+    using type = typename std::conditional<packed, unsigned long long, lb_wide>::type;
+};
+
+PP_DEVICE uint64_t lb_index(uint64_t tiles, int j, uint64_t i)
+{
+    uint64_t base = 0;
+    for (int l = 0; l < j; ++l) base += tiles >> (LB_RADIX_BITS * l);
+    return base + i;
+}
+
+template <typename SO, typename A>
+PP_DEVICE void lb_publish(typename lb_word<A>::type *st, uint64_t e, typename SO::T x)
+{
+    if constexpr (lb_word<A>::packed) {
+        const unsigned long long w = (1ull << 63) | ((unsigned long long)x.f << 32) | (lb_bits(x.v) & 0xFFFFFFFFull);
+        *reinterpret_cast<volatile unsigned long long *>(st + e) = w;
+    } else {
+        volatile unsigned long long *p = reinterpret_cast<volatile unsigned long long *>(st + e);
+        p[0] = lb_bits(x.v);
+        __threadfence();
+        p[1] = 1ull | ((unsigned long long)x.f << 1);
+    }
+}
+
+template <typename SO, typename A>
+PP_DEVICE typename SO::T lb_wait(typename lb_word<A>::type *st, uint64_t e, bool pause)
+{
+    if constexpr (lb_word<A>::packed) {
+        volatile unsigned long long *p = reinterpret_cast<volatile unsigned long long *>(st + e);
+        unsigned long long w;
+        while (((w = *p) >> 63) == 0)
+            if (pause) pp_spin_pause();
+        return SO::make(lb_value<A>(w & 0xFFFFFFFFull), (uint32_t)(w >> 32) & 1u);
+    } else {
+        volatile unsigned long long *p = reinterpret_cast<volatile unsigned long long *>(st + e);
+        unsigned long long s;
+        while ((s = p[1]) == 0)
+            if (pause) pp_spin_pause();
+        __threadfence();
+        return SO::make(lb_value<A>(p[0]), (uint32_t)(s >> 1) & 1u);
+    }
+}
+
+/* Canonical sums of aligned blocks of lanes: lane c (< 32) ends with the balanced binary
+ * sum of the block of 2^r lanes that holds it, lower half first, where 2^r = block(c). */
+template <typename SO> PP_DEVICE typename SO::T lane_blocks(typename SO::T v, unsigned block)
+{
+    const unsigned lane = pp_lane_id();
+#pragma unroll
+    for (unsigned s = 1; s < (unsigned)LB_RADIX; s <<= 1) {
+        const typename SO::T o = SO::shfl(v, (int)(lane ^ s));
+        if (s < block) v = (lane & s) ? SO::apply(o, v) : SO::apply(v, o);
+    }
+    return v;
+}
+
+/* Run by every lane of wave 0 of tile t (of `tiles` > 1) once `agg` is known: publishes the
+ * tile's nodes and returns its exclusive prefix, the fold (high bits first) of the runs the
+ * binary digits of t describe (a Fenwick decomposition); the run of bit 5j + r is 2^r
+ * consecutive level-j nodes, summed here by lane_blocks. */
+template <typename SO, typename A>
+PP_DEVICE typename SO::T lookback(typename lb_word<A>::type *st, uint64_t tiles, uint64_t t, typename SO::T agg,
+                                  bool pause)
+{
+    using T = typename SO::T;
+    const unsigned lane = pp_lane_id();
+    if (lane == 0) lb_publish<SO, A>(st, lb_index(tiles, 0, t), agg);
+    /* Nodes that end at this tile. */
+    T own = agg;
+    for (int j = 1; j < LB_MAX_LEVELS; ++j) {
+        const uint64_t span = 1ull << (LB_RADIX_BITS * j);
+        if ((t + 1) % span != 0) break;
+        const uint64_t first = ((t + 1) >> (LB_RADIX_BITS * (j - 1))) - LB_RADIX; /* first child */
+        T c = own;
+        if (lane < (unsigned)LB_RADIX - 1) c = lb_wait<SO, A>(st, lb_index(tiles, j - 1, first + lane), pause);
+        own = lane_blocks<SO>(c, LB_RADIX);
+        own = SO::shfl(own, 0);
+        if (lane == 0) lb_publish<SO, A>(st, lb_index(tiles, j, first / LB_RADIX), own);
+    }
+    if (t == 0) return SO::identity();
+    /* Prefix: for each radix-32 digit d_j of t (high first), the first d_j children of the
+     * level-j parent that holds t; each set bit r of d_j is one run of 2^r of them. */
+    T p = SO::identity();
+    bool have = false;
+    const int top = (63 - __clzll((long long)t)) / LB_RADIX_BITS;
+    for (int j = top; j >= 0; --j) {
+        const unsigned d = (unsigned)(t >> (LB_RADIX_BITS * j)) & (LB_RADIX - 1);
+        if (d == 0) continue;
+        const uint64_t first = (t >> (LB_RADIX_BITS * (j + 1))) << LB_RADIX_BITS;
+        T c = SO::identity();
+        unsigned block = 1;
+        if (lane < d) {
+            c = lb_wait<SO, A>(st, lb_index(tiles, j, first + lane), pause);
+            block = 1u << (31 - __clz((int)(lane ^ d))); /* the run of d's highest differing bit */
+        }
+        c = lane_blocks<SO>(c, block);
+        for (int r = LB_RADIX_BITS - 1; r >= 0; --r) {
+            if (!((d >> r) & 1u)) continue;
+            const unsigned head = d & ~((2u << r) - 1u); /* first lane of the run of bit r */
+            const T v = SO::shfl(c, (int)head);
+            p = have ? SO::apply(p, v) : v;
+            have = true;
+        }
+    }
+    return p;
+}
+
+/* ---- the per-wave transposition between striped (coalesced) and blocked order ---- */
+
+/* 16-byte slot v of a wave's buffer lives at swz(v): consecutive lanes reading blocked runs
+ * of V vectors, and consecutive lanes writing striped vectors, hit 8 distinct slots mod 8. */
+PP_DEVICE unsigned swz(unsigned v) { return v ^ ((v >> 3) & 7u); }
+
+template <typename X> PP_DEVICE X &slot_elem(pp_vec16 *buf, unsigned e)
+{
+    constexpr unsigned EPV = 16 / sizeof(X);
+    return reinterpret_cast<X *>(buf + swz(e / EPV))[e % EPV];
+}
+
+/* Loading this lane's ITEMS consecutive elements of a wave's run of W * ITEMS elements at
+ * `src` is split in two, so that a tile's loads can be in flight while the tile before it
+ * looks back: load_issue starts the 16-byte loads of a whole, aligned run (striped: vector
+ * j * W + lane, or directly blocked when a lane's run is one vector) into registers;
+ * load_finish turns them into blocked order through the wave's buffer, or, for a partial
+ * or misaligned run (`fast` false), loads the `valid` elements one by one. */
+template <typename X, int ITEMS> struct lane_run {
+    static constexpr int EPV = 16 / sizeof(X);
+    static constexpr int V = ITEMS / EPV; /* vectors per lane */
+    static_assert(ITEMS % EPV == 0, "a lane's run is whole vectors");
+    pp_vec16 r[V];
+};
+
+template <typename X, int ITEMS> PP_DEVICE void load_issue(const X *src, lane_run<X, ITEMS> &lr)
+{
+    using L = lane_run<X, ITEMS>;
+    const unsigned lane = pp_lane_id();
+#pragma unroll
+    for (int j = 0; j < L::V; ++j) {
+        const unsigned vi = L::V == 1 ? lane : (unsigned)j * PP_WAVE + lane;
+        lr.r[j] = pp_load16_stream(src + (size_t)vi * L::EPV);
+    }
+}
+
+template <typename X, int ITEMS>
+PP_DEVICE void load_finish(const X *src, uint32_t valid, bool fast, const lane_run<X, ITEMS> &lr, pp_vec16 *buf,
+                           X (&x)[ITEMS])
+{
+    using L = lane_run<X, ITEMS>;
+    const unsigned lane = pp_lane_id();
+    union U {
+        pp_vec16 v[L::V];
+        X e[ITEMS];
+    } u;
+    if (fast && L::V == 1) { /* blocked is already coalesced */
+        u.v[0] = lr.r[0];
+    } else {
+        if (fast) {
+#pragma unroll
+            for (int j = 0; j < L::V; ++j) buf[swz((unsigned)j * PP_WAVE + lane)] = lr.r[j];
+        } else {
+#pragma unroll
+            for (int j = 0; j < ITEMS; ++j) {
+                const unsigned e = (unsigned)j * PP_WAVE + lane;
+                if (e < valid) slot_elem<X>(buf, e) = src[e];
+            }
+        }
+        pp_wave_sync();
+#pragma unroll
+        for (int k = 0; k < L::V; ++k) u.v[k] = buf[swz(lane * L::V + k)];
+        pp_wave_sync(); /* the buffer is reused */
+    }
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) x[k] = u.e[k];
+}
+
+/* Store this lane's ITEMS consecutive results; only elements e < valid with
+ * lo <= e < hi (relative to dst) are written on the slow path. */
+template <typename X, int ITEMS>
+PP_DEVICE void store_blocked(X *dst, uint32_t valid, int64_t lo, int64_t hi, bool fast, pp_vec16 *buf,
+                             const X (&y)[ITEMS])
+{
+    constexpr int EPV = 16 / sizeof(X);
+    constexpr int V = ITEMS / EPV;
+    static_assert(ITEMS % EPV == 0, "a lane's run is whole vectors");
+    const unsigned lane = pp_lane_id();
+    union U {
+        pp_vec16 v[V];
+        X e[ITEMS];
+    } u;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) u.e[k] = y[k];
+    if (fast && V == 1) {
+        *reinterpret_cast<pp_vec16 *>(dst + (size_t)lane * EPV) = u.v[0];
+        return;
+    }
+#pragma unroll
+    for (int k = 0; k < V; ++k) buf[swz(lane * V + k)] = u.v[k];
+    pp_wave_sync();
+    if (fast) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+            const unsigned vi = (unsigned)j * PP_WAVE + lane;
+            *reinterpret_cast<pp_vec16 *>(dst + (size_t)vi * EPV) = buf[swz(vi)];
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            const unsigned e = (unsigned)j * PP_WAVE + lane;
+            if (e < valid && (int64_t)e >= lo && (int64_t)e < hi) dst[e] = slot_elem<X>(buf, e);
+        }
+    }
+    pp_wave_sync();
+}
+
+/* Head flags of this lane's ITEMS elements (bit k: element k starts a segment). */
+template <int ITEMS>
+PP_DEVICE uint32_t load_flags(const uint8_t *src, uint32_t valid, bool fast)
+{
+    const unsigned lane = pp_lane_id();
+    const uint8_t *p = src + (size_t)lane * ITEMS;
+    uint8_t b[ITEMS];
+    if (fast) {
+        if constexpr (ITEMS == 16) {
+            union {
+                pp_vec16 v;
+                uint8_t e[16];
+            } u;
+            u.v = pp_load16_stream(p);
+#pragma unroll
+            for (int k = 0; k < 16; ++k) b[k] = u.e[k];
+        } else {
+            union {
+                uint2 v;
+                uint8_t e[8];
+            } u;
+            u.v = *reinterpret_cast<const uint2 *>(p);
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) b[k] = u.e[k];
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) b[k] = (lane * ITEMS + k < valid) ? p[k] : 0;
+    }
+    uint32_t m = 0;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) m |= (b[k] != 0 ? 1u : 0u) << k;
+    return m;
+}
+
+struct scan_params {
+    uint64_t n;
+    uint64_t tiles;
+    void *state;            /* published tile states (tiles > 1) */
+    unsigned *ticket;       /* tile ticket counter (tiles > 1) */
+    const size_t *cover;    /* offsets form: only [offsets[0], offsets[nseg]) is written */
+    uint64_t nseg;
+    int exclusive;
+    int vec_in, vec_out, vec_flags; /* 16-byte aligned pointers */
+    int exp;                        /* PP_HIP_SCAN_EXP: tuning experiments (1: no look-back) */
+};
+
+template <typename P, typename Out, bool SEG>
+__global__ __launch_bounds__(SCAN_BLOCK, SCAN_MIN_BLOCKS) void scan_tiles(const typename P::in_t *in, Out *out,
+                                                         const uint8_t *__restrict__ flags,
+                                                         typename P::acc_t init, scan_params prm)
+{
+    using In = typename P::in_t;
+    using A = typename P::acc_t;
+    using Op = typename P::op;
+    using SO = scan_op<Op, A, SEG>;
+    using T = typename SO::T;
+    constexpr int ITEMS = scan_items<In, A>();
+    constexpr uint32_t WAVE_ITEMS = (uint32_t)PP_WAVE * ITEMS;
+    constexpr uint64_t TILE = (uint64_t)SCAN_BLOCK * ITEMS;
+    constexpr int XB = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
+    constexpr int BUF_VECS = PP_WAVE * ITEMS * XB / 16;
+
+    __shared__ pp_vec16 xbuf[SCAN_WAVES][BUF_VECS];
+    __shared__ T wave_excl[SCAN_WAVES];
+    __shared__ T tile_prefix;
+    __shared__ uint64_t next_tile;
+
+    const unsigned lane = pp_lane_id(), w = pp_wave_id();
+    /* Where wave w's run of tile t starts, how many of its elements exist, and whether the
+     * fast (whole, aligned) path applies. */
+    auto run_base = [&](uint64_t t) { return t * TILE + (uint64_t)w * WAVE_ITEMS; };
+    auto run_valid = [&](uint64_t b) -> uint32_t {
+        const uint64_t left = b < prm.n ? prm.n - b : 0;
+        return left < WAVE_ITEMS ? (uint32_t)left : WAVE_ITEMS;
+    };
+
+    /* One tile per block, taken by ticket so that a tile only waits on started tiles. */
+    if (prm.tiles > 1 && threadIdx.x == 0) next_tile = atomicAdd(prm.ticket, 1u);
+    __syncthreads();
+    const uint64_t t = prm.tiles > 1 ? next_tile : 0;
+    {
+        const uint64_t base = run_base(t);
+        const uint32_t valid = run_valid(base);
+        const bool whole = valid == WAVE_ITEMS;
+        const bool fast = whole && prm.vec_in;
+        lane_run<In, ITEMS> pending;
+        if (fast) load_issue<In, ITEMS>(in + base, pending);
+
+        /* Covered range relative to this wave's run (offsets form). */
+        int64_t lo = 0, hi = WAVE_ITEMS;
+        if (prm.cover) {
+            uint64_t c0 = prm.cover[0], c1 = prm.cover[prm.nseg];
+            if (c0 > prm.n) c0 = prm.n;
+            if (c1 > prm.n) c1 = prm.n;
+            lo = (int64_t)c0 - (int64_t)base;
+            hi = (int64_t)c1 - (int64_t)base;
+        }
+        const bool covered = lo <= 0 && hi >= (int64_t)WAVE_ITEMS;
+
+        /* ---- this lane's elements, scanned ---- */
+        In x[ITEMS];
+        load_finish<In, ITEMS>(in + base, valid, fast, pending, xbuf[w], x);
+        uint32_t fm = 0;
+        if constexpr (SEG) fm = load_flags<ITEMS>(flags + base, valid, whole && prm.vec_flags);
+        /* lv[k]: the lane's inclusive values, restarting at its heads (bit k of fm). */
+        A lv[ITEMS];
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            const A e = lane * ITEMS + k < valid ? P::make(x[k], 0) : Op::identity();
+            const bool head = SEG && ((fm >> k) & 1u);
+            lv[k] = (k == 0 || head) ? e : Op::apply(lv[k - 1], e);
+        }
+
+        /* ---- wave: inclusive scan of the lane totals ---- */
+        T v = SO::make(lv[ITEMS - 1], fm != 0);
+#pragma unroll
+        for (int d = 1; d < PP_WAVE; d <<= 1) {
+            const T y = SO::shfl(v, (int)lane >= d ? (int)lane - d : 0);
+            if ((int)lane >= d) v = SO::apply(y, v);
+        }
+        T lane_excl = SO::shfl(v, lane > 0 ? (int)lane - 1 : 0);
+        if (lane == 0) lane_excl = SO::identity();
+        if (lane == PP_WAVE - 1) wave_excl[w] = v; /* the wave's total, for now */
+        __syncthreads();
+
+        /* ---- block: wave 0 scans the wave totals, then looks back ---- */
+        if (w == 0) {
+            T s = lane < (unsigned)SCAN_WAVES ? wave_excl[lane] : SO::identity();
+#pragma unroll
+            for (int d = 1; d < SCAN_WAVES; d <<= 1) {
+                const T y = SO::shfl(s, (int)lane >= d ? (int)lane - d : 0);
+                if ((int)lane >= d) s = SO::apply(y, s);
+            }
+            T ex = SO::shfl(s, lane > 0 ? (int)lane - 1 : 0);
+            if (lane == 0) ex = SO::identity();
+            const T agg = SO::shfl(s, SCAN_WAVES - 1);
+            pp_wave_sync();
+            if (lane < (unsigned)SCAN_WAVES) wave_excl[lane] = ex;
+            T p = SO::identity();
+            if (prm.tiles > 1 && !(prm.exp & 1))
+                p = lookback<SO, A>(reinterpret_cast<typename lb_word<A>::type *>(prm.state), prm.tiles, t, agg,
+                                    !(prm.exp & 2));
+            if (lane == 0) tile_prefix = p;
+        }
+        __syncthreads();
+
+        /* ---- results: prefix = ((tile prefix op wave prefix) op lane prefix) ---- */
+        const T pre = SO::apply(SO::apply(tile_prefix, wave_excl[w]), lane_excl);
+        /* Element k's result is pre op lv[k], unless a head at or before k (in this lane)
+         * already restarted it: the segmented operator, spelled out per element. */
+        Out y[ITEMS];
+        const A a_init = init;
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            const bool seen = SEG && (fm & ((2u << k) - 1u)) != 0;
+            if (!prm.exclusive) {
+                y[k] = Out(seen ? lv[k] : Op::apply(pre.v, lv[k]));
+            } else {
+                const bool seen_before = SEG && (fm & ((1u << k) - 1u)) != 0;
+                const A e = k == 0 ? pre.v : (seen_before ? lv[k - 1] : Op::apply(pre.v, lv[k - 1]));
+                const bool head = SEG && ((fm >> k) & 1u);
+                y[k] = Out(head ? a_init : Op::apply(a_init, e));
+            }
+        }
+        store_blocked<Out, ITEMS>(out + base, valid, lo, hi, whole && covered && prm.vec_out, xbuf[w], y);
+    }
+}
+
+/* Offsets form: flag the first element of every non-empty (clamped) segment. */
+__global__ __launch_bounds__(SCAN_BLOCK) void scan_offset_heads(const size_t *__restrict__ offsets, uint64_t nseg,
+                                                                uint64_t n, uint8_t *__restrict__ flags)
+{
+    const uint64_t stride = (uint64_t)gridDim.x * SCAN_BLOCK;
+    for (uint64_t s = (uint64_t)blockIdx.x * SCAN_BLOCK + threadIdx.x; s < nseg; s += stride) {
+        uint64_t b = offsets[s], e = offsets[s + 1];
+        if (b > n) b = n;
+        if (e > n) e = n;
+        if (b < e) flags[b] = 1;
+    }
+}
+
+inline bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* Entries of the published states for `tiles` tiles (see lb_index). */
+inline uint64_t lb_entries(uint64_t tiles)
+{
+    uint64_t e = 0;
+    for (uint64_t t = tiles; t; t >>= LB_RADIX_BITS) e += t;
+    return e;
+}
+
+template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *ctx, const pp_scan_args *a)
+{
+    using In = typename P::in_t;
+    using A = typename P::acc_t;
+    constexpr uint64_t TILE = (uint64_t)SCAN_BLOCK * scan_items<In, A>();
+    pp_hip_state *hs = pp_hip(ctx);
+    const uint64_t n = a->n;
+    const uint64_t tiles = (n + TILE - 1) / TILE;
+    if (tiles > 0x7FFFFFFFull)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "scan: n = %llu needs more than 2^31 tiles",
+                        (unsigned long long)n);
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
+
+    /* Scratch: [head flags (offsets form)] [ticket, 256 bytes] [tile states]. */
+    const size_t flag_bytes = a->offsets ? pp_align256(n) : 0;
+    const size_t state_bytes = tiles > 1 ? 256 + pp_align256(lb_entries(tiles) * sizeof(typename lb_word<A>::type)) : 0;
+    char *scratch = nullptr;
+    if (flag_bytes + state_bytes > 0) {
+        void *sp = nullptr;
+        pp_status st = pp__scratch(ctx, flag_bytes + state_bytes, &sp);
+        if (st != PP_OK) return st;
+        scratch = (char *)sp;
+    }
+    const uint8_t *flags = a->head_flags;
+    if (a->offsets) {
+        uint8_t *f = (uint8_t *)scratch;
+        PP_HIP_TRY(ctx, hipMemsetAsync(f, 0, n, hs->stream));
+        uint64_t g = (a->n_segments + SCAN_BLOCK - 1) / SCAN_BLOCK;
+        const uint64_t gmax = (uint64_t)hs->cu_count * 16;
+        if (g > gmax) g = gmax;
+        scan_offset_heads<<<(unsigned)g, SCAN_BLOCK, 0, hs->stream>>>(a->offsets, a->n_segments, n, f);
+        PP_HIP_CHECK_LAUNCH(ctx, "scan_offset_heads");
+        flags = f;
+    }
+    scan_params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.n = n;
+    prm.tiles = tiles;
+    if (tiles > 1) {
+        prm.ticket = (unsigned *)(scratch + flag_bytes);
+        prm.state = scratch + flag_bytes + 256;
+        PP_HIP_TRY(ctx, hipMemsetAsync(scratch + flag_bytes, 0, state_bytes, hs->stream));
+    }
+    prm.cover = a->offsets;
+    prm.nseg = a->n_segments;
+    prm.exclusive = a->exclusive;
+    prm.vec_in = aligned16(a->in);
+    prm.vec_out = aligned16(a->out);
+    prm.vec_flags = aligned16(flags);
+    const char *exp = getenv("PP_HIP_SCAN_EXP");
+    prm.exp = exp ? atoi(exp) : 0;
+    Out init_out;
+    memcpy(&init_out, a->init, sizeof init_out);
+    const uint64_t grid = tiles;
+    scan_tiles<P, Out, SEG><<<(unsigned)grid, SCAN_BLOCK, 0, hs->stream>>>((const In *)a->in, (Out *)a->out, flags,
+                                                                          A(init_out), prm);
+    PP_HIP_CHECK_LAUNCH(ctx, "scan_tiles");
+    return PP_OK;
+}
+
+template <typename In, typename Out> struct scan_run {
+    pp_context *ctx;
+    const pp_scan_args *a;
+    template <typename P> pp_status go()
+    {
+        if (a->head_flags || a->offsets) return scan_launch<P, Out, true>(ctx, a);
+        return scan_launch<P, Out, false>(ctx, a);
+    }
+};
+
+template <typename In, typename Out> pp_status scan_io(pp_context *ctx, const pp_scan_args *a)
+{
+    scan_run<In, Out> run = {ctx, a};
+    pp_status st = with_policy<In, Out>(a->op, run);
+    if (st == PP_ERROR_UNSUPPORTED && !ctx->message[0])
+        return pp__fail(ctx, st, "scan: hip has no %s from %s to %s", pp_op_name(a->op), pp_dtype_name(a->in_type),
+                        pp_dtype_name(a->out_type));
+    return st;
+}
+
+} // namespace
+
+pp_status pp_hip_scan(pp_context *ctx, const pp_scan_args *a)
+{
+#define PP_CALL_SCAN(I, O) scan_io<I, O>(ctx, a)
+    PP_DISPATCH_IN_OUT(ctx, a->in_type, a->out_type, PP_CALL_SCAN)
+#undef PP_CALL_SCAN
+    return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "scan: hip has no scan from %s to %s", pp_dtype_name(a->in_type),
+                    pp_dtype_name(a->out_type));
+}

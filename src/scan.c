@@ -1,0 +1,125 @@
+/* scan.c -- argument checks and dispatch of the scan family (pp_inclusive_scan,
+ * pp_exclusive_scan, pp_segmented_scan_flags, pp_segmented_scan_offsets). Every form goes
+ * to the backend's one `scan` entry with a pp_scan_args. */
+#include <string.h>
+
+#include "internal.h"
+
+/* Whether [a, a + an) and [b, b + bn) share a byte. */
+static int overlaps(const void *a, size_t an, const void *b, size_t bn)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    if (an == 0 || bn == 0) return 0;
+    return x < y + bn && y < x + an;
+}
+
+/* The common part of every scan: types, pointers, overlap, spaces, init. `a` is filled. */
+static pp_status check_scan(pp_context *ctx, const char *fn, const void *in, size_t n, pp_dtype in_type,
+                            pp_op op, int kind, const void *init, void *out, pp_dtype out_type,
+                            const uint8_t *head_flags, pp_scan_args *a)
+{
+    PP_TRY(pp__check_op_types(ctx, fn, in_type, op, out_type));
+    if (kind != PP_SCAN_INCLUSIVE && kind != PP_SCAN_EXCLUSIVE)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'kind' has unknown value %d", fn, kind);
+    if (kind == PP_SCAN_INCLUSIVE && init)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "%s: argument 'init' must be NULL for an inclusive scan (it has no initial value)", fn);
+    if (!in && n > 0)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'in' is NULL with n = %zu", fn, n);
+    if (!out && n > 0)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' is NULL with n = %zu", fn, n);
+    size_t isz = pp_dtype_size(in_type), osz = pp_dtype_size(out_type);
+    if (n > SIZE_MAX / osz)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'n' (%zu) overflows the output size",
+                        fn, n);
+    if (n > 0 && !(out == in && isz == osz) && overlaps(out, n * osz, in, n * isz))
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "%s: argument 'out' overlaps 'in' (only out == in with equal element sizes is "
+                        "allowed)",
+                        fn);
+    if (n > 0 && head_flags && overlaps(out, n * osz, head_flags, n))
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' overlaps 'head_flags'", fn);
+    if (n > 0) {
+        PP_TRY(pp__check_in_space(ctx, fn, "in", in));
+        PP_TRY(pp__check_in_space(ctx, fn, "out", out));
+    }
+    if (!ctx->ops->scan)
+        return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: backend '%s' has no scan", fn, ctx->ops->name);
+    memset(a, 0, sizeof *a);
+    a->in = in;
+    a->n = n;
+    a->in_type = in_type;
+    a->op = op;
+    a->exclusive = kind == PP_SCAN_EXCLUSIVE;
+    if (init)
+        memcpy(a->init, init, osz);
+    else
+        pp__identity(op, out_type, a->init);
+    a->out = out;
+    a->out_type = out_type;
+    return PP_OK;
+}
+
+pp_status pp_inclusive_scan(pp_context *ctx, const void *in, size_t n, pp_dtype in_type, pp_op op, void *out,
+                            pp_dtype out_type)
+{
+    static const char fn[] = "pp_inclusive_scan";
+    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
+    ctx->message[0] = '\0';
+    pp_scan_args a;
+    PP_TRY(check_scan(ctx, fn, in, n, in_type, op, PP_SCAN_INCLUSIVE, NULL, out, out_type, NULL, &a));
+    if (n == 0) return PP_OK;
+    return ctx->ops->scan(ctx, &a);
+}
+
+pp_status pp_exclusive_scan(pp_context *ctx, const void *in, size_t n, pp_dtype in_type, pp_op op,
+                            const void *init, void *out, pp_dtype out_type)
+{
+    static const char fn[] = "pp_exclusive_scan";
+    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
+    ctx->message[0] = '\0';
+    pp_scan_args a;
+    PP_TRY(check_scan(ctx, fn, in, n, in_type, op, PP_SCAN_EXCLUSIVE, init, out, out_type, NULL, &a));
+    if (n == 0) return PP_OK;
+    return ctx->ops->scan(ctx, &a);
+}
+
+pp_status pp_segmented_scan_flags(pp_context *ctx, const void *in, size_t n, pp_dtype in_type,
+                                  const uint8_t *head_flags, pp_op op, pp_scan_kind kind, const void *init,
+                                  void *out, pp_dtype out_type)
+{
+    static const char fn[] = "pp_segmented_scan_flags";
+    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
+    ctx->message[0] = '\0';
+    if (!head_flags && n > 0)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'head_flags' is NULL with n = %zu", fn,
+                        n);
+    pp_scan_args a;
+    PP_TRY(check_scan(ctx, fn, in, n, in_type, op, (int)kind, init, out, out_type, head_flags, &a));
+    if (n == 0) return PP_OK;
+    PP_TRY(pp__check_in_space(ctx, fn, "head_flags", head_flags));
+    a.head_flags = head_flags;
+    return ctx->ops->scan(ctx, &a);
+}
+
+pp_status pp_segmented_scan_offsets(pp_context *ctx, const void *in, size_t n, pp_dtype in_type,
+                                    const size_t *offsets, size_t n_segments, pp_op op, pp_scan_kind kind,
+                                    const void *init, void *out, pp_dtype out_type)
+{
+    static const char fn[] = "pp_segmented_scan_offsets";
+    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
+    ctx->message[0] = '\0';
+    if (!offsets && n_segments > 0)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'offsets' is NULL with n_segments = %zu",
+                        fn, n_segments);
+    if (n_segments == SIZE_MAX)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "%s: argument 'n_segments' is SIZE_MAX (offsets would need SIZE_MAX + 1 entries)", fn);
+    pp_scan_args a;
+    PP_TRY(check_scan(ctx, fn, in, n, in_type, op, (int)kind, init, out, out_type, NULL, &a));
+    if (n == 0 || n_segments == 0) return PP_OK;
+    PP_TRY(pp__check_in_space(ctx, fn, "offsets", offsets));
+    a.offsets = offsets;
+    a.n_segments = n_segments;
+    return ctx->ops->scan(ctx, &a);
+}
