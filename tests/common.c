@@ -627,6 +627,161 @@ void tc_red_check(const tc_red *o, const void *got, double slack)
     }
 }
 
+/* ---- scans ---- */
+
+long double tc_scan_gamma(size_t m, pp_dtype out_type)
+{
+    long double du = (long double)(2 * ceil_log2(m) + PP_SCAN_DEPTH_SLACK) * unit_roundoff(out_type);
+    return du / (1 - du);
+}
+
+pp_status tc_scan_run(tc_env *env, const tc_scan *s, const void *in, size_t n, int in_place, void *out)
+{
+    pp_context *ctx = env->ctx;
+    const size_t isz = tc_size(s->in), osz = tc_size(s->out), bytes = n * osz;
+    if (in_place && isz != osz) TC_FAIL("tc_scan_run: in place needs equal element sizes");
+    /* out (and, in place, in) is followed by 64 guard bytes */
+    unsigned char *dout = (unsigned char *)tc_alloc(ctx, bytes + 64);
+    TC_OK(ctx, pp_memset(ctx, dout, TC_SENTINEL, bytes + 64));
+    void *din = in_place ? dout : tc_upload(ctx, in, n * isz);
+    if (in_place && n > 0) TC_OK(ctx, pp_memcpy(ctx, dout, in, bytes, PP_COPY_HOST_TO_CONTEXT));
+    uint8_t *dflags = s->flags ? (uint8_t *)tc_upload(ctx, s->flags, n) : NULL;
+    size_t *doff = s->offsets ? (size_t *)tc_upload(ctx, s->offsets, (s->n_segments + 1) * sizeof(size_t)) : NULL;
+    const pp_scan_kind kind = s->exclusive ? PP_SCAN_EXCLUSIVE : PP_SCAN_INCLUSIVE;
+    pp_status st;
+    if (s->offsets)
+        st = pp_segmented_scan_offsets(ctx, din, n, s->in, doff, s->n_segments, s->op, kind, s->init, dout, s->out);
+    else if (s->flags)
+        st = pp_segmented_scan_flags(ctx, din, n, s->in, dflags, s->op, kind, s->init, dout, s->out);
+    else if (s->exclusive)
+        st = pp_exclusive_scan(ctx, din, n, s->in, s->op, s->init, dout, s->out);
+    else
+        st = pp_inclusive_scan(ctx, din, n, s->in, s->op, dout, s->out);
+    save_message(ctx, st);
+    unsigned char *host = (unsigned char *)tc_xmalloc(bytes + 64);
+    tc_download(ctx, host, dout, bytes + 64);
+    check_tail(host, bytes, bytes + 64, "scan (64 bytes past out)");
+    memcpy(out, host, bytes);
+    free(host);
+    if (doff) tc_free(ctx, doff);
+    if (dflags) tc_free(ctx, dflags);
+    if (!in_place && din) tc_free(ctx, din);
+    tc_free(ctx, dout);
+    return st;
+}
+
+/* Start a segment: the oracle holds the identity (inclusive) or init as its first term. */
+static void scan_seed(tc_red *o, const tc_scan *s)
+{
+    tc_red_init(o, s->op, s->in, s->out);
+    if (!s->exclusive) return;
+    o->n = 1;
+    if (!s->init) return;
+    if (!tc_is_float(s->out)) {
+        o->acc = widen_bits(tc_bits(s->init, 0, s->out), s->out);
+        return;
+    }
+    const long double v = tc_value(s->init, 0, s->out);
+    if ((s->op == PP_OP_MIN || s->op == PP_OP_MAX) && isnan(v)) o->nan = 1;
+    else o->sum = v;
+    o->abssum = fabsl(v);
+}
+
+/* Compare output i (value oracle o) and fail with the details. */
+static void scan_check_one(const tc_scan *s, const tc_red *o, size_t i, size_t seg_start, const void *got,
+                           const void *ref, double slack)
+{
+    const pp_dtype out = s->out;
+    const char *vs = ref ? "the CPU's" : "the oracle's";
+    if (!tc_is_float(out)) {
+        const uint64_t have = tc_bits(got, i, out), want = ref ? tc_bits(ref, i, out) : o->acc & tc_mask(out);
+        if (have != want)
+            TC_FAIL("%s %s->%s: out[%zu] (segment from %zu, m = %zu) is 0x%llx (%lld), %s is 0x%llx (%lld)",
+                    tc_oname(s->op), tc_dname(s->in), tc_dname(out), i, seg_start, o->n, (unsigned long long)have,
+                    (long long)widen_bits(have, out), vs, (unsigned long long)want, (long long)widen_bits(want, out));
+        return;
+    }
+    const long double v = tc_value(got, i, out);
+    if (s->op == PP_OP_MIN || s->op == PP_OP_MAX) {
+        const int want_nan = ref ? isnan(tc_value(ref, i, out)) : o->nan;
+        const long double want = ref ? tc_value(ref, i, out) : o->sum;
+        if (want_nan ? !isnan(v) : !(v == want))
+            TC_FAIL("%s %s: out[%zu] (segment from %zu) is %.17Lg, %s is %.17Lg", tc_oname(s->op), tc_dname(out), i,
+                    seg_start, v, vs, want_nan ? (long double)NAN : want);
+        return;
+    }
+    long double exact, bound;
+    if (s->op == PP_OP_SUM) {
+        exact = o->sum + o->c;
+        bound = tc_scan_gamma(o->n, out) * o->abssum * (long double)slack;
+    } else {
+        exact = o->sum;
+        const long double nu = (long double)(o->n ? o->n - 1 : 0) * unit_roundoff(out);
+        bound = nu >= 0.5L ? INFINITY : nu / (1 - nu) * fabsl(exact) * 1.0001L * (long double)slack;
+    }
+    const long double center = ref ? tc_value(ref, i, out) : exact;
+    if (s->exact && !ref ? !(v == exact) : !(fabsl(v - center) <= bound))
+        TC_FAIL("%s %s->%s: out[%zu] (segment from %zu, m = %zu) is %.21Lg, %s is %.21Lg (exact %.21Lg): "
+                "|difference| %.3Lg, %s %.3Lg",
+                tc_oname(s->op), tc_dname(s->in), tc_dname(out), i, seg_start, o->n, v, vs, center, exact,
+                fabsl(v - center), s->exact && !ref ? "want equality; bound" : "bound", bound);
+}
+
+/* The outputs of one segment [b, e). */
+static void scan_check_segment(const tc_scan *s, const void *in, size_t b, size_t e, const void *got,
+                               const void *ref, double slack)
+{
+    tc_red o;
+    size_t start = b;
+    for (size_t i = b; i < e; ++i) {
+        if (i == b || (s->flags && s->flags[i])) {
+            scan_seed(&o, s);
+            start = i;
+        }
+        if (s->exclusive) {
+            scan_check_one(s, &o, i, start, got, ref, slack);
+            tc_red_push(&o, in, i, i + 1);
+        } else {
+            tc_red_push(&o, in, i, i + 1);
+            scan_check_one(s, &o, i, start, got, ref, slack);
+        }
+    }
+}
+
+/* Elements [b, e) that no segment covers hold what they held before. */
+static void scan_check_untouched(const tc_scan *s, size_t b, size_t e, const void *before, const void *got)
+{
+    const size_t osz = tc_size(s->out);
+    for (size_t i = b; i < e; ++i) {
+        const unsigned char *g = (const unsigned char *)got + i * osz;
+        for (size_t k = 0; k < osz; ++k) {
+            const unsigned char want = before ? ((const unsigned char *)before)[i * osz + k] : TC_SENTINEL;
+            if (g[k] != want)
+                TC_FAIL("out[%zu] lies outside every segment but was written (byte %zu is 0x%02x, was 0x%02x)", i, k,
+                        g[k], want);
+        }
+    }
+}
+
+void tc_scan_check(const tc_scan *s, const void *in, size_t n, const void *before, const void *got,
+                   const void *ref, double slack)
+{
+    if (!s->offsets) {
+        scan_check_segment(s, in, 0, n, got, ref, slack);
+        return;
+    }
+    size_t pos = 0;
+    for (size_t k = 0; k < s->n_segments; ++k) {
+        const size_t b = s->offsets[k] < n ? s->offsets[k] : n, e = s->offsets[k + 1] < n ? s->offsets[k + 1] : n;
+        if (e <= b) continue;
+        if (b < pos) TC_FAIL("tc_scan_check: segment %zu [%zu, %zu) overlaps an earlier one (test bug)", k, b, e);
+        scan_check_untouched(s, pos, b, before, got);
+        scan_check_segment(s, in, b, e, got, ref, slack);
+        pos = e;
+    }
+    scan_check_untouched(s, pos, n, before, got);
+}
+
 void tc_arg_init(tc_arg *o, pp_op op, pp_dtype t)
 {
     o->op = op;

@@ -196,6 +196,40 @@ void tc_arg_init(tc_arg *o, pp_op op, pp_dtype t);
 void tc_arg_push(tc_arg *o, const void *a, size_t from, size_t to);
 void tc_arg_check(const tc_arg *o, const void *got_value, uint64_t got_index);
 
+/* ---- scans ---------------------------------------------------------------------------- */
+
+/* One scan call: the form (plain, head flags or offsets) and its arguments, host arrays. */
+typedef struct tc_scan {
+    pp_dtype in, out;
+    pp_op op;
+    int exclusive;
+    const void *init;      /* one out_type element, or NULL (the op's identity) */
+    const uint8_t *flags;  /* pp_segmented_scan_flags: n head flags; else NULL */
+    const size_t *offsets; /* pp_segmented_scan_offsets: n_segments + 1 offsets; else NULL */
+    size_t n_segments;
+    int exact;             /* float sums / products: the data make every order exact */
+} tc_scan;
+
+/* The header's scan bound for an output combining m terms: g = D u / (1 - D u),
+ * D = 2 ceil(log2 m) + PP_SCAN_DEPTH_SLACK, u of out_type's accumulation. */
+long double tc_scan_gamma(size_t m, pp_dtype out_type);
+
+/* Run the scan `s` on the host array in[0, n) in env's context: in, flags and offsets are
+ * uploaded; out is filled with TC_SENTINEL first (in_place: out is the uploaded input), and
+ * 64 bytes past it must stay TC_SENTINEL (checked). The n outputs come back in host `out`.
+ * Returns the call's status (message in tc_call_message()). */
+pp_status tc_scan_run(tc_env *env, const tc_scan *s, const void *in, size_t n, int in_place, void *out);
+
+/* Check the n outputs `got` (host, out_type) of scan `s` over host in[0, n) against a serial
+ * oracle: integers exact; float min / max equal (a NaN where the oracle has seen one);
+ * float sums within slack x the bound above (equal with s->exact); float products within
+ * slack x gamma_{m-1} |exact product|. With `ref` (another backend's outputs), the value
+ * compared against is ref's instead of the oracle's (integers and min / max bitwise, except a
+ * NaN's payload and a zero's sign); the oracle still gives the bounds. Elements outside every
+ * segment of the offsets form must equal `before` (NULL: TC_SENTINEL bytes). */
+void tc_scan_check(const tc_scan *s, const void *in, size_t n, const void *before, const void *got,
+                   const void *ref, double slack);
+
 /* ---- sizes ---------------------------------------------------------------------------- */
 
 /* The sizes reduce tests use for dtype t: the fixed list (0, 1, 2, 31..65537, 2^20+3) and,

@@ -7,6 +7,9 @@
  * u8 -> u32 (wrapping), max, min, xor, argmax/argmin (indices past 2^31 / 2^32), and a
  * segmented sum whose segments cross 2^31 and 2^32. HIP also sums 2^31 + 2^20 + 3 f32
  * (memset, no host copy), which the CPU skips (8.6 GB of host memory).
+ * Scans, in place so that the memory stays about 4 GiB, checked element by element against
+ * a streamed oracle: 2^32 + 2^20 + 5 u8 (inclusive sum, then exclusive xor over offsets
+ * crossing 2^31 and 2^32), and 2^31 + 2^20 + 5 u8 with as many head flags (segmented sum).
  */
 #include <math.h>
 #include <stdio.h>
@@ -186,6 +189,152 @@ static void t_big_f32(void **state)
     tc_free(ctx, d);
 }
 
+/* ---- scans ---- */
+
+/* Fill the n bytes at dev with gen(i): directly on the CPU (host memory), through the
+ * staging buffer on HIP. */
+static void big_fill(tc_env *env, uint8_t *dev, size_t n, uint8_t (*gen)(uint64_t))
+{
+    const int direct = env->backend == PP_BACKEND_CPU;
+    uint8_t *stage = direct ? NULL : (uint8_t *)tc_xmalloc(STAGE);
+    for (size_t base = 0; base < n; base += STAGE) {
+        const size_t len = n - base < STAGE ? n - base : STAGE;
+        uint8_t *dst = direct ? dev + base : stage;
+        for (size_t k = 0; k < len; ++k) dst[k] = gen(base + k);
+        if (!direct) TC_OK(env->ctx, pp_memcpy(env->ctx, dev + base, stage, len, PP_COPY_HOST_TO_CONTEXT));
+    }
+    free(stage);
+}
+
+/* Give the n bytes at dev to visit(chunk, base, len, arg), chunk by chunk (downloaded on HIP). */
+static void big_visit(tc_env *env, const uint8_t *dev, size_t n, void (*visit)(const uint8_t *, size_t, size_t, void *),
+                      void *arg)
+{
+    const int direct = env->backend == PP_BACKEND_CPU;
+    uint8_t *stage = direct ? NULL : (uint8_t *)tc_xmalloc(STAGE);
+    for (size_t base = 0; base < n; base += STAGE) {
+        const size_t len = n - base < STAGE ? n - base : STAGE;
+        if (!direct) tc_download(env->ctx, stage, dev + base, len);
+        visit(direct ? dev + base : stage, base, len, arg);
+    }
+    free(stage);
+}
+
+/* The streamed oracle of the scans below. p = the inclusive u8 sum of pattern (wrapping);
+ * after the second scan, element i of a segment [b, e) of `off` holds
+ * init ^ p[b] ^ ... ^ p[i-1] (exclusive xor), elements outside every segment keep p[i]. */
+struct scan_oracle {
+    int second;        /* check the second scan (else the first) */
+    const size_t *off; /* n_seg + 1 offsets, non-decreasing */
+    size_t n_seg;
+    uint8_t init;
+    uint8_t p, x;      /* running inclusive sum; running exclusive xor */
+    size_t seg;        /* the segment i is in or next to */
+    size_t bad, first_bad;
+    uint8_t got_bad, want_bad;
+};
+
+static void scan_oracle_visit(const uint8_t *chunk, size_t base, size_t len, void *arg)
+{
+    struct scan_oracle *o = (struct scan_oracle *)arg;
+    for (size_t k = 0; k < len; ++k) {
+        const size_t i = base + k;
+        const uint8_t prev = o->p;
+        o->p = (uint8_t)(o->p + pattern(i));
+        uint8_t want = o->p;
+        if (o->second) {
+            while (o->seg < o->n_seg && o->off[o->seg + 1] <= i) ++o->seg;
+            if (o->seg < o->n_seg && o->off[o->seg] <= i) {
+                o->x = i == o->off[o->seg] ? o->init : (uint8_t)(o->x ^ prev);
+                want = o->x;
+            }
+        }
+        if (chunk[k] != want && o->bad++ == 0) {
+            o->first_bad = i;
+            o->got_bad = chunk[k];
+            o->want_bad = want;
+        }
+    }
+}
+
+static void scan_oracle_check(tc_env *env, const uint8_t *dev, size_t n, struct scan_oracle *o)
+{
+    o->p = o->x = 0;
+    o->seg = 0;
+    o->bad = 0;
+    big_visit(env, dev, n, scan_oracle_visit, o);
+    TC_CHECK(o->bad == 0, "%zu wrong outputs, the first at %zu: %u, want %u", o->bad, o->first_bad, o->got_bad,
+             o->want_bad);
+}
+
+/* n = 2^32 + 2^20 + 5 u8, in place (4 GiB): an inclusive sum, then an exclusive xor over
+ * offsets whose segments cross 2^31 and 2^32 (elements before the first offset untouched,
+ * the last offset past n). */
+static void t_big_scan(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const size_t n = ((size_t)1 << 32) + ((size_t)1 << 20) + 5;
+    uint8_t *d = (uint8_t *)tc_alloc(ctx, n);
+    big_fill(env, d, n, pattern);
+    const uint8_t init = 0x5A;
+    struct scan_oracle o = {0, cuts + 1, NCUT - 2, init, 0, 0, 0, 0, 0, 0, 0};
+    tc_case("%s: big inclusive scan u8 sum in place, n = %zu", pp_backend_name(env->backend), n);
+    TC_OK(ctx, pp_inclusive_scan(ctx, d, n, PP_U8, PP_OP_SUM, d, PP_U8));
+    scan_oracle_check(env, d, n, &o);
+    tc_case("%s: big exclusive segmented (offsets) scan u8 xor in place, n = %zu", pp_backend_name(env->backend), n);
+    size_t *doff = (size_t *)tc_upload(ctx, o.off, (o.n_seg + 1) * sizeof(size_t));
+    TC_OK(ctx, pp_segmented_scan_offsets(ctx, d, n, PP_U8, doff, o.n_seg, PP_OP_XOR, PP_SCAN_EXCLUSIVE, &init, d, PP_U8));
+    o.second = 1;
+    scan_oracle_check(env, d, n, &o);
+    tc_free(ctx, doff);
+    tc_free(ctx, d);
+}
+
+/* Segment heads of the flags test: across 2^31, and one near the end. */
+#define NHEAD 5
+static const size_t heads[NHEAD] = {7, ((size_t)1 << 31) - 3, ((size_t)1 << 31) + 11, ((size_t)1 << 31) + 12,
+                                    ((size_t)1 << 31) + ((size_t)1 << 20)};
+static uint8_t head_at(uint64_t i)
+{
+    for (int k = 0; k < NHEAD; ++k)
+        if (heads[k] == i) return (uint8_t)(k + 1);
+    return 0;
+}
+
+struct flags_oracle {
+    uint8_t acc;
+    size_t bad, first_bad;
+};
+
+static void flags_oracle_visit(const uint8_t *chunk, size_t base, size_t len, void *arg)
+{
+    struct flags_oracle *o = (struct flags_oracle *)arg;
+    for (size_t k = 0; k < len; ++k) {
+        const size_t i = base + k;
+        o->acc = head_at(i) ? pattern(i) : (uint8_t)(o->acc + pattern(i));
+        if (chunk[k] != o->acc && o->bad++ == 0) o->first_bad = i;
+    }
+}
+
+/* n = 2^31 + 2^20 + 5 u8 with as many head flags (4.3 GB): inclusive segmented sum in place. */
+static void t_big_scan_flags(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const size_t n = ((size_t)1 << 31) + ((size_t)1 << 20) + 5;
+    uint8_t *d = (uint8_t *)tc_alloc(ctx, n), *f = (uint8_t *)tc_alloc(ctx, n);
+    big_fill(env, d, n, pattern);
+    big_fill(env, f, n, head_at);
+    tc_case("%s: big inclusive segmented (flags) scan u8 sum in place, n = %zu", pp_backend_name(env->backend), n);
+    TC_OK(ctx, pp_segmented_scan_flags(ctx, d, n, PP_U8, f, PP_OP_SUM, PP_SCAN_INCLUSIVE, NULL, d, PP_U8));
+    struct flags_oracle o = {0, 0, 0};
+    big_visit(env, d, n, flags_oracle_visit, &o);
+    TC_CHECK(o.bad == 0, "%zu wrong outputs, the first at %zu", o.bad, o.first_bad);
+    tc_free(ctx, f);
+    tc_free(ctx, d);
+}
+
 int main(void)
 {
     tc_init("test_big");
@@ -193,6 +342,8 @@ int main(void)
         TC_BOTH(t_big_2g),
         TC_BOTH(t_big_4g),
         TC_HIP(t_big_f32),
+        TC_BOTH(t_big_scan),
+        TC_BOTH(t_big_scan_flags),
     };
     return cmocka_run_group_tests_name("big", tests, NULL, NULL);
 }

@@ -149,6 +149,18 @@ static void t_null_context(void **state)
     TC_CHECK(pp_argmax(NULL, in, 4, PP_F32, out, &index, PP_RESULT_HOST) == PP_ERROR_INVALID_ARGUMENT, "argmax");
     TC_CHECK(pp_segmented_reduce(NULL, in, 4, PP_F32, off, 1, PP_OP_SUM, out, PP_F32) == PP_ERROR_INVALID_ARGUMENT,
              "segmented");
+    const uint8_t flags[4] = {1, 0, 1, 0};
+    TC_CHECK(pp_inclusive_scan(NULL, in, 4, PP_F32, PP_OP_SUM, out, PP_F32) == PP_ERROR_INVALID_ARGUMENT, "inclusive scan");
+    TC_CHECK(pp_exclusive_scan(NULL, in, 4, PP_F32, PP_OP_SUM, NULL, out, PP_F32) == PP_ERROR_INVALID_ARGUMENT,
+             "exclusive scan");
+    TC_CHECK(pp_segmented_scan_flags(NULL, in, 4, PP_F32, flags, PP_OP_SUM, PP_SCAN_INCLUSIVE, NULL, out, PP_F32) ==
+                 PP_ERROR_INVALID_ARGUMENT,
+             "segmented scan (flags)");
+    TC_CHECK(pp_segmented_scan_offsets(NULL, in, 4, PP_F32, off, 1, PP_OP_SUM, PP_SCAN_EXCLUSIVE, NULL, out, PP_F32) ==
+                 PP_ERROR_INVALID_ARGUMENT,
+             "segmented scan (offsets)");
+    TC_CHECK(pp_inclusive_scan(NULL, NULL, 0, PP_F32, PP_OP_SUM, NULL, PP_F32) == PP_ERROR_INVALID_ARGUMENT,
+             "inclusive scan, n = 0");
     for (int i = 0; i < 16; ++i) TC_CHECK(out[i] == TC_SENTINEL, "byte %d written", i);
     TC_CHECK(index == 0x1234, "index written");
     void *p = (void *)out;
@@ -258,6 +270,128 @@ static void t_seg_bad_args(void **state)
     seg_case(env, "n_segments SIZE_MAX", in, 8, PP_I32, off, SIZE_MAX, PP_OP_SUM, 0, PP_I32, E, "'n_segments'");
     tc_free(ctx, in);
     tc_free(ctx, off);
+}
+
+/* ---- scans ---- */
+
+enum scan_form { SCAN_INCLUSIVE, SCAN_EXCLUSIVE, SCAN_FLAGS, SCAN_OFFSETS };
+
+struct scan_call {
+    enum scan_form form;
+    const void *in;
+    size_t n;
+    pp_dtype in_type;
+    pp_op op;
+    pp_scan_kind kind; /* the segmented forms */
+    const void *init;  /* host; not for SCAN_INCLUSIVE */
+    const uint8_t *flags;
+    const size_t *offsets;
+    size_t n_segments;
+    void *out;
+    pp_dtype out_type;
+};
+
+static pp_status call_scan(pp_context *ctx, const struct scan_call *c)
+{
+    switch (c->form) {
+    case SCAN_INCLUSIVE: return pp_inclusive_scan(ctx, c->in, c->n, c->in_type, c->op, c->out, c->out_type);
+    case SCAN_EXCLUSIVE:
+        return pp_exclusive_scan(ctx, c->in, c->n, c->in_type, c->op, c->init, c->out, c->out_type);
+    case SCAN_FLAGS:
+        return pp_segmented_scan_flags(ctx, c->in, c->n, c->in_type, c->flags, c->op, c->kind, c->init, c->out,
+                                       c->out_type);
+    default:
+        return pp_segmented_scan_offsets(ctx, c->in, c->n, c->in_type, c->offsets, c->n_segments, c->op, c->kind,
+                                         c->init, c->out, c->out_type);
+    }
+}
+
+static const char *const scan_form_names[] = {"pp_inclusive_scan", "pp_exclusive_scan", "pp_segmented_scan_flags",
+                                              "pp_segmented_scan_offsets"};
+
+#define SCAN_BUF 1024
+
+/* One bad scan call; `buf` (SCAN_BUF bytes in the context's space, holding in, out and the
+ * flags of every case) is filled with TC_SENTINEL before and must be unchanged after. */
+static void scan_case(tc_env *env, unsigned char *buf, const char *what, const struct scan_call *c, pp_status want,
+                      const char *arg)
+{
+    pp_context *ctx = env->ctx;
+    TC_OK(ctx, pp_memset(ctx, buf, TC_SENTINEL, SCAN_BUF));
+    tc_case("%s: %s %s (%s %s->%s, n = %zu)", pp_backend_name(env->backend), scan_form_names[c->form], what,
+            tc_oname(c->op), tc_dname(c->in_type), tc_dname(c->out_type), c->n);
+    pp_status st = call_scan(ctx, c);
+    expect_fail(ctx, st, want, arg);
+    unsigned char back[SCAN_BUF];
+    tc_download(ctx, back, buf, SCAN_BUF);
+    for (int i = 0; i < SCAN_BUF; ++i) TC_CHECK(back[i] == TC_SENTINEL, "byte %d of in / out / flags was written", i);
+}
+
+static void t_scan_bad_args(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const pp_status E = PP_ERROR_INVALID_ARGUMENT;
+    unsigned char *buf = (unsigned char *)tc_alloc(ctx, SCAN_BUF);
+    unsigned char *in = buf, *out = buf + 256, *flags = buf + 768;
+    const size_t hoff[4] = {0, 2, 4, 8};
+    size_t *off = (size_t *)tc_upload(ctx, hoff, sizeof hoff);
+    const double init_f64 = 1.0;
+    const pp_scan_kind INC = PP_SCAN_INCLUSIVE, EXC = PP_SCAN_EXCLUSIVE;
+    for (int f = 0; f < 4; ++f) {
+        const enum scan_form form = (enum scan_form)f;
+        const pp_scan_kind k = form == SCAN_INCLUSIVE ? INC : EXC;
+        /* A valid call of this form, changed one argument at a time. */
+        const struct scan_call ok = {form, in, 8, PP_F32, PP_OP_SUM, k, NULL, flags, off, 3, out, PP_F32};
+        struct scan_call c;
+#define BAD(WHAT, CHANGE, ARG)                 \
+    do {                                       \
+        c = ok;                                \
+        CHANGE;                                \
+        scan_case(env, buf, WHAT, &c, E, ARG); \
+    } while (0)
+        BAD("in NULL with n > 0", c.in = NULL, "'in'");
+        BAD("in NULL with n = 1", (c.in = NULL, c.n = 1, c.in_type = PP_U8, c.out_type = PP_U8), "'in'");
+        BAD("out NULL with n > 0", c.out = NULL, "'out'");
+        BAD("unknown in_type", c.in_type = BAD_DTYPE, "'in_type'");
+        BAD("in_type 0", c.in_type = (pp_dtype)0, "'in_type'");
+        BAD("unknown out_type", c.out_type = BAD_DTYPE, "'out_type'");
+        BAD("unknown op", c.op = BAD_OP, "'op'");
+        BAD("op 0", c.op = (pp_op)0, "'op'");
+        BAD("unknown op with n = 0", (c.op = BAD_OP, c.n = 0), "'op'");
+        BAD("xor on f32", c.op = PP_OP_XOR, "'op'");
+        BAD("and on f64", (c.op = PP_OP_AND, c.in_type = c.out_type = PP_F64), "'op'");
+        BAD("xor on f32 with n = 0", (c.op = PP_OP_XOR, c.n = 0), "'op'");
+        BAD("sum i32->u64", (c.in_type = PP_I32, c.out_type = PP_U64), "'out_type'");
+        BAD("min widening u8->u32", (c.op = PP_OP_MIN, c.in_type = PP_U8, c.out_type = PP_U32), "'out_type'");
+        BAD("prod widening f32->f64", (c.op = PP_OP_PROD, c.out_type = PP_F64), "'out_type'");
+        BAD("sum narrowing f64->f32", c.in_type = PP_F64, "'out_type'");
+        BAD("out overlaps in (one element on)", c.out = in + 4, "'out'");
+        BAD("out overlaps in (two elements back)", (c.in = out, c.out = out - 8), "'out'");
+        BAD("out == in with a widening (f32->f64)", (c.out = in, c.out_type = PP_F64), "'out'");
+        BAD("out == in with a widening (u8->u32)", (c.out = in, c.in_type = PP_U8, c.out_type = PP_U32), "'out'");
+        BAD("n overflows the output size", (c.n = SIZE_MAX / 4 + 1), "'n'");
+        if (form == SCAN_FLAGS || form == SCAN_OFFSETS) {
+            BAD("unknown kind", c.kind = (pp_scan_kind)5, "'kind'");
+            BAD("kind -1", c.kind = (pp_scan_kind)-1, "'kind'");
+            BAD("init given to an inclusive scan", (c.kind = INC, c.init = &init_f64, c.out_type = c.in_type = PP_F64),
+                "'init'");
+        }
+        if (form == SCAN_FLAGS) {
+            BAD("head_flags NULL with n > 0", c.flags = NULL, "'head_flags'");
+            BAD("out overlaps head_flags", c.out = flags - 16, "'head_flags'");
+            BAD("out overlaps head_flags (u8 in place)", (c.in_type = c.out_type = PP_U8, c.in = c.out = flags + 4),
+                "'head_flags'");
+        }
+        if (form == SCAN_OFFSETS) {
+            BAD("offsets NULL with n_segments > 0", c.offsets = NULL, "'offsets'");
+            BAD("n_segments SIZE_MAX", c.n_segments = SIZE_MAX, "'n_segments'");
+            BAD("n_segments SIZE_MAX, n = 0", (c.n_segments = SIZE_MAX, c.n = 0), "'n_segments'");
+        }
+#undef BAD
+    }
+    tc_free(ctx, off);
+    tc_free(ctx, buf);
 }
 
 /* ---- memory ---- */
@@ -506,6 +640,25 @@ static void t_wrong_memory_space(void **state)
     expect_fail(ctx, pp_segmented_reduce(ctx, dev, 4096, PP_F32, hoff, 2, PP_OP_SUM, dout, PP_F32), W, "'offsets'");
     expect_fail(ctx, pp_segmented_reduce(ctx, dev, 4096, PP_F32, doff, 2, PP_OP_SUM, hout, PP_F32), W, "'out'");
     TC_CHECK(hout[0] == -1 && hout[1] == -1, "host out written");
+    tc_case("hip: host pointers in the scans");
+    float *dscan = (float *)tc_alloc(ctx, 4096 * sizeof(float));
+    uint8_t *hflags = (uint8_t *)tc_xmalloc(4096);
+    memset(hflags, 0, 4096);
+    float *hscan = (float *)tc_xmalloc(4096 * sizeof(float));
+    for (int i = 0; i < 4096; ++i) hscan[i] = -1.0f;
+    uint8_t *dflags = (uint8_t *)tc_upload(ctx, hflags, 4096);
+    const pp_scan_kind EXC = PP_SCAN_EXCLUSIVE;
+    expect_fail(ctx, pp_inclusive_scan(ctx, host, 4096, PP_F32, PP_OP_SUM, dscan, PP_F32), W, "'in'");
+    expect_fail(ctx, pp_exclusive_scan(ctx, dev, 4096, PP_F32, PP_OP_SUM, NULL, hscan, PP_F32), W, "'out'");
+    expect_fail(ctx, pp_segmented_scan_flags(ctx, dev, 4096, PP_F32, hflags, PP_OP_SUM, EXC, NULL, dscan, PP_F32), W,
+                "'head_flags'");
+    expect_fail(ctx, pp_segmented_scan_offsets(ctx, dev, 4096, PP_F32, hoff, 2, PP_OP_SUM, EXC, NULL, dscan, PP_F32), W,
+                "'offsets'");
+    for (int i = 0; i < 4096; ++i) TC_CHECK(hflags[i] == 0 && hscan[i] == -1.0f, "host element %d written", i);
+    tc_free(ctx, dflags);
+    free(hscan);
+    free(hflags);
+    tc_free(ctx, dscan);
     tc_case("hip: host pointers in pp_memcpy / pp_memset / pp_context_set_scratch");
     float back[4];
     expect_fail(ctx, pp_memcpy(ctx, back, host, 16, PP_COPY_CONTEXT_TO_HOST), W, "'src'");
@@ -595,7 +748,8 @@ int main(void)
     tc_init("test_errors");
     const struct CMUnitTest tests[] = {
         TC_BOTH(t_reduce_bad_args), TC_CPU(t_null_context),     TC_BOTH(t_arg_bad_args),
-        TC_BOTH(t_seg_bad_args),    TC_BOTH(t_memory_bad_args), TC_BOTH(t_out_of_memory),
+        TC_BOTH(t_seg_bad_args),    TC_BOTH(t_scan_bad_args),   TC_BOTH(t_memory_bad_args),
+        TC_BOTH(t_out_of_memory),
         TC_BOTH(t_scratch),         TC_CPU(t_context_create),   TC_BOTH(t_set_stream),
         TC_HIP(t_wrong_memory_space), TC_CPU(t_names),          TC_BOTH(t_message_replaced),
     };

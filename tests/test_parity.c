@@ -1,7 +1,8 @@
 /*
  * test_parity.c -- the HIP backend against the CPU backend on the same random inputs:
  * integer results, min/max, argmin/argmax and segmented integer results bitwise equal;
- * float sums within twice the header's bound of each other. Skips (cmocka skip) where no
+ * float sums within twice the header's bound of each other; scans (plain, head flags,
+ * offsets) likewise, output by output. Skips (cmocka skip) where no
  * HIP device is present. Also: PP_BACKEND_AUTO creates a context and reports its backend.
  */
 #include <math.h>
@@ -231,6 +232,117 @@ static void t_parity_segmented(void **state)
     close_pair(&p);
 }
 
+/* ---- scans ---- */
+
+/* Scan s over host[0, n) on both backends; HIP's outputs against the CPU's: integers, min and
+ * max bitwise, float sums and products within twice the header's bound. */
+static void scan_pair(struct pair *p, const tc_scan *s, const void *host, size_t n, const char *what)
+{
+    const size_t osz = tc_size(s->out);
+    unsigned char *g = (unsigned char *)tc_xmalloc(n * osz + 1), *c = (unsigned char *)tc_xmalloc(n * osz + 1);
+    tc_case("parity: %s scan %s %s->%s n = %zu (%s%s): %s", s->offsets ? "offsets" : s->flags ? "flags" : "plain",
+            tc_oname(s->op), tc_dname(s->in), tc_dname(s->out), n, s->exclusive ? "exclusive" : "inclusive",
+            s->init ? " with init" : "", what);
+    TC_OK(p->gpu->ctx, tc_scan_run(p->gpu, s, host, n, 0, g));
+    TC_OK(p->cpu.ctx, tc_scan_run(&p->cpu, s, host, n, 0, c));
+    tc_scan_check(s, host, n, NULL, g, c, 2.0);
+    free(g);
+    free(c);
+}
+
+struct scan_combo {
+    pp_dtype in, out;
+    pp_op op;
+};
+
+static size_t scan_combos(struct scan_combo *c)
+{
+    size_t k = 0;
+    for (int ti = 0; ti < 7; ++ti)
+        for (int oi = 0; oi < 7; ++oi)
+            if (op_defined(tc_ops[oi], tc_dtypes[ti])) c[k++] = (struct scan_combo){tc_dtypes[ti], tc_dtypes[ti], tc_ops[oi]};
+    for (size_t w = 0; w < sizeof widenings / sizeof widenings[0]; ++w)
+        c[k++] = (struct scan_combo){widenings[w][0], widenings[w][1], PP_OP_SUM};
+    return k;
+}
+
+/* One combo over host data of distribution d, plain or with the given flags / offsets:
+ * inclusive (variants bit 0) and exclusive with a drawn init (bit 1). */
+static void scan_pair_combo(struct pair *p, const struct scan_combo *c, tc_rng *r, size_t n, tc_dist d, int with_nan,
+                            const uint8_t *flags, const size_t *off, size_t nseg, int variants, const char *what)
+{
+    void *host = tc_xmalloc(n * tc_size(c->in) + 1);
+    tc_fill(r, host, n, c->in, d);
+    if (with_nan && n > 0) tc_store_value(host, tc_below(r, n), c->in, NAN);
+    _Alignas(8) unsigned char init[8] = {0};
+    tc_fill(r, init, 1, c->out, tc_is_float(c->out) ? d : TC_RANDOM);
+    for (int v = 0; v < 2; ++v) {
+        if (!(variants >> v & 1)) continue;
+        const tc_scan s = {c->in, c->out, c->op, v, v ? init : NULL, flags, off, nseg, 0};
+        scan_pair(p, &s, host, n, what);
+    }
+    free(host);
+}
+
+static void t_parity_scan(void **state)
+{
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity scan");
+    struct scan_combo c[64];
+    const size_t nc = scan_combos(c);
+    for (size_t k = 0; k < nc; ++k) {
+        const int minmax = c[k].op == PP_OP_MIN || c[k].op == PP_OP_MAX;
+        for (int j = 0; j < 4; ++j) {
+            const tc_dist d = minmax && j == 1 ? TC_FEW : tc_dist_for(c[k].op, c[k].in);
+            scan_pair_combo(&p, &c[k], &r, random_size(&r, j), d, 0, NULL, NULL, 0, 3, "random");
+        }
+        if (tc_is_float(c[k].in) && minmax) scan_pair_combo(&p, &c[k], &r, random_size(&r, 3), TC_RANDOM, 1, NULL, NULL, 0, 3, "a NaN");
+        if (tc_is_float(c[k].in) && c[k].op == PP_OP_PROD)
+            scan_pair_combo(&p, &c[k], &r, random_size(&r, 3), TC_NEAR_ONE, 0, NULL, NULL, 0, 3, "near one");
+        if (tc_is_float(c[k].in) && c[k].op == PP_OP_SUM)
+            scan_pair_combo(&p, &c[k], &r, random_size(&r, 3), TC_POSITIVE, 0, NULL, NULL, 0, 3, "positive");
+    }
+    close_pair(&p);
+}
+
+static void t_parity_scan_segmented(void **state)
+{
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity scan segmented");
+    struct scan_combo c[64];
+    const size_t nc = scan_combos(c);
+    /* Segments of mean length 3, 60, 400 with a few long ones among them, and only long ones:
+     * as head flags and as offsets (with elements before the first and after the last). */
+    static const size_t means[] = {3, 60, 400, 0};
+    for (int l = 0; l < 4; ++l) {
+        const size_t nseg = means[l] == 0 ? 7 : means[l] < 100 ? 5000 : 1000;
+        size_t *off = (size_t *)tc_xmalloc((nseg + 1) * sizeof *off);
+        off[0] = tc_below(&r, 100);
+        for (size_t s = 0; s < nseg; ++s) {
+            size_t len;
+            if (means[l] == 0) len = 30000 + tc_below(&r, 150000);
+            else if (tc_below(&r, 500) == 0) len = 70001 + tc_below(&r, 30000);
+            else len = tc_below(&r, 2 * means[l] + 1);
+            off[s + 1] = off[s] + len;
+        }
+        const size_t n = off[nseg] + tc_below(&r, 100);
+        uint8_t *flags = (uint8_t *)tc_xmalloc(n + 1);
+        memset(flags, 0, n + 1);
+        for (size_t s = 0; s <= nseg; ++s)
+            if (off[s] < n) flags[off[s]] = (uint8_t)(1 + tc_below(&r, 255));
+        char what[64];
+        snprintf(what, sizeof what, "%zu segments of mean %zu", nseg, means[l]);
+        for (size_t k = 0; k < nc; ++k) { /* each form inclusive or exclusive, alternating */
+            const tc_dist d = tc_dist_for(c[k].op, c[k].in);
+            scan_pair_combo(&p, &c[k], &r, n, d, 0, flags, NULL, 0, 1 + (int)((k + (size_t)l) & 1), what);
+            scan_pair_combo(&p, &c[k], &r, n, d, 0, NULL, off, nseg, 2 - (int)((k + (size_t)l) & 1), what);
+        }
+        free(flags);
+        free(off);
+    }
+    close_pair(&p);
+}
+
 /* AUTO picks HIP where a device is present, else the CPU; the context works. */
 static void t_auto_context(void **state)
 {
@@ -295,7 +407,8 @@ int main(void)
     tc_init("test_parity");
     const struct CMUnitTest tests[] = {
         TC_CPU(t_auto_context),  TC_HIP(t_parity_reduce), TC_HIP(t_parity_arg),
-        TC_HIP(t_parity_segmented), TC_HIP(t_hip_user_stream),
+        TC_HIP(t_parity_segmented), TC_HIP(t_parity_scan), TC_HIP(t_parity_scan_segmented),
+        TC_HIP(t_hip_user_stream),
     };
     return cmocka_run_group_tests_name("parity", tests, NULL, NULL);
 }
