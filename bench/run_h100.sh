@@ -1,27 +1,30 @@
 #!/usr/bin/env bash
 # bench/run_h100.sh -- one device call: build the NVIDIA path, run the tests (GPU cases run
-# there), compute-sanitizer on the GPU cases, the big test, then parprim-bench with CUB.
+# there), the big test, parprim-bench with CUB, then compute-sanitizer on the GPU cases.
 # Run on the lent H100 from the repository root:  bash bench/run_h100.sh  (after
 # `source .gpu/prep.sh`). Logs go to $OUT (or /tmp/h100-out). Env: SKIP_BIG=1, SKIP_SAN=1,
-# BENCH_ARGS="...", SWEEP=1 (reduce grid-size sweep through PP_HIP_REDUCE_GRID_WAVES).
+# SKIP_CTEST=1, BENCH_ARGS="...", SAN_TESTS="test_scan ...", SAN_FILTER=cmocka-pattern, SAN_TIMEOUT=seconds,
+# SAN_PAR=1 (the three tools at once), SWEEP=1 (reduce grid-size sweep through PP_HIP_REDUCE_GRID_WAVES).
 set -uo pipefail
 OUT="${OUT:-/tmp/h100-out}"; mkdir -p "$OUT"
 B=/tmp/b
 t0=$(date +%s)
+san_tool() {  # one compute-sanitizer tool over the GPU cases of each test in SAN_TESTS
+    for t in ${SAN_TESTS:-test_reduce test_scan test_parity}; do
+        PP_TEST_FILTER="${SAN_FILTER:-*hip*}" timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool $1 --error-exitcode 9 \
+            $B/tests/$t >"$OUT/san_$1_$t.full" 2>&1
+        echo "compute-sanitizer $1 $t rc=$? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$1_$t.full" | tail -1)"
+        { head -c 20000 "$OUT/san_$1_$t.full"; echo ...; tail -c 20000 "$OUT/san_$1_$t.full"; } >"$OUT/san_$1_$t.txt"
+        rm -f "$OUT/san_$1_$t.full"
+    done
+}
 cmake -S . -B $B -G Ninja -DPP_HIP=NVIDIA -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/build.txt" 2>&1 &&
     cmake --build $B -j16 >>"$OUT/build.txt" 2>&1 || { tail -40 "$OUT/build.txt"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
-ctest --test-dir $B --output-on-failure -LE big >"$OUT/ctest.txt" 2>&1; echo "ctest rc=$?"
-grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest.txt" | tail -8
-if [ "${SKIP_SAN:-0}" != 1 ]; then
-    for tool in memcheck racecheck synccheck; do
-        for t in test_reduce test_parity; do
-            PP_TEST_FILTER='*hip*' compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/$t \
-                >"$OUT/san_${tool}_$t.txt" 2>&1
-            echo "compute-sanitizer $tool $t rc=$? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_${tool}_$t.txt" | tail -1)"
-        done
-    done
+if [ "${SKIP_CTEST:-0}" != 1 ]; then
+    ctest --test-dir $B --output-on-failure -LE big >"$OUT/ctest.txt" 2>&1; echo "ctest rc=$?"
+    grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest.txt" | tail -8
 fi
 if [ "${SKIP_BIG:-0}" != 1 ]; then
     ctest --test-dir $B --output-on-failure -L big >"$OUT/big.txt" 2>&1; echo "big rc=$?"; grep -E "tests passed|Failed" "$OUT/big.txt" | tail -3
@@ -33,6 +36,15 @@ if [ "${SWEEP:-0}" = 1 ]; then
     done
 fi
 $B/bench/parprim-bench --backend hip ${BENCH_ARGS:-} --csv "$OUT/bench.csv" 2>&1 | tee "$OUT/bench.txt"
+echo "bench done: $(( $(date +%s) - t0 )) s"
+# The sanitizers run after the bench (so they cannot disturb its timings), the three tools
+# side by side (SAN_PAR=1) or one after another; each log is cut to its first and last 20 KB.
+if [ "${SKIP_SAN:-0}" != 1 ]; then
+    for tool in memcheck racecheck synccheck; do
+        if [ "${SAN_PAR:-0}" = 1 ]; then san_tool $tool & else san_tool $tool; fi
+    done
+    wait
+fi
 echo "total: $(( $(date +%s) - t0 )) s"
 if [ "${LOADEXP:-0}" = 1 ]; then  # the load-hint experiment of bench/NOTES.md
     cmake -S . -B /tmp/b2 -G Ninja -DPP_HIP=NVIDIA -DCMAKE_CUDA_ARCHITECTURES=90 -DPP_BUILD_TESTS=OFF \
