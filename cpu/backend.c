@@ -172,4 +172,8 @@ const struct pp_backend_ops pp_cpu_backend = {
     .argreduce = pp__cpu_argreduce,
     .segmented_reduce = pp__cpu_segmented_reduce,
     .scan = pp__cpu_scan,
+
+    /* histogram family (issue 4) */
+    .histogram = pp__cpu_histogram,
+    .reduce_by_index = pp__cpu_reduce_by_index,
 };

@@ -15,4 +15,8 @@ pp_status pp__cpu_segmented_reduce(pp_context *ctx, const pp_segreduce_args *a);
 /* cpu/scan.c */
 pp_status pp__cpu_scan(pp_context *ctx, const pp_scan_args *a);
 
+/* cpu/histogram.c (issue 4) */
+pp_status pp__cpu_histogram(pp_context *ctx, const pp_histogram_args *a);
+pp_status pp__cpu_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args *a);
+
 #endif

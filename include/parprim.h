@@ -352,6 +352,108 @@ PP_API pp_status pp_segmented_scan_offsets(pp_context *ctx, const void *in, size
                                            size_t n_segments, pp_op op, pp_scan_kind kind,
                                            const void *init, void *out, pp_dtype out_type);
 
+/* ---- histogram family ------------------------------------------------------------------------
+ *
+ * pp_histogram_even and pp_histogram_range count the samples that fall into each of nbins bins;
+ * pp_reduce_by_index is the weighted form (out[indices[i]] op= values[i]).
+ *
+ * Samples: PP_U8, PP_I32, PP_U32, PP_F32 or PP_F64. Counts: PP_U32 or PP_U64; nbins counts of
+ * count_type are written to `counts` in the context's space. The counts are overwritten, not
+ * accumulated: every bin gets the number of samples in it, 0 if none. A u32 count wraps modulo
+ * 2^32 (possible only with n >= 2^32; ask for u64 counts there). 1 <= nbins <= PP_HISTOGRAM_MAX_BINS.
+ * A sample that lies in no bin (below the first edge, at or above the last, NaN) is not counted
+ * anywhere. Counts are integers and bitwise identical on every backend: the bin of a sample is
+ * defined below, to the rounding, and every backend computes exactly that.
+ *
+ * Even bins (pp_histogram_even), float samples (f32, f64). x is counted iff lower <= x < upper
+ * (so NaN and infinities are never counted), into the bin computed in double precision as
+ *     scale = (double)nbins / (upper - lower)       once, rounded to nearest
+ *     t     = (x - lower) * scale                   x converts to double exactly; a subtraction
+ *                                                   and a multiplication, each rounded to
+ *                                                   nearest (never fused)
+ *     bin   = t < nbins ? floor(t) : nbins - 1      the clamp catches the x just below upper
+ *                                                   whose t rounds up to nbins
+ * Because of the roundings, a sample within a few units in the last place of an interior edge
+ * lower + k (upper - lower) / nbins may land in bin k - 1 instead of k (or k instead of k - 1);
+ * bins are non-decreasing in x, and every backend gives the same bin. lower and upper must be
+ * finite with lower < upper, and upper - lower and scale must be finite (not overflow).
+ *
+ * Even bins, integer samples (u8, i32, u32): exact integer arithmetic. lower and upper must be
+ * whole numbers with -2^53 <= lower < upper <= 2^53 and (upper - lower) * nbins <= 2^64. x is
+ * counted iff lower <= x < upper, into bin floor((x - lower) * nbins / (upper - lower)) computed
+ * exactly. For example u8 samples with 256 bins over [0, 256) have bin = x; 16 bins over
+ * [0, 256) have bin = x / 16.
+ *
+ * Bins from edges (pp_histogram_range): `edges` holds nbins + 1 doubles in the context's space,
+ * non-decreasing, none NaN (infinite edges are allowed). x, converted to double (exactly), is
+ * counted iff edges[0] <= x < edges[nbins], into the bin b with edges[b] <= x < edges[b + 1]
+ * (bins between equal edges stay empty).
+ *
+ * GPU strategy (HIP backend). Chosen per call from the bin count, the sample count and the
+ * device's shared memory (documented with its measured thresholds in hip/histogram.hip):
+ * per-block sub-histograms in shared memory (several copies per block for small bin counts),
+ * bin ranges split across blocks when the bins do not fit, global atomics for very large bin
+ * counts, thread-block clusters with distributed shared memory on NVIDIA sm_90, and for u8
+ * samples a per-value count that any binning folds at the end. The CPU backend counts into
+ * per-thread private histograms merged at the end (bin ranges in passes when they do not fit
+ * its caches). None of this changes any count.
+ */
+#define PP_HISTOGRAM_MAX_BINS ((size_t)1 << 31)
+
+/* Even bins over [lower, upper): see above. `samples` (n elements of sample_type) and `counts`
+ * (nbins elements of count_type) are in the context's space; counts are overwritten. n == 0
+ * zero-fills the counts (samples may then be NULL). Enqueued (no synchronization).
+ * Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; samples NULL with n > 0; counts NULL;
+ * sample_type not u8/i32/u32/f32/f64 ('sample_type'); count_type not u32/u64 ('count_type');
+ * nbins 0 or above PP_HISTOGRAM_MAX_BINS ('nbins'); lower or upper NaN or infinite, lower >= upper,
+ * upper - lower or nbins / (upper - lower) overflowing ('lower' / 'upper'); for integer samples
+ * lower or upper not a whole number in [-2^53, 2^53], or (upper - lower) * nbins > 2^64),
+ * PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_OUT_OF_MEMORY (scratch), PP_ERROR_DEVICE. */
+PP_API pp_status pp_histogram_even(pp_context *ctx, const void *samples, size_t n, pp_dtype sample_type,
+                                   size_t nbins, double lower, double upper, void *counts,
+                                   pp_dtype count_type);
+
+/* Bins given by nbins + 1 edges (doubles in the context's space): see above. Counts are
+ * overwritten as by pp_histogram_even.
+ * Checking the edges. The edges must be non-decreasing and free of NaN. The CPU backend checks
+ * them on the host. The HIP backend checks them on the device before anything is counted and
+ * waits for the verdict, so this call synchronizes on HIP (the wait costs about as much as
+ * one small kernel launch and a 4-byte copy to the host; the counting itself is queued after
+ * the check, so when the call returns with PP_OK the histogram may still be running).
+ * Bad edges give PP_ERROR_INVALID_ARGUMENT naming 'edges' (and the first bad index), with the
+ * counts untouched.
+ * Errors: as pp_histogram_even, with 'edges' (NULL, unsorted, NaN) in place of lower/upper. */
+PP_API pp_status pp_histogram_range(pp_context *ctx, const void *samples, size_t n, pp_dtype sample_type,
+                                    const double *edges, size_t nbins, void *counts, pp_dtype count_type);
+
+/* Reduce by index (a weighted histogram, "reduce values into out at indices"):
+ *     for every i < n with indices[i] < n_out:   out[indices[i]] = out[indices[i]] op values[i]
+ * so out accumulates: each out[j] ends as its initial value combined with every value whose
+ * index is j (set out to 0 / the op's identity first for a plain reduction). value_type is
+ * PP_I32, PP_U32, PP_I64, PP_U64, PP_F32 or PP_F64; out holds n_out elements of value_type;
+ * op is PP_OP_SUM, PP_OP_MIN or PP_OP_MAX. values, indices (uint32_t), out and n_skipped are in
+ * the context's space. An index >= n_out is skipped; when n_skipped is not NULL, *n_skipped is
+ * set to the number of skipped elements (overwritten, also when it is 0). Enqueued.
+ *
+ * Results. Integer sums wrap modulo 2^bits (signed as unsigned) and are exact, as are min and
+ * max, on every backend and in every run (bitwise equal across backends). Min and max order
+ * floats numerically with -0.0 below +0.0; a NaN among the values of out[j] or in its initial
+ * value makes out[j] a NaN (payload unspecified).
+ * Float sums accumulate in the value type and are NOT reproducible bit for bit on the HIP
+ * backend: values meeting at one output are added with atomic operations whose order changes
+ * from run to run. (The CPU backend adds them in an order fixed by n and its thread count.)
+ * Either way, with m the number of values whose index is j, u = 2^-24 (f32) or 2^-53 (f64) and
+ * g(m) = m u / (1 - m u):
+ *     |computed out[j] - exact| <= g(m) * (|initial out[j]| + sum of |values| with index j),
+ * so the two backends agree within twice that bound. (A caller that needs reproducible float
+ * sums can sort by index and use pp_segmented_reduce.)
+ * Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; values or indices NULL with n > 0; out NULL
+ * with n_out > 0; value_type not one of the six ('value_type'); op not SUM/MIN/MAX ('op')),
+ * PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_OUT_OF_MEMORY (scratch), PP_ERROR_DEVICE. */
+PP_API pp_status pp_reduce_by_index(pp_context *ctx, const void *values, size_t n, pp_dtype value_type,
+                                    const uint32_t *indices, pp_op op, void *out, size_t n_out,
+                                    uint64_t *n_skipped);
+
 #ifdef __cplusplus
 }
 #endif

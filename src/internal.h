@@ -72,6 +72,60 @@ typedef struct pp_scan_args {
     pp_dtype out_type;
 } pp_scan_args;
 
+/* ---- histogram family (issue 4): arguments, already checked by src/histogram.c ---- */
+
+/*
+ * Parameters of even bins, computed once on the host by src/histogram.c; histogram_bins.h
+ * holds the arithmetic that uses them (shared by every backend).
+ * Float samples: x counted iff lower <= x < upper; t = (x - lower) * scale; bin = t < nbins ?
+ * (uint32_t)t : nbins - 1.
+ * Integer samples: x counted iff ilower <= x < iupper; with g = gcd(nbins, iupper - ilower),
+ * bin = ((x - ilower) * mul) / div, mul = nbins / g, div = (iupper - ilower) / g, exact in
+ * 64 bits; the division by the invariant div is a multiplication by `magic` (libdivide's
+ * branch-free unsigned 64-bit algorithm).
+ */
+typedef struct pp_hist_even {
+    uint32_t nbins;
+    /* float samples */
+    double lower, upper, scale;
+    /* integer samples */
+    int64_t ilower, iupper;
+    uint64_t mul;       /* nbins / g */
+    uint64_t div;       /* (iupper - ilower) / g */
+    uint64_t magic;     /* div > 1: multiplier of the branch-free division */
+    uint32_t shift;     /* div > 1: final shift */
+    uint32_t div_is_one;
+} pp_hist_even;
+
+typedef enum pp_hist_kind {
+    PP_HIST_EVEN = 1,  /* pp_histogram_even: `even` holds the bin parameters */
+    PP_HIST_RANGE = 2  /* pp_histogram_range: `edges` (nbins + 1, checked on the CPU; the HIP
+                          backend checks them itself before counting) */
+} pp_hist_kind;
+
+typedef struct pp_histogram_args {
+    pp_hist_kind kind;
+    const void *samples;
+    size_t n;
+    pp_dtype sample_type; /* u8, i32, u32, f32, f64 */
+    size_t nbins;         /* 1 .. PP_HISTOGRAM_MAX_BINS */
+    pp_hist_even even;    /* PP_HIST_EVEN */
+    const double *edges;  /* PP_HIST_RANGE */
+    void *counts;         /* nbins elements of count_type, overwritten */
+    pp_dtype count_type;  /* u32 or u64 */
+} pp_histogram_args;
+
+typedef struct pp_reduce_by_index_args {
+    const void *values;
+    size_t n;
+    pp_dtype value_type;  /* i32, u32, i64, u64, f32, f64 */
+    const uint32_t *indices;
+    pp_op op;             /* SUM, MIN, MAX */
+    void *out;            /* n_out elements of value_type, accumulated into */
+    size_t n_out;
+    uint64_t *n_skipped;  /* NULL, or one count (overwritten) */
+} pp_reduce_by_index_args;
+
 struct pp_backend_ops {
     const char *name;
     /* Number of usable devices (1 for the CPU). */
@@ -93,6 +147,11 @@ struct pp_backend_ops {
     pp_status (*argreduce)(pp_context *ctx, const pp_argreduce_args *a);
     pp_status (*segmented_reduce)(pp_context *ctx, const pp_segreduce_args *a);
     pp_status (*scan)(pp_context *ctx, const pp_scan_args *a);
+
+
+    /* histogram family (issue 4) */
+    pp_status (*histogram)(pp_context *ctx, const pp_histogram_args *a);
+    pp_status (*reduce_by_index)(pp_context *ctx, const pp_reduce_by_index_args *a);
 };
 
 #define PP_MESSAGE_SIZE 512

@@ -4,6 +4,7 @@
  * pp_last_create_error), and change no output (a sentinel in every output survives).
  * Also the names and strings of the API (status, dtype, op, backend, version).
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -743,6 +744,212 @@ static void t_message_replaced(void **state)
     TC_CHECK(strstr(pp_context_last_error(ctx), "'in'") == NULL, "stale message \"%s\"", pp_context_last_error(ctx));
 }
 
+/* ---- histogram family (issue 4) ---- */
+
+/* One bad histogram call: the counts (64 bins' worth of u64, sentinel-filled) must be
+ * untouched. kind: 0 even, 1 range. */
+struct hcase {
+    const char *what;
+    int kind;
+    int samples_null;
+    size_t n;
+    pp_dtype st;
+    size_t nbins;
+    double lo, hi;
+    const double *edges_host; /* uploaded; NULL: edges NULL */
+    int counts_null;
+    pp_dtype ct;
+    pp_status want;
+    const char *arg;
+};
+
+static void hist_case(tc_env *env, const void *samples, const struct hcase *c)
+{
+    pp_context *ctx = env->ctx;
+    unsigned char *dcounts = (unsigned char *)tc_alloc(ctx, 64 * 8);
+    TC_OK(ctx, pp_memset(ctx, dcounts, TC_SENTINEL, 64 * 8));
+    double *dedges = NULL;
+    if (c->edges_host) dedges = (double *)tc_upload(ctx, c->edges_host, (c->nbins + 1) * sizeof(double));
+    tc_case("%s: pp_histogram_%s %s (%s samples, %zu bins, n = %zu)", pp_backend_name(env->backend),
+            c->kind ? "range" : "even", c->what, tc_dname(c->st) ? tc_dname(c->st) : "?", c->nbins, c->n);
+    const void *s = c->samples_null ? NULL : samples;
+    void *out = c->counts_null ? NULL : dcounts;
+    pp_status st = c->kind ? pp_histogram_range(ctx, s, c->n, c->st, dedges, c->nbins, out, c->ct)
+                           : pp_histogram_even(ctx, s, c->n, c->st, c->nbins, c->lo, c->hi, out, c->ct);
+    expect_fail(ctx, st, c->want, c->arg);
+    unsigned char back[64 * 8];
+    tc_download(ctx, back, dcounts, sizeof back);
+    for (size_t i = 0; i < sizeof back; ++i) TC_CHECK(back[i] == TC_SENTINEL, "byte %zu of the counts was written", i);
+    if (dedges) tc_free(ctx, dedges);
+    tc_free(ctx, dcounts);
+}
+
+static void t_hist_bad_args(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    void *samples = tc_alloc(ctx, 4096);
+    TC_OK(ctx, pp_memset(ctx, samples, 0x3f, 4096)); /* f32 ~0.75, u8 63 */
+    const pp_status E = PP_ERROR_INVALID_ARGUMENT;
+    double sorted[65], unsorted[65], with_nan[65];
+    for (int k = 0; k <= 64; ++k) sorted[k] = unsorted[k] = with_nan[k] = k;
+    unsorted[40] = 38.5;
+    with_nan[17] = NAN;
+    const double big = 9007199254740992.0; /* 2^53 */
+    const struct hcase cases[] = {
+        {"samples NULL with n > 0", 0, 1, 10, PP_F32, 16, 0, 1, NULL, 0, PP_U32, E, "'samples'"},
+        {"counts NULL", 0, 0, 10, PP_F32, 16, 0, 1, NULL, 1, PP_U32, E, "'counts'"},
+        {"counts NULL with n = 0", 0, 0, 0, PP_F32, 16, 0, 1, NULL, 1, PP_U32, E, "'counts'"},
+        {"nbins 0", 0, 0, 10, PP_F32, 0, 0, 1, NULL, 0, PP_U32, E, "'nbins'"},
+        {"nbins 0 with n = 0", 0, 0, 0, PP_U8, 0, 0, 256, NULL, 0, PP_U64, E, "'nbins'"},
+        {"nbins above 2^31", 0, 0, 10, PP_F32, ((size_t)1 << 31) + 1, 0, 1, NULL, 0, PP_U32, E, "'nbins'"},
+        {"sample_type i64", 0, 0, 10, PP_I64, 16, 0, 1, NULL, 0, PP_U32, E, "'sample_type'"},
+        {"sample_type u64", 0, 0, 10, PP_U64, 16, 0, 1, NULL, 0, PP_U32, E, "'sample_type'"},
+        {"sample_type 99", 0, 0, 10, BAD_DTYPE, 16, 0, 1, NULL, 0, PP_U32, E, "'sample_type'"},
+        {"count_type f32", 0, 0, 10, PP_F32, 16, 0, 1, NULL, 0, PP_F32, E, "'count_type'"},
+        {"count_type i32", 0, 0, 10, PP_F32, 16, 0, 1, NULL, 0, PP_I32, E, "'count_type'"},
+        {"count_type u8", 0, 0, 10, PP_F32, 16, 0, 1, NULL, 0, PP_U8, E, "'count_type'"},
+        {"count_type 99", 0, 0, 10, PP_F32, 16, 0, 1, NULL, 0, BAD_DTYPE, E, "'count_type'"},
+        {"lower NaN", 0, 0, 10, PP_F32, 16, NAN, 1, NULL, 0, PP_U32, E, "'lower'"},
+        {"upper NaN", 0, 0, 10, PP_F64, 16, 0, NAN, NULL, 0, PP_U32, E, "'upper'"},
+        {"lower -inf", 0, 0, 10, PP_F32, 16, -INFINITY, 1, NULL, 0, PP_U32, E, "'lower'"},
+        {"upper +inf", 0, 0, 10, PP_F32, 16, 0, INFINITY, NULL, 0, PP_U32, E, "'upper'"},
+        {"lower == upper", 0, 0, 10, PP_F32, 16, 1, 1, NULL, 0, PP_U32, E, "'lower'"},
+        {"lower > upper", 0, 0, 10, PP_F64, 16, 2, 1, NULL, 0, PP_U64, E, "'lower'"},
+        {"lower >= upper, n = 0", 0, 0, 0, PP_F64, 16, 2, 1, NULL, 0, PP_U64, E, "'lower'"},
+        {"upper - lower overflows", 0, 0, 10, PP_F64, 16, -1.5e308, 1.5e308, NULL, 0, PP_U32, E, "'upper'"},
+        {"nbins / (upper - lower) overflows", 0, 0, 10, PP_F64, 1u << 20, 0, 1e-310, NULL, 0, PP_U32, E, "'upper'"},
+        {"u8: lower not whole", 0, 0, 10, PP_U8, 16, 0.5, 256, NULL, 0, PP_U32, E, "'lower'"},
+        {"i32: upper not whole", 0, 0, 10, PP_I32, 16, 0, 100.25, NULL, 0, PP_U32, E, "'upper'"},
+        {"u32: lower below -2^53", 0, 0, 10, PP_U32, 16, -2 * big, 0, NULL, 0, PP_U32, E, "'lower'"},
+        {"u32: upper above 2^53", 0, 0, 10, PP_U32, 16, 0, 2 * big, NULL, 0, PP_U32, E, "'upper'"},
+        {"i32: (upper - lower) * nbins > 2^64", 0, 0, 10, PP_I32, 1u << 20, -big, big, NULL, 0, PP_U32, E, "'upper'"},
+        {"i32: lower >= upper", 0, 0, 10, PP_I32, 16, 5, -5, NULL, 0, PP_U32, E, "'lower'"},
+        {"edges NULL", 1, 0, 10, PP_F32, 64, 0, 0, NULL, 0, PP_U32, E, "'edges'"},
+        {"edges unsorted", 1, 0, 10, PP_F32, 64, 0, 0, unsorted, 0, PP_U32, E, "'edges'"},
+        {"edges unsorted, n = 0", 1, 0, 0, PP_F32, 64, 0, 0, unsorted, 0, PP_U64, E, "'edges'"},
+        {"edges with a NaN", 1, 0, 10, PP_F64, 64, 0, 0, with_nan, 0, PP_U32, E, "'edges'"},
+        {"edges unsorted (u8 samples)", 1, 0, 10, PP_U8, 64, 0, 0, unsorted, 0, PP_U32, E, "'edges'"},
+        {"range: nbins 0", 1, 0, 10, PP_F32, 0, 0, 0, sorted, 0, PP_U32, E, "'nbins'"},
+        {"range: sample_type i64", 1, 0, 10, PP_I64, 64, 0, 0, sorted, 0, PP_U32, E, "'sample_type'"},
+        {"range: count_type f64", 1, 0, 10, PP_F32, 64, 0, 0, sorted, 0, PP_F64, E, "'count_type'"},
+        {"range: samples NULL", 1, 1, 10, PP_F32, 64, 0, 0, sorted, 0, PP_U32, E, "'samples'"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) hist_case(env, samples, &cases[k]);
+    /* The same edges, sorted, work (the failure was the edges'). */
+    tc_case("%s: pp_histogram_range with sorted edges", pp_backend_name(env->backend));
+    double *dedges = (double *)tc_upload(ctx, sorted, sizeof sorted);
+    uint32_t *dcounts = (uint32_t *)tc_alloc(ctx, 64 * 4);
+    TC_OK(ctx, pp_histogram_range(ctx, samples, 1024, PP_F32, dedges, 64, dcounts, PP_U32));
+    uint32_t back[64];
+    tc_download(ctx, back, dcounts, sizeof back);
+    TC_CHECK(back[0] == 1024, "bin 0 holds %u, want 1024 (every sample is 0.7470...)", back[0]);
+    tc_free(ctx, dcounts);
+    tc_free(ctx, dedges);
+    tc_free(ctx, samples);
+}
+
+struct rbicase {
+    const char *what;
+    int values_null, indices_null, out_null;
+    size_t n, n_out;
+    pp_dtype t;
+    pp_op op;
+    pp_status want;
+    const char *arg;
+};
+
+static void t_rbi_bad_args(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    void *values = tc_alloc(ctx, 1024);
+    uint32_t *indices = (uint32_t *)tc_alloc(ctx, 1024);
+    TC_OK(ctx, pp_memset(ctx, values, 1, 1024));
+    TC_OK(ctx, pp_memset(ctx, indices, 0, 1024));
+    unsigned char *dout = (unsigned char *)tc_alloc(ctx, 256);
+    uint64_t *dsk = (uint64_t *)tc_alloc(ctx, 8);
+    const pp_status E = PP_ERROR_INVALID_ARGUMENT;
+    const struct rbicase cases[] = {
+        {"values NULL", 1, 0, 0, 10, 8, PP_F32, PP_OP_SUM, E, "'values'"},
+        {"indices NULL", 0, 1, 0, 10, 8, PP_F32, PP_OP_SUM, E, "'indices'"},
+        {"out NULL", 0, 0, 1, 10, 8, PP_I32, PP_OP_MAX, E, "'out'"},
+        {"out NULL with n = 0", 0, 0, 1, 0, 8, PP_I32, PP_OP_MAX, E, "'out'"},
+        {"value_type u8", 0, 0, 0, 10, 8, PP_U8, PP_OP_SUM, E, "'value_type'"},
+        {"value_type 99", 0, 0, 0, 10, 8, BAD_DTYPE, PP_OP_SUM, E, "'value_type'"},
+        {"value_type 0", 0, 0, 0, 10, 8, (pp_dtype)0, PP_OP_SUM, E, "'value_type'"},
+        {"op prod", 0, 0, 0, 10, 8, PP_F32, PP_OP_PROD, E, "'op'"},
+        {"op xor", 0, 0, 0, 10, 8, PP_U32, PP_OP_XOR, E, "'op'"},
+        {"op and on f64", 0, 0, 0, 10, 8, PP_F64, PP_OP_AND, E, "'op'"},
+        {"op 99", 0, 0, 0, 10, 8, PP_I64, BAD_OP, E, "'op'"},
+        {"op 0 with n = 0", 0, 0, 0, 0, 8, PP_I64, (pp_op)0, E, "'op'"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        const struct rbicase *c = &cases[k];
+        TC_OK(ctx, pp_memset(ctx, dout, TC_SENTINEL, 256));
+        TC_OK(ctx, pp_memset(ctx, dsk, TC_SENTINEL, 8));
+        tc_case("%s: pp_reduce_by_index %s", pp_backend_name(env->backend), c->what);
+        pp_status st = pp_reduce_by_index(ctx, c->values_null ? NULL : values, c->n, c->t,
+                                          c->indices_null ? NULL : indices, c->op, c->out_null ? NULL : dout,
+                                          c->n_out, dsk);
+        expect_fail(ctx, st, c->want, c->arg);
+        unsigned char back[256 + 8];
+        tc_download(ctx, back, dout, 256);
+        tc_download(ctx, back + 256, dsk, 8);
+        for (size_t i = 0; i < sizeof back; ++i) TC_CHECK(back[i] == TC_SENTINEL, "byte %zu of out / n_skipped was written", i);
+    }
+    tc_free(ctx, dsk);
+    tc_free(ctx, dout);
+    tc_free(ctx, indices);
+    tc_free(ctx, values);
+}
+
+/* NULL context, and (HIP) host pointers in the wrong space, for the histogram family. */
+static void t_hist_null_context(void **state)
+{
+    (void)state;
+    tc_case("histogram family with a NULL context");
+    float in[4] = {1, 2, 3, 4};
+    uint32_t counts[4] = {7, 7, 7, 7}, ix[4] = {0, 1, 2, 3};
+    double edges[5] = {0, 1, 2, 3, 4};
+    TC_CHECK(pp_histogram_even(NULL, in, 4, PP_F32, 4, 0, 4, counts, PP_U32) == PP_ERROR_INVALID_ARGUMENT, "even");
+    TC_CHECK(pp_histogram_range(NULL, in, 4, PP_F32, edges, 4, counts, PP_U32) == PP_ERROR_INVALID_ARGUMENT, "range");
+    TC_CHECK(pp_reduce_by_index(NULL, in, 4, PP_F32, ix, PP_OP_SUM, counts, 4, NULL) == PP_ERROR_INVALID_ARGUMENT,
+             "reduce_by_index");
+    for (int i = 0; i < 4; ++i) TC_CHECK(counts[i] == 7, "counts[%d] written", i);
+}
+
+static void t_hist_wrong_memory_space(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    if (env->backend != PP_BACKEND_HIP) skip();
+    const pp_status W = PP_ERROR_WRONG_MEMORY_SPACE;
+    float host[64];
+    uint32_t hcounts[8] = {9, 9, 9, 9, 9, 9, 9, 9}, hix[64] = {0};
+    double hedges[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    for (int i = 0; i < 64; ++i) host[i] = 1.5f;
+    float *dev = (float *)tc_upload(ctx, host, sizeof host);
+    uint32_t *dcounts = (uint32_t *)tc_alloc(ctx, 64);
+    double *dedges = (double *)tc_upload(ctx, hedges, sizeof hedges);
+    uint32_t *dix = (uint32_t *)tc_upload(ctx, hix, sizeof hix);
+    tc_case("hip: host pointers in the histogram family");
+    expect_fail(ctx, pp_histogram_even(ctx, host, 64, PP_F32, 8, 0, 8, dcounts, PP_U32), W, "'samples'");
+    expect_fail(ctx, pp_histogram_even(ctx, dev, 64, PP_F32, 8, 0, 8, hcounts, PP_U32), W, "'counts'");
+    expect_fail(ctx, pp_histogram_range(ctx, dev, 64, PP_F32, hedges, 8, dcounts, PP_U32), W, "'edges'");
+    expect_fail(ctx, pp_reduce_by_index(ctx, host, 64, PP_F32, dix, PP_OP_SUM, dcounts, 8, NULL), W, "'values'");
+    expect_fail(ctx, pp_reduce_by_index(ctx, dev, 64, PP_F32, hix, PP_OP_SUM, dcounts, 8, NULL), W, "'indices'");
+    expect_fail(ctx, pp_reduce_by_index(ctx, dev, 64, PP_F32, dix, PP_OP_SUM, hcounts, 8, NULL), W, "'out'");
+    uint64_t hsk = 5;
+    expect_fail(ctx, pp_reduce_by_index(ctx, dev, 64, PP_F32, dix, PP_OP_SUM, dcounts, 8, &hsk), W, "'n_skipped'");
+    TC_CHECK(hsk == 5, "host n_skipped written");
+    for (int i = 0; i < 8; ++i) TC_CHECK(hcounts[i] == 9, "host counts written");
+    tc_free(ctx, dix);
+    tc_free(ctx, dedges);
+    tc_free(ctx, dcounts);
+    tc_free(ctx, dev);
+}
+
 int main(void)
 {
     tc_init("test_errors");
@@ -752,6 +959,9 @@ int main(void)
         TC_BOTH(t_out_of_memory),
         TC_BOTH(t_scratch),         TC_CPU(t_context_create),   TC_BOTH(t_set_stream),
         TC_HIP(t_wrong_memory_space), TC_CPU(t_names),          TC_BOTH(t_message_replaced),
+        /* histogram family (issue 4) */
+        TC_BOTH(t_hist_bad_args),   TC_BOTH(t_rbi_bad_args),    TC_CPU(t_hist_null_context),
+        TC_HIP(t_hist_wrong_memory_space),
     };
     return cmocka_run_group_tests_name("errors", tests, NULL, NULL);
 }

@@ -343,6 +343,165 @@ static void t_parity_scan_segmented(void **state)
     close_pair(&p);
 }
 
+/* ---- histogram family (issue 4): HIP counts bitwise equal to the CPU's ---- */
+
+/* Histogram of host[0, n) on both backends; every count must be the same. */
+static void hist_pair(struct pair *p, const void *host, size_t n, pp_dtype st, size_t nbins, int range,
+                      double lo, double hi, const double *edges, pp_dtype ct, const char *what)
+{
+    const size_t es = tc_size(st), cs = tc_size(ct);
+    tc_case("parity: histogram_%s %s, %zu bins, %s counts, n = %zu, %s", range ? "range" : "even", tc_dname(st),
+            nbins, tc_dname(ct), n, what);
+    unsigned char *res[2];
+    struct { tc_env *e; } envs[2] = {{p->gpu}, {&p->cpu}};
+    for (int b = 0; b < 2; ++b) {
+        pp_context *ctx = envs[b].e->ctx;
+        void *ds = tc_upload(ctx, host, n * es);
+        double *de = range ? (double *)tc_upload(ctx, edges, (nbins + 1) * sizeof(double)) : NULL;
+        void *dc = tc_alloc(ctx, nbins * cs);
+        TC_OK(ctx, range ? pp_histogram_range(ctx, ds, n, st, de, nbins, dc, ct)
+                         : pp_histogram_even(ctx, ds, n, st, nbins, lo, hi, dc, ct));
+        res[b] = (unsigned char *)tc_xmalloc(nbins * cs);
+        tc_download(ctx, res[b], dc, nbins * cs);
+        tc_free(ctx, dc);
+        if (de) tc_free(ctx, de);
+        if (ds) tc_free(ctx, ds);
+    }
+    for (size_t k = 0; k < nbins; ++k) {
+        const uint64_t g = ct == PP_U32 ? ((uint32_t *)res[0])[k] : ((uint64_t *)res[0])[k];
+        const uint64_t c = ct == PP_U32 ? ((uint32_t *)res[1])[k] : ((uint64_t *)res[1])[k];
+        TC_CHECK(g == c, "bin %zu: hip %llu, cpu %llu", k, (unsigned long long)g, (unsigned long long)c);
+    }
+    free(res[0]);
+    free(res[1]);
+}
+
+static void t_parity_histogram(void **state)
+{
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity histogram");
+    static const pp_dtype types[] = {PP_U8, PP_I32, PP_U32, PP_F32, PP_F64};
+    static const size_t nbs[] = {1, 2, 255, 256, 257, 4096, 65536, (size_t)1 << 20};
+    const size_t nmax = (1u << 20) + 11;
+    void *host = tc_xmalloc(nmax * 8);
+    for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi)
+        for (size_t ti = 0; ti < 5; ++ti) {
+            const pp_dtype st = types[ti];
+            const size_t nb = nbs[bi];
+            const size_t n = tc_below(&r, 2) ? nmax : 1 + tc_below(&r, 200000);
+            /* Floats: random magnitudes around the range (bins compared bitwise, the double
+             * arithmetic included); integers: random bits. */
+            for (size_t i = 0; i < n; ++i) {
+                if (tc_is_float(st)) tc_store_value(host, i, st, (long double)(tc_unit(&r) * 2.2 - 1.1) * 1000.0L);
+                else tc_store_bits(host, i, st, tc_next(&r));
+            }
+            if (tc_is_float(st))
+                for (int k = 0; k < 50; ++k) tc_store_value(host, tc_below(&r, n), st, k % 2 ? NAN : INFINITY);
+            const pp_dtype ct = (bi + ti) & 1 ? PP_U64 : PP_U32;
+            double lo = -1000.0, hi = 1000.0;
+            if (!tc_is_float(st)) {
+                lo = st == PP_I32 ? -2147483648.0 : 0;
+                hi = st == PP_U8 ? 256 : lo + 4294967296.0;
+            }
+            hist_pair(&p, host, n, st, nb, 0, lo, hi, NULL, ct, "random");
+            if (tc_is_float(st)) hist_pair(&p, host, n, st, nb, 0, -3.3, 777.125, NULL, ct, "random, odd bounds");
+            double *e = (double *)tc_xmalloc((nb + 1) * sizeof *e);
+            double x = tc_is_float(st) ? -1100.0 : st == PP_I32 ? -2.2e9 : -10;
+            const double step = (tc_is_float(st) ? 2200.0 : st == PP_U8 ? 280.0 : 4.4e9) / (double)nb;
+            for (size_t k = 0; k <= nb; ++k) {
+                e[k] = x;
+                x += step * tc_unit(&r) * 2;
+            }
+            hist_pair(&p, host, n, st, nb, 1, 0, 0, e, ct, "random edges");
+            free(e);
+        }
+    free(host);
+    close_pair(&p);
+}
+
+static void t_parity_reduce_by_index(void **state)
+{
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity reduce_by_index");
+    static const pp_dtype types[] = {PP_I32, PP_U32, PP_I64, PP_U64, PP_F32, PP_F64};
+    static const pp_op ops[] = {PP_OP_SUM, PP_OP_MIN, PP_OP_MAX};
+    static const size_t outs[] = {1, 100, 4096, 100003};
+    const size_t nmax = (1u << 20) + 5;
+    void *vals = tc_xmalloc(nmax * 8);
+    uint32_t *idx = (uint32_t *)tc_xmalloc(nmax * 4);
+    void *init = tc_xmalloc(100003 * 8);
+    for (size_t ti = 0; ti < 6; ++ti)
+        for (size_t oi = 0; oi < 3; ++oi)
+            for (size_t k = 0; k < 4; ++k) {
+                const pp_dtype t = types[ti];
+                const pp_op op = ops[oi];
+                const size_t es = tc_size(t), n_out = outs[k];
+                const size_t n = tc_below(&r, 2) ? nmax : tc_below(&r, 100000);
+                tc_fill(&r, vals, n, t, TC_RANDOM);
+                if (tc_is_float(t) && op != PP_OP_SUM)
+                    for (int q = 0; q < 20 && n; ++q) tc_store_value(vals, tc_below(&r, n), t, q % 2 ? NAN : -0.0L);
+                for (size_t i = 0; i < n; ++i) idx[i] = (uint32_t)tc_below(&r, n_out + n_out / 10 + 1);
+                tc_fill(&r, init, n_out, t, TC_RANDOM);
+                tc_case("parity: reduce_by_index %s %s, n = %zu, n_out = %zu", tc_oname(op), tc_dname(t), n, n_out);
+                unsigned char *res[2];
+                uint64_t sk[2];
+                tc_env *envs[2] = {p.gpu, &p.cpu};
+                for (int b = 0; b < 2; ++b) {
+                    pp_context *ctx = envs[b]->ctx;
+                    void *dv = tc_upload(ctx, vals, n * es);
+                    uint32_t *di = (uint32_t *)tc_upload(ctx, idx, n * 4);
+                    void *dout = tc_upload(ctx, init, n_out * es);
+                    uint64_t *dsk = (uint64_t *)tc_alloc(ctx, 8);
+                    TC_OK(ctx, pp_reduce_by_index(ctx, dv, n, t, di, op, dout, n_out, dsk));
+                    res[b] = (unsigned char *)tc_xmalloc(n_out * es);
+                    tc_download(ctx, res[b], dout, n_out * es);
+                    tc_download(ctx, &sk[b], dsk, 8);
+                    tc_free(ctx, dsk);
+                    tc_free(ctx, dout);
+                    if (di) tc_free(ctx, di);
+                    if (dv) tc_free(ctx, dv);
+                }
+                TC_CHECK(sk[0] == sk[1], "n_skipped: hip %llu, cpu %llu", (unsigned long long)sk[0],
+                         (unsigned long long)sk[1]);
+                if (tc_is_float(t) && op == PP_OP_SUM) {
+                    /* Within twice the header's bound of each other. */
+                    long double *abs = (long double *)calloc(n_out, sizeof(long double));
+                    uint64_t *cnt = (uint64_t *)calloc(n_out, 8);
+                    for (size_t j = 0; j < n_out; ++j) abs[j] = fabsl(tc_value(init, j, t));
+                    for (size_t i = 0; i < n; ++i)
+                        if (idx[i] < n_out) {
+                            abs[idx[i]] += fabsl(tc_value(vals, i, t));
+                            cnt[idx[i]]++;
+                        }
+                    const long double u = t == PP_F32 ? 0x1p-24L : 0x1p-53L;
+                    for (size_t j = 0; j < n_out; ++j) {
+                        const long double m = (long double)cnt[j], bound = 2 * m * u / (1 - m * u) * abs[j];
+                        const long double g = tc_value(res[0], j, t), c = tc_value(res[1], j, t);
+                        TC_CHECK(fabsl(g - c) <= bound, "out[%zu]: hip %.21Lg, cpu %.21Lg, |diff| %.3Lg > %.3Lg", j, g,
+                                 c, fabsl(g - c), bound);
+                    }
+                    free(abs);
+                    free(cnt);
+                } else {
+                    for (size_t j = 0; j < n_out; ++j) {
+                        const uint64_t g = tc_bits(res[0], j, t), c = tc_bits(res[1], j, t);
+                        if (tc_is_float(t) && isnan((double)tc_value(res[1], j, t)))
+                            TC_CHECK(isnan((double)tc_value(res[0], j, t)), "out[%zu]: cpu NaN, hip bits 0x%llx", j,
+                                     (unsigned long long)g);
+                        else
+                            TC_CHECK(g == c, "out[%zu]: hip bits 0x%llx, cpu bits 0x%llx", j, (unsigned long long)g,
+                                     (unsigned long long)c);
+                    }
+                }
+                free(res[0]);
+                free(res[1]);
+            }
+    free(init);
+    free(idx);
+    free(vals);
+    close_pair(&p);
+}
+
 /* AUTO picks HIP where a device is present, else the CPU; the context works. */
 static void t_auto_context(void **state)
 {
@@ -409,6 +568,8 @@ int main(void)
         TC_CPU(t_auto_context),  TC_HIP(t_parity_reduce), TC_HIP(t_parity_arg),
         TC_HIP(t_parity_segmented), TC_HIP(t_parity_scan), TC_HIP(t_parity_scan_segmented),
         TC_HIP(t_hip_user_stream),
+        /* histogram family (issue 4) */
+        TC_HIP(t_parity_histogram), TC_HIP(t_parity_reduce_by_index),
     };
     return cmocka_run_group_tests_name("parity", tests, NULL, NULL);
 }

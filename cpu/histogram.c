@@ -1,0 +1,501 @@
+/*
+ * histogram.c -- the histogram family on the CPU (OpenMP): pp_histogram_even,
+ * pp_histogram_range and pp_reduce_by_index.
+ *
+ * Bins. Every sample's bin comes from src/histogram_bins.h, the arithmetic every backend
+ * shares, so the counts are bitwise those of the HIP backend.
+ *
+ * Histograms (u32 / u64 counts). The samples are cut into one contiguous slice per thread; a
+ * thread computes the bins of a block of BLK samples into a small index buffer (a loop that
+ * vectorizes for float even bins), then increments its private table; the tables are summed
+ * into the counts at the end (in parallel over the bins). Three layouts by the size of a
+ * private table (nbins + 1 counters: the last one takes the samples in no bin, so the
+ * increment loop has no branch):
+ *   nbins small (SUB_TABLE_BYTES): SUBS = 4 interleaved sub-tables per thread, sample j of a
+ *       block going to sub-table j % 4, so that runs of one bin (skewed data) do not chain
+ *       every increment through store-to-load forwarding;
+ *   private table up to PRIVATE_BYTES (about the L2 of one core): one table per thread;
+ *   larger: the bins are split into ranges of PRIVATE_BYTES, one pass over the samples per
+ *       range (each pass re-reads the samples and counts only its range), and beyond
+ *       MAX_PASSES ranges the threads increment the output counts directly with relaxed
+ *       atomics (few collisions when the bins are that many).
+ * Private counters are 32-bit: a thread counts at most ROUND samples before its table is
+ * added to the counts, so none can overflow.
+ * u8 samples are first counted by value (256 counters, 4 sub-tables), whatever the binning;
+ * the 256 value counts are then folded into the bins (bin of each value).
+ *
+ * Reduce by index. Outputs of at most PRIVATE_BYTES per thread: each thread reduces its slice
+ * into a private copy (initialised to the op's identity); the copies are combined into out in
+ * thread order (out[j] op copy_0[j] op copy_1[j] ...), so float sums are reproducible for a
+ * given n and thread count. More outputs: each thread owns a range of outputs and scans all
+ * the indices (every output then receives its values in index order). Min and max go through
+ * the keys of histogram_bins.h (the order parprim.h defines, NaN sticky), exactly as on the GPU.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "histogram_bins.h"
+
+#define BLK 256 /* samples per block: bins computed (vectorized), then counted, while in L1 */
+#define SUBS 4                                    /* interleaved sub-tables for small nbins */
+#define SUB_TABLE_BYTES ((size_t)16 << 10)        /* nbins up to this (x 4 bytes): SUBS tables */
+#define PRIVATE_BYTES ((size_t)1 << 20)           /* largest private table: about one core's L2 */
+#define MAX_PASSES 16                             /* more bin ranges: atomics into the counts */
+#define ROUND ((size_t)1 << 31)                   /* samples per thread between table flushes */
+#define PAR_MIN_SAMPLES ((size_t)1 << 16)         /* fewer samples: one thread */
+
+static inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+
+/* ---- bin of every sample of a block ---- */
+
+/* How a block of samples becomes table indices: for i in [b, b + len), the bin of samples[i]
+ * relative to the pass's first bin r0, written to idx[0, len), or rb (the trash counter) for a
+ * sample in no bin or in a bin outside [r0, r0 + rb). (Unsigned wrap-around sends the bins
+ * below r0, and PP_HIST_NOBIN, past rb.) */
+typedef struct binner {
+    const pp_histogram_args *a;
+    uint32_t step; /* range: binary-lifting start (pp_hist_pow2_floor(nbins)) */
+    uint32_t r0, rb;
+} binner;
+
+static inline uint32_t rel(uint32_t bin, uint32_t r0, uint32_t rb)
+{
+    const uint32_t k = bin - r0;
+    return k < rb ? k : rb;
+}
+
+/* The float bins vectorize; on x86-64 the widest vectors the CPU has are chosen at load time
+ * (gcc's target_clones: AVX-512, AVX2, else SSE2). Every clone computes the same bins: the
+ * same IEEE operations, no contraction (-ffp-contract=off for this file). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PP_NO_TARGET_CLONES)
+#define PP_WIDE_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define PP_WIDE_CLONES
+#endif
+
+#define EVEN_FLOAT_BLOCK(NAME, T)                                                              \
+    PP_WIDE_CLONES                                                                             \
+    static void NAME(const binner *bn, const void *s, size_t b, size_t len, uint32_t *idx)     \
+    {                                                                                          \
+        const pp_hist_even p = bn->a->even;                                                    \
+        const uint32_t r0 = bn->r0, rb = bn->rb;                                               \
+        const T *x = (const T *)s + b;                                                         \
+        for (size_t i = 0; i < len; ++i) idx[i] = rel(pp_hist_bin_float((double)x[i], &p), r0, rb); \
+    }
+EVEN_FLOAT_BLOCK(even_f32, float)
+EVEN_FLOAT_BLOCK(even_f64, double)
+
+#define EVEN_INT_BLOCK(NAME, T)                                                                \
+    static void NAME(const binner *bn, const void *s, size_t b, size_t len, uint32_t *idx)     \
+    {                                                                                          \
+        const pp_hist_even p = bn->a->even;                                                    \
+        const uint32_t r0 = bn->r0, rb = bn->rb;                                               \
+        const T *x = (const T *)s + b;                                                         \
+        for (size_t i = 0; i < len; ++i) idx[i] = rel(pp_hist_bin_int((int64_t)x[i], &p), r0, rb); \
+    }
+EVEN_INT_BLOCK(even_u8, uint8_t)
+EVEN_INT_BLOCK(even_i32, int32_t)
+EVEN_INT_BLOCK(even_u32, uint32_t)
+
+/* Bin from the edges: in range iff edges[0] <= x < edges[nbins]. */
+static inline uint32_t range_bin(double x, const double *e, uint32_t nbins, uint32_t step)
+{
+    if (!(x >= e[0] && x < e[nbins])) return PP_HIST_NOBIN;
+    return pp_hist_search(e, nbins, step, x);
+}
+
+#define RANGE_BLOCK(NAME, T)                                                                   \
+    static void NAME(const binner *bn, const void *s, size_t b, size_t len, uint32_t *idx)     \
+    {                                                                                          \
+        const double *e = bn->a->edges;                                                        \
+        const uint32_t nb = (uint32_t)bn->a->nbins, step = bn->step;                           \
+        const uint32_t r0 = bn->r0, rb = bn->rb;                                               \
+        const T *x = (const T *)s + b;                                                         \
+        for (size_t i = 0; i < len; ++i) idx[i] = rel(range_bin((double)x[i], e, nb, step), r0, rb); \
+    }
+RANGE_BLOCK(range_u8, uint8_t)
+RANGE_BLOCK(range_i32, int32_t)
+RANGE_BLOCK(range_u32, uint32_t)
+RANGE_BLOCK(range_f32, float)
+RANGE_BLOCK(range_f64, double)
+
+typedef void (*block_fn)(const binner *, const void *, size_t, size_t, uint32_t *);
+
+static block_fn block_fn_for(const pp_histogram_args *a)
+{
+    const int even = a->kind == PP_HIST_EVEN;
+    switch (a->sample_type) {
+    case PP_U8: return even ? even_u8 : range_u8;
+    case PP_I32: return even ? even_i32 : range_i32;
+    case PP_U32: return even ? even_u32 : range_u32;
+    case PP_F32: return even ? even_f32 : range_f32;
+    case PP_F64: return even ? even_f64 : range_f64;
+    default: return NULL;
+    }
+}
+
+/* The bin of one value (u8 folding). */
+static uint32_t bin_of_value(const binner *bn, double v)
+{
+    const pp_histogram_args *a = bn->a;
+    if (a->kind == PP_HIST_EVEN) return pp_hist_bin_int((int64_t)v, &a->even);
+    return range_bin(v, a->edges, (uint32_t)a->nbins, bn->step);
+}
+
+/* ---- writing counts ---- */
+
+static inline void count_store(void *counts, pp_dtype t, size_t b, uint64_t v, int add)
+{
+    if (t == PP_U32) {
+        uint32_t *c = (uint32_t *)counts + b;
+        *c = add ? *c + (uint32_t)v : (uint32_t)v;
+    } else {
+        uint64_t *c = (uint64_t *)counts + b;
+        *c = add ? *c + v : v;
+    }
+}
+
+static void zero_counts(void *counts, pp_dtype t, size_t nbins)
+{
+    const size_t bytes = nbins * (t == PP_U32 ? 4 : 8);
+    const long long chunks = (long long)((bytes + ((size_t)1 << 20) - 1) >> 20);
+#pragma omp parallel for schedule(static) if (chunks > 4)
+    for (long long c = 0; c < chunks; ++c) {
+        const size_t lo = (size_t)c << 20, len = min_sz((size_t)1 << 20, bytes - lo);
+        memset((char *)counts + lo, 0, len);
+    }
+}
+
+/* ---- u8: count by value, fold into bins ---- */
+
+static pp_status histogram_u8(pp_context *ctx, const pp_histogram_args *a, const binner *bn)
+{
+    const int threads = a->n >= PAR_MIN_SAMPLES ? omp_get_max_threads() : 1;
+    uint64_t *value_counts = NULL;
+    pp_status st = pp__scratch(ctx, (size_t)threads * 256 * sizeof(uint64_t), (void **)&value_counts);
+    if (st != PP_OK) return st;
+    const uint8_t *x = (const uint8_t *)a->samples;
+    const size_t n = a->n;
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const size_t lo = n / (size_t)nt * (size_t)t + min_sz((size_t)t, n % (size_t)nt);
+        const size_t hi = lo + n / (size_t)nt + ((size_t)t < n % (size_t)nt);
+        uint64_t *mine = value_counts + (size_t)t * 256;
+        uint32_t sub[SUBS][256];
+        for (int v = 0; v < 256; ++v) mine[v] = 0;
+        /* 32-bit sub-table counters, flushed every 2^24 samples. */
+        for (size_t b = lo; b < hi; b += (size_t)1 << 24) {
+            const size_t e = min_sz(hi, b + ((size_t)1 << 24));
+            memset(sub, 0, sizeof sub);
+            size_t i = b;
+            for (; i + SUBS <= e; i += SUBS) {
+                sub[0][x[i]]++;
+                sub[1][x[i + 1]]++;
+                sub[2][x[i + 2]]++;
+                sub[3][x[i + 3]]++;
+            }
+            for (; i < e; ++i) sub[0][x[i]]++;
+            for (int v = 0; v < 256; ++v) mine[v] += (uint64_t)sub[0][v] + sub[1][v] + sub[2][v] + sub[3][v];
+        }
+    }
+    zero_counts(a->counts, a->count_type, a->nbins);
+    for (int v = 0; v < 256; ++v) {
+        uint64_t c = 0;
+        for (int t = 0; t < threads; ++t) c += value_counts[(size_t)t * 256 + v];
+        const uint32_t bin = bin_of_value(bn, (double)v);
+        if (c && bin != PP_HIST_NOBIN) count_store(a->counts, a->count_type, bin, c, 1);
+    }
+    return PP_OK;
+}
+
+/* ---- private tables ---- */
+
+/* Count samples [lo, hi) into table: SUBS sub-tables `stride` apart, or one. */
+static void count_slice(const binner *bn, block_fn f, size_t lo, size_t hi, uint32_t *table, size_t stride,
+                        int subs)
+{
+    uint32_t idx[BLK];
+    const void *s = bn->a->samples;
+    for (size_t b = lo; b < hi; b += BLK) {
+        const size_t len = min_sz(BLK, hi - b);
+        f(bn, s, b, len, idx);
+        if (subs == SUBS) {
+            uint32_t *t1 = table + stride, *t2 = table + 2 * stride, *t3 = table + 3 * stride;
+            size_t i = 0;
+            for (; i + SUBS <= len; i += SUBS) {
+                table[idx[i]]++;
+                t1[idx[i + 1]]++;
+                t2[idx[i + 2]]++;
+                t3[idx[i + 3]]++;
+            }
+            for (; i < len; ++i) table[idx[i]]++;
+        } else {
+            for (size_t i = 0; i < len; ++i) table[idx[i]]++;
+        }
+    }
+}
+
+static pp_status histogram_private(pp_context *ctx, const pp_histogram_args *a, binner *bn, block_fn f,
+                                   size_t range_bins)
+{
+    const size_t n = a->n, nbins = a->nbins;
+    const int threads = n >= PAR_MIN_SAMPLES ? omp_get_max_threads() : 1;
+    const int subs = (range_bins + 1) * 4 <= SUB_TABLE_BYTES ? SUBS : 1;
+    const size_t stride = (range_bins + 1 + 15) & ~(size_t)15; /* 64-byte rows */
+    const size_t per_thread = stride * (size_t)subs;
+    uint32_t *tables = NULL;
+    pp_status st = pp__scratch(ctx, (size_t)threads * per_thread * sizeof(uint32_t), (void **)&tables);
+    if (st != PP_OK) return st;
+    const size_t round = ROUND * (size_t)threads;
+    if (n == 0) zero_counts(a->counts, a->count_type, nbins);
+    for (size_t r0 = 0; r0 < nbins; r0 += range_bins) {
+        const uint32_t rb = (uint32_t)min_sz(range_bins, nbins - r0);
+        bn->r0 = (uint32_t)r0;
+        bn->rb = rb;
+        for (size_t base = 0; base < n; base += round) {
+            const size_t m = min_sz(round, n - base);
+            const int add = base > 0;
+#pragma omp parallel num_threads(threads)
+            {
+                const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+                const size_t lo = base + m / (size_t)nt * (size_t)t + min_sz((size_t)t, m % (size_t)nt);
+                const size_t hi = lo + m / (size_t)nt + ((size_t)t < m % (size_t)nt);
+                uint32_t *mine = tables + (size_t)t * per_thread;
+                memset(mine, 0, per_thread * sizeof(uint32_t));
+                count_slice(bn, f, lo, hi, mine, stride, subs);
+#pragma omp barrier
+                /* Sum the tables into the counts, the bins split over the threads. */
+#pragma omp for schedule(static)
+                for (long long k = 0; k < (long long)rb; ++k) {
+                    uint64_t c = 0;
+                    for (int u = 0; u < nt; ++u)
+                        for (int sb = 0; sb < subs; ++sb) c += tables[(size_t)u * per_thread + (size_t)sb * stride + (size_t)k];
+                    count_store(a->counts, a->count_type, r0 + (size_t)k, c, add);
+                }
+            }
+        }
+    }
+    return PP_OK;
+}
+
+/* ---- huge bin counts: relaxed atomic increments of the counts ---- */
+
+static pp_status histogram_atomic(const pp_histogram_args *a, const binner *bn, block_fn f)
+{
+    const size_t n = a->n;
+    zero_counts(a->counts, a->count_type, a->nbins);
+    const int threads = n >= PAR_MIN_SAMPLES ? omp_get_max_threads() : 1;
+    const long long blocks = (long long)((n + BLK - 1) / BLK);
+    const int u64 = a->count_type == PP_U64;
+#pragma omp parallel num_threads(threads)
+    {
+        uint32_t idx[BLK];
+#pragma omp for schedule(static)
+        for (long long k = 0; k < blocks; ++k) {
+            const size_t b = (size_t)k * BLK, len = min_sz(BLK, n - b);
+            f(bn, a->samples, b, len, idx);
+            for (size_t i = 0; i < len; ++i) {
+                if (idx[i] >= bn->rb) continue; /* no bin */
+                if (u64) __atomic_fetch_add((uint64_t *)a->counts + idx[i], 1, __ATOMIC_RELAXED);
+                else __atomic_fetch_add((uint32_t *)a->counts + idx[i], 1, __ATOMIC_RELAXED);
+            }
+        }
+    }
+    return PP_OK;
+}
+
+static pp_status check_edges(pp_context *ctx, const double *e, size_t nbins)
+{
+    for (size_t k = 0; k <= nbins; ++k) {
+        if (isnan(e[k]))
+            return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_histogram_range: argument 'edges' has a NaN at index %zu",
+                            k);
+        if (k > 0 && e[k] < e[k - 1])
+            return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                            "pp_histogram_range: argument 'edges' is not sorted: edges[%zu] = %.17g is below "
+                            "edges[%zu] = %.17g",
+                            k, e[k], k - 1, e[k - 1]);
+    }
+    return PP_OK;
+}
+
+pp_status pp__cpu_histogram(pp_context *ctx, const pp_histogram_args *a)
+{
+    if (a->kind == PP_HIST_RANGE) {
+        pp_status st = check_edges(ctx, a->edges, a->nbins);
+        if (st != PP_OK) return st;
+    }
+    binner bn = {a, pp_hist_pow2_floor((uint32_t)a->nbins), 0, (uint32_t)a->nbins};
+    block_fn f = block_fn_for(a);
+    if (!f)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "histogram: the CPU backend has no kernel for %s samples",
+                        pp_dtype_name(a->sample_type) ? pp_dtype_name(a->sample_type) : "?");
+    if (a->sample_type == PP_U8 && a->n > 0) return histogram_u8(ctx, a, &bn);
+    const size_t private_bins = PRIVATE_BYTES / 4 - 1;
+    if (a->nbins <= private_bins) return histogram_private(ctx, a, &bn, f, a->nbins);
+    const size_t passes = (a->nbins + private_bins - 1) / private_bins;
+    if (passes <= MAX_PASSES) {
+        const size_t range_bins = (a->nbins + passes - 1) / passes;
+        return histogram_private(ctx, a, &bn, f, range_bins);
+    }
+    return histogram_atomic(a, &bn, f);
+}
+
+/* ======================= reduce by index ======================= */
+
+/*
+ * RBI(NAME, V, A, IDENT, ENC, DEC, COMBINE): values of type V accumulated in A.
+ *   sums:     A = V for floats, the unsigned type of V's width for integers (wrapping);
+ *   min/max:  A = the key (histogram_bins.h), COMBINE an unsigned min / max.
+ * ENC(v) maps a value (or an initial out[j]) to A, DEC(a) back.
+ */
+#define RBI(NAME, V, A, IDENT, ENC, DEC, COMBINE)                                                             \
+    static void NAME##_private(const V *v, const uint32_t *ix, size_t lo, size_t hi, uint64_t n_out, A *acc, \
+                               uint64_t *skipped)                                                             \
+    {                                                                                                         \
+        uint64_t sk = 0;                                                                                      \
+        for (size_t i = lo; i < hi; ++i) {                                                                    \
+            const uint64_t j = ix[i];                                                                         \
+            if (j >= n_out) {                                                                                 \
+                ++sk;                                                                                         \
+                continue;                                                                                     \
+            }                                                                                                 \
+            const A x = ENC(v[i]);                                                                            \
+            acc[j] = COMBINE(acc[j], x);                                                                      \
+        }                                                                                                     \
+        *skipped += sk;                                                                                       \
+    }                                                                                                         \
+    static pp_status NAME(pp_context *ctx, const pp_reduce_by_index_args *a)                                  \
+    {                                                                                                         \
+        const V *v = (const V *)a->values;                                                                    \
+        const uint32_t *ix = a->indices;                                                                      \
+        V *out = (V *)a->out;                                                                                 \
+        const size_t n = a->n;                                                                                \
+        const uint64_t lim = a->n_out; /* <= 2^32 (src/): compared as 64-bit, 2^32 keeps every index */     \
+        uint64_t skipped = 0;                                                                                 \
+        int threads = n >= PAR_MIN_SAMPLES ? omp_get_max_threads() : 1;                                       \
+        if (threads > 1 && (size_t)lim * sizeof(A) <= PRIVATE_BYTES * 4) {                                    \
+            A *priv = NULL;                                                                                   \
+            pp_status st = pp__scratch(ctx, (size_t)threads * lim * sizeof(A) + 64 * (size_t)threads,         \
+                                       (void **)&priv);                                                       \
+            if (st != PP_OK) return st;                                                                       \
+            uint64_t *sk = (uint64_t *)(priv + (size_t)threads * lim);                                        \
+            _Pragma("omp parallel num_threads(threads)")                                                      \
+            {                                                                                                 \
+                const int t = omp_get_thread_num(), nt = omp_get_num_threads();                               \
+                const size_t lo = n / (size_t)nt * (size_t)t + min_sz((size_t)t, n % (size_t)nt);             \
+                const size_t hi = lo + n / (size_t)nt + ((size_t)t < n % (size_t)nt);                         \
+                A *mine = priv + (size_t)t * lim;                                                             \
+                for (uint64_t j = 0; j < lim; ++j) mine[j] = (IDENT);                                         \
+                sk[t] = 0;                                                                                    \
+                NAME##_private(v, ix, lo, hi, lim, mine, &sk[t]);                                             \
+                _Pragma("omp barrier")                                                                        \
+                _Pragma("omp for schedule(static)")                                                           \
+                for (long long j = 0; j < (long long)lim; ++j) {                                              \
+                    A r = ENC(out[j]);                                                                        \
+                    for (int u = 0; u < nt; ++u) r = COMBINE(r, priv[(size_t)u * lim + (size_t)j]);           \
+                    out[j] = DEC(r);                                                                          \
+                }                                                                                             \
+                _Pragma("omp single")                                                                         \
+                for (int u = 0; u < nt; ++u) skipped += sk[u];                                                \
+            }                                                                                                 \
+        } else if (threads > 1 && lim >= (uint64_t)threads * 64) {                                            \
+            /* Many outputs: thread t owns outputs [t lim / T, (t + 1) lim / T) and scans every index. */     \
+            uint64_t sk0 = 0;                                                                                 \
+            _Pragma("omp parallel num_threads(threads)")                                                      \
+            {                                                                                                 \
+                const int t = omp_get_thread_num(), nt = omp_get_num_threads();                              \
+                const uint64_t j0 = lim * (uint64_t)t / (uint64_t)nt;                                         \
+                const uint64_t width = lim * (uint64_t)(t + 1) / (uint64_t)nt - j0;                           \
+                uint64_t sk = 0;                                                                              \
+                for (size_t i = 0; i < n; ++i) {                                                              \
+                    const uint64_t k = (uint64_t)ix[i] - j0; /* wraps above width when below j0 */            \
+                    if (k < width) out[ix[i]] = DEC(COMBINE(ENC(out[ix[i]]), ENC(v[i])));                     \
+                    else if (t == 0 && ix[i] >= lim) ++sk;                                                    \
+                }                                                                                             \
+                if (t == 0) sk0 = sk;                                                                         \
+            }                                                                                                 \
+            skipped = sk0;                                                                                    \
+        } else {                                                                                              \
+            for (size_t i = 0; i < n; ++i) {                                                                  \
+                const uint64_t j = ix[i];                                                                     \
+                if (j >= lim) {                                                                               \
+                    ++skipped;                                                                                \
+                    continue;                                                                                 \
+                }                                                                                             \
+                out[j] = DEC(COMBINE(ENC(out[j]), ENC(v[i])));                                                \
+            }                                                                                                 \
+        }                                                                                                     \
+        if (a->n_skipped) *a->n_skipped = skipped;                                                            \
+        return PP_OK;                                                                                         \
+    }
+
+/* Bit views of floats (memcpy compiles to a register move). */
+static inline uint32_t bits32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline uint64_t bits64(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
+static inline float f32_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline double f64_of(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
+
+#define ADD(a, b) ((a) + (b))
+#define UMIN(a, b) ((b) < (a) ? (b) : (a))
+#define UMAX(a, b) ((b) > (a) ? (b) : (a))
+#define SAME(x) (x)
+#define U32(x) ((uint32_t)(x))
+#define U64(x) ((uint64_t)(x))
+#define I32_OF(x) ((int32_t)(x))
+#define I64_OF(x) ((int64_t)(x))
+
+#define KEY_F32_MIN(x) pp_key_u32_of_f32(bits32(x), 0)
+#define KEY_F32_MAX(x) pp_key_u32_of_f32(bits32(x), 1)
+#define DEC_F32(k) f32_of(pp_f32_of_key_u32(k))
+#define KEY_F64_MIN(x) pp_key_u64_of_f64(bits64(x), 0)
+#define KEY_F64_MAX(x) pp_key_u64_of_f64(bits64(x), 1)
+#define DEC_F64(k) f64_of(pp_f64_of_key_u64(k))
+#define KEY_I32(x) pp_key_u32_of_i32((uint32_t)(x))
+#define DEC_I32(k) ((int32_t)pp_key_u32_of_i32(k))
+#define KEY_I64(x) pp_key_u64_of_i64((uint64_t)(x))
+#define DEC_I64(k) ((int64_t)pp_key_u64_of_i64(k))
+
+RBI(rbi_f32_sum, float, float, 0.0f, SAME, SAME, ADD)
+RBI(rbi_f64_sum, double, double, 0.0, SAME, SAME, ADD)
+RBI(rbi_i32_sum, int32_t, uint32_t, 0u, U32, I32_OF, ADD)
+RBI(rbi_u32_sum, uint32_t, uint32_t, 0u, SAME, SAME, ADD)
+RBI(rbi_i64_sum, int64_t, uint64_t, 0u, U64, I64_OF, ADD)
+RBI(rbi_u64_sum, uint64_t, uint64_t, 0u, SAME, SAME, ADD)
+
+RBI(rbi_f32_min, float, uint32_t, 0xFFFFFFFFu, KEY_F32_MIN, DEC_F32, UMIN)
+RBI(rbi_f32_max, float, uint32_t, 0u, KEY_F32_MAX, DEC_F32, UMAX)
+RBI(rbi_f64_min, double, uint64_t, ~0ull, KEY_F64_MIN, DEC_F64, UMIN)
+RBI(rbi_f64_max, double, uint64_t, 0ull, KEY_F64_MAX, DEC_F64, UMAX)
+RBI(rbi_i32_min, int32_t, uint32_t, 0xFFFFFFFFu, KEY_I32, DEC_I32, UMIN)
+RBI(rbi_i32_max, int32_t, uint32_t, 0u, KEY_I32, DEC_I32, UMAX)
+RBI(rbi_u32_min, uint32_t, uint32_t, 0xFFFFFFFFu, SAME, SAME, UMIN)
+RBI(rbi_u32_max, uint32_t, uint32_t, 0u, SAME, SAME, UMAX)
+RBI(rbi_i64_min, int64_t, uint64_t, ~0ull, KEY_I64, DEC_I64, UMIN)
+RBI(rbi_i64_max, int64_t, uint64_t, 0ull, KEY_I64, DEC_I64, UMAX)
+RBI(rbi_u64_min, uint64_t, uint64_t, ~0ull, SAME, SAME, UMIN)
+RBI(rbi_u64_max, uint64_t, uint64_t, 0ull, SAME, SAME, UMAX)
+
+typedef pp_status (*rbi_fn)(pp_context *, const pp_reduce_by_index_args *);
+
+/* [value_type][0 sum, 1 min, 2 max] */
+static const rbi_fn rbi_impls[PP_F64 + 1][3] = {
+    [PP_I32] = {rbi_i32_sum, rbi_i32_min, rbi_i32_max}, [PP_U32] = {rbi_u32_sum, rbi_u32_min, rbi_u32_max},
+    [PP_I64] = {rbi_i64_sum, rbi_i64_min, rbi_i64_max}, [PP_U64] = {rbi_u64_sum, rbi_u64_min, rbi_u64_max},
+    [PP_F32] = {rbi_f32_sum, rbi_f32_min, rbi_f32_max}, [PP_F64] = {rbi_f64_sum, rbi_f64_min, rbi_f64_max},
+};
+
+pp_status pp__cpu_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args *a)
+{
+    const int k = a->op == PP_OP_SUM ? 0 : a->op == PP_OP_MIN ? 1 : a->op == PP_OP_MAX ? 2 : -1;
+    if (!pp__dtype_valid(a->value_type) || k < 0 || !rbi_impls[a->value_type][k])
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_reduce_by_index: the CPU backend has no %s over %s",
+                        pp_op_name(a->op) ? pp_op_name(a->op) : "?",
+                        pp_dtype_name(a->value_type) ? pp_dtype_name(a->value_type) : "?");
+    return rbi_impls[a->value_type][k](ctx, a);
+}

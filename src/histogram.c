@@ -1,0 +1,226 @@
+/* histogram.c -- argument checks and dispatch of the histogram family (pp_histogram_even,
+ * pp_histogram_range, pp_reduce_by_index), and the bin parameters of even histograms, computed
+ * here once for every backend (histogram_bins.h uses them). */
+#include <math.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+#define TRY(x)                                \
+    do {                                      \
+        pp_status st_ = (x);                  \
+        if (st_ != PP_OK) return st_;         \
+    } while (0)
+
+static int sample_type_ok(pp_dtype t)
+{
+    return t == PP_U8 || t == PP_I32 || t == PP_U32 || t == PP_F32 || t == PP_F64;
+}
+
+/* Checks shared by pp_histogram_even and pp_histogram_range (everything but the bins). */
+static pp_status check_common(pp_context *ctx, const char *fn, const void *samples, size_t n,
+                              pp_dtype sample_type, size_t nbins, const void *counts, pp_dtype count_type)
+{
+    if (!sample_type_ok(sample_type)) {
+        const char *name = pp_dtype_name(sample_type);
+        if (name)
+            return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                            "%s: argument 'sample_type' is %s; histograms take u8, i32, u32, f32 or f64 samples",
+                            fn, name);
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'sample_type' has unknown value %d", fn,
+                        (int)sample_type);
+    }
+    if (count_type != PP_U32 && count_type != PP_U64) {
+        const char *name = pp_dtype_name(count_type);
+        if (name)
+            return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'count_type' is %s; counts are u32 or u64",
+                            fn, name);
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'count_type' has unknown value %d", fn,
+                        (int)count_type);
+    }
+    if (nbins == 0)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'nbins' is 0 (at least one bin)", fn);
+    if (nbins > PP_HISTOGRAM_MAX_BINS)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'nbins' is %zu, above PP_HISTOGRAM_MAX_BINS (%zu)",
+                        fn, nbins, (size_t)PP_HISTOGRAM_MAX_BINS);
+    if (!samples && n > 0)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'samples' is NULL with n = %zu", fn, n);
+    if (!counts) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'counts' is NULL", fn);
+    return PP_OK;
+}
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* libdivide's branch-free unsigned 64-bit divider for d >= 2: floor(n / d) ==
+ * ((((n - hi) >> 1) + hi) >> shift) with hi = mulhi(magic, n), for every 64-bit n. */
+static void divider_u64(uint64_t d, uint64_t *magic, uint32_t *shift)
+{
+    uint32_t l = 63;
+    while (!((d >> l) & 1)) --l; /* floor(log2 d), l >= 1 */
+    if ((d & (d - 1)) == 0) {
+        *magic = 0;
+        *shift = l - 1;
+        return;
+    }
+    const unsigned __int128 num = (unsigned __int128)1 << (64 + l);
+    uint64_t m = (uint64_t)(num / d); /* < 2^64 since 2^l < d */
+    const uint64_t rem = (uint64_t)(num % d);
+    m += m; /* the 65-bit multiplier 2 m + (2 rem >= d), minus 2^64 */
+    const uint64_t twice_rem = rem + rem;
+    if (twice_rem >= d || twice_rem < rem) m += 1;
+    *magic = m + 1;
+    *shift = l;
+}
+
+#define TWO53 9007199254740992.0
+
+/* Bin parameters of pp_histogram_even, or a failure naming 'lower' or 'upper'. */
+static pp_status even_params(pp_context *ctx, const char *fn, pp_dtype t, size_t nbins, double lower,
+                             double upper, pp_hist_even *p)
+{
+    p->nbins = (uint32_t)nbins;
+    p->lower = lower;
+    p->upper = upper;
+    if (!isfinite(lower))
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'lower' is %g (must be finite)", fn, lower);
+    if (!isfinite(upper))
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'upper' is %g (must be finite)", fn, upper);
+    if (!(lower < upper))
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "%s: argument 'lower' (%.17g) is not below argument 'upper' (%.17g)", fn, lower, upper);
+    if (t == PP_F32 || t == PP_F64) {
+        const double width = upper - lower;
+        if (!isfinite(width))
+            return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                            "%s: arguments 'lower' and 'upper' are too far apart (upper - lower overflows)", fn);
+        p->scale = (double)nbins / width;
+        if (!isfinite(p->scale) || !(p->scale > 0))
+            return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                            "%s: arguments 'lower' and 'upper' are too close for %zu bins (nbins / (upper - "
+                            "lower) overflows)",
+                            fn, nbins);
+        return PP_OK;
+    }
+    /* Integer samples: exact arithmetic on whole-number bounds. */
+    if (lower != floor(lower) || lower < -TWO53 || lower > TWO53)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "%s: argument 'lower' is %.17g; with %s samples it must be a whole number in [-2^53, 2^53]",
+                        fn, lower, pp_dtype_name(t));
+    if (upper != floor(upper) || upper < -TWO53 || upper > TWO53)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "%s: argument 'upper' is %.17g; with %s samples it must be a whole number in [-2^53, 2^53]",
+                        fn, upper, pp_dtype_name(t));
+    p->ilower = (int64_t)lower;
+    p->iupper = (int64_t)upper;
+    const uint64_t width = (uint64_t)(p->iupper - p->ilower); /* <= 2^54 */
+    if ((unsigned __int128)width * nbins > ((unsigned __int128)1 << 64))
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "%s: arguments 'lower' and 'upper' span %llu, and (upper - lower) * nbins = %llu * %zu "
+                        "exceeds 2^64 (integer samples are binned exactly in 64 bits)",
+                        fn, (unsigned long long)width, (unsigned long long)width, nbins);
+    const uint64_t g = gcd_u64(width, (uint64_t)nbins);
+    p->mul = (uint64_t)nbins / g;
+    p->div = width / g;
+    p->div_is_one = p->div == 1;
+    p->magic = 0;
+    p->shift = 0;
+    if (!p->div_is_one) divider_u64(p->div, &p->magic, &p->shift);
+    return PP_OK;
+}
+
+static pp_status call_histogram(pp_context *ctx, const char *fn, const pp_histogram_args *a)
+{
+    if (a->n > 0) TRY(pp__check_in_space(ctx, fn, "samples", a->samples));
+    TRY(pp__check_in_space(ctx, fn, "counts", a->counts));
+    if (a->kind == PP_HIST_RANGE) TRY(pp__check_in_space(ctx, fn, "edges", a->edges));
+    if (!ctx->ops->histogram)
+        return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: backend '%s' has no histogram", fn, ctx->ops->name);
+    return ctx->ops->histogram(ctx, a);
+}
+
+pp_status pp_histogram_even(pp_context *ctx, const void *samples, size_t n, pp_dtype sample_type, size_t nbins,
+                            double lower, double upper, void *counts, pp_dtype count_type)
+{
+    static const char fn[] = "pp_histogram_even";
+    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
+    ctx->message[0] = '\0';
+    TRY(check_common(ctx, fn, samples, n, sample_type, nbins, counts, count_type));
+    pp_histogram_args a = {0};
+    a.kind = PP_HIST_EVEN;
+    a.samples = samples;
+    a.n = n;
+    a.sample_type = sample_type;
+    a.nbins = nbins;
+    a.counts = counts;
+    a.count_type = count_type;
+    TRY(even_params(ctx, fn, sample_type, nbins, lower, upper, &a.even));
+    return call_histogram(ctx, fn, &a);
+}
+
+pp_status pp_histogram_range(pp_context *ctx, const void *samples, size_t n, pp_dtype sample_type,
+                             const double *edges, size_t nbins, void *counts, pp_dtype count_type)
+{
+    static const char fn[] = "pp_histogram_range";
+    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
+    ctx->message[0] = '\0';
+    TRY(check_common(ctx, fn, samples, n, sample_type, nbins, counts, count_type));
+    if (!edges) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'edges' is NULL", fn);
+    pp_histogram_args a = {0};
+    a.kind = PP_HIST_RANGE;
+    a.samples = samples;
+    a.n = n;
+    a.sample_type = sample_type;
+    a.nbins = nbins;
+    a.edges = edges;
+    a.counts = counts;
+    a.count_type = count_type;
+    a.even.nbins = (uint32_t)nbins;
+    /* The edges' order is checked by the backend: on the host by the CPU backend, on the device
+     * (before counting) by the HIP backend. */
+    return call_histogram(ctx, fn, &a);
+}
+
+pp_status pp_reduce_by_index(pp_context *ctx, const void *values, size_t n, pp_dtype value_type,
+                             const uint32_t *indices, pp_op op, void *out, size_t n_out, uint64_t *n_skipped)
+{
+    static const char fn[] = "pp_reduce_by_index";
+    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
+    ctx->message[0] = '\0';
+    if (!pp__dtype_valid(value_type))
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'value_type' has unknown value %d", fn,
+                        (int)value_type);
+    if (value_type == PP_U8)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "%s: argument 'value_type' is u8; values are i32, u32, i64, u64, f32 or f64", fn);
+    if (!pp__op_valid(op))
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'op' has unknown value %d", fn, (int)op);
+    if (op != PP_OP_SUM && op != PP_OP_MIN && op != PP_OP_MAX)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "%s: argument 'op' is %s; reduce-by-index takes sum, min or max", fn, pp_op_name(op));
+    if (!values && n > 0)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'values' is NULL with n = %zu", fn, n);
+    if (!indices && n > 0)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'indices' is NULL with n = %zu", fn, n);
+    if (!out && n_out > 0)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' is NULL with n_out = %zu", fn, n_out);
+    if (n > 0) {
+        TRY(pp__check_in_space(ctx, fn, "values", values));
+        TRY(pp__check_in_space(ctx, fn, "indices", indices));
+    }
+    if (n_out > 0) TRY(pp__check_in_space(ctx, fn, "out", out));
+    TRY(pp__check_in_space(ctx, fn, "n_skipped", n_skipped));
+    if (!ctx->ops->reduce_by_index)
+        return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: backend '%s' has no reduce-by-index", fn, ctx->ops->name);
+    /* Indices are 32-bit: outputs past 2^32 can never be reached. */
+    const size_t reach = n_out > (size_t)UINT32_MAX + 1 ? (size_t)UINT32_MAX + 1 : n_out;
+    pp_reduce_by_index_args a = {values, n, value_type, indices, op, out, reach, n_skipped};
+    return ctx->ops->reduce_by_index(ctx, &a);
+}

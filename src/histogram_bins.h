@@ -1,0 +1,129 @@
+/*
+ * histogram_bins.h -- the arithmetic that decides a histogram sample's bin and orders the
+ * min / max of reduce-by-index, written once and compiled by every backend: the CPU backend
+ * (C, gcc), the HIP kernels on AMD (clang) and on NVIDIA (nvcc, host and device). Counts are
+ * bitwise identical across backends because every backend calls these functions; parprim.h
+ * states the definitions, this file is their only implementation.
+ *
+ * Not installed. Plain C11 with no library calls, usable from C++ and from device code; on the
+ * device, include it after hip/port.h (it uses __umul64hi and, on NVIDIA, __dmul_rn).
+ */
+#ifndef PARPRIM_HISTOGRAM_BINS_H
+#define PARPRIM_HISTOGRAM_BINS_H
+
+#include <stdint.h>
+
+#include "internal.h"
+
+#if defined(__CUDACC__) || defined(__HIPCC__) || defined(__HIP__)
+#define PP_HD static __host__ __device__ __forceinline__
+#else
+#define PP_HD static inline
+#endif
+
+/* "In no bin": larger than every bin (nbins <= 2^31). */
+#define PP_HIST_NOBIN 0xFFFFFFFFu
+
+/* pp_hist_even (internal.h) holds the parameters of even bins, computed once by
+ * src/histogram.c. Float samples: (x - lower) * scale cannot be contracted into a fused
+ * multiply-add (the multiplication comes second), so plain C and device code round
+ * identically; on NVIDIA the intrinsics __dsub_rn / __dmul_rn make the rounding explicit
+ * anyway. Integer samples: the division by the invariant div is exact for every 64-bit
+ * numerator (libdivide's branch-free algorithm; magic and shift from src/histogram.c). */
+
+/* High 64 bits of a 64 x 64-bit product. */
+PP_HD uint64_t pp_mulhi64(uint64_t a, uint64_t b)
+{
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    return __umul64hi(a, b);
+#else
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+#endif
+}
+
+/* floor(n / p->div), exact for every n. */
+PP_HD uint64_t pp_hist_divide(uint64_t n, const pp_hist_even *p)
+{
+    if (p->div_is_one) return n;
+    const uint64_t q = pp_mulhi64(p->magic, n);
+    return (((n - q) >> 1) + q) >> p->shift;
+}
+
+/* Bin of a float sample (converted to double exactly), or PP_HIST_NOBIN. Branch-free, so the
+ * CPU backend's loop over a block of samples vectorizes: the t of a sample outside [lower,
+ * upper) is replaced by 0 before the conversion, and min(t, nbins - 1) has the same floor as
+ * the definition's "t < nbins ? floor(t) : nbins - 1", so the conversion always sees a value in
+ * [0, nbins - 1] (exact truncation; int32 since nbins <= 2^31, the conversion SSE2 vectorizes). */
+PP_HD uint32_t pp_hist_bin_float(double x, const pp_hist_even *p)
+{
+    const int in = (x >= p->lower) & (x < p->upper); /* NaN fails both */
+#if defined(__CUDA_ARCH__)
+    double t = __dmul_rn(__dsub_rn(x, p->lower), p->scale);
+#else
+    double t = (x - p->lower) * p->scale;
+#endif
+    const double top = (double)(p->nbins - 1);
+    t = in ? t : 0.0;
+    t = t < top ? t : top;
+    const uint32_t b = (uint32_t)(int32_t)t;
+    return in ? b : PP_HIST_NOBIN;
+}
+
+/* Bin of an integer sample, or PP_HIST_NOBIN. */
+PP_HD uint32_t pp_hist_bin_int(int64_t x, const pp_hist_even *p)
+{
+    if (x < p->ilower || x >= p->iupper) return PP_HIST_NOBIN;
+    return (uint32_t)pp_hist_divide((uint64_t)(x - p->ilower) * p->mul, p);
+}
+
+/*
+ * Bin from edges: the last k in [0, len) with e[k] <= x, for x with e[0] <= x < e[len]
+ * (the caller checks that range). Binary lifting from `step` = the largest power of two
+ * <= len (or any larger power of two); the edges are non-decreasing, so the predicate
+ * e[k] <= x holds on a prefix and the answer is unique.
+ */
+PP_HD uint32_t pp_hist_search(const double *e, uint32_t len, uint32_t step, double x)
+{
+    uint32_t k = 0;
+    for (; step; step >>= 1)
+        if (k + step < len && e[k + step] <= x) k += step;
+    return k;
+}
+
+/* The largest power of two <= v (v >= 1). */
+PP_HD uint32_t pp_hist_pow2_floor(uint32_t v)
+{
+    uint32_t p = 1;
+    while (p <= v / 2) p *= 2;
+    return p;
+}
+
+/*
+ * Keys of reduce-by-index MIN / MAX: unsigned integers in the order parprim.h gives (numeric,
+ * -0.0 below +0.0, NaN beyond every number: the smallest key for MIN, the largest for MAX),
+ * so that one unsigned min / max (an atomic one on the GPU) implements the op for every type.
+ * decode(encode(x)) == x except that a NaN comes back as one fixed NaN.
+ */
+PP_HD uint32_t pp_key_u32_of_f32(uint32_t bits, int is_max)
+{
+    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return is_max ? 0xFFFFFFFFu : 0u; /* NaN */
+    return (bits & 0x80000000u) ? ~bits : bits ^ 0x80000000u;
+}
+PP_HD uint32_t pp_f32_of_key_u32(uint32_t key)
+{
+    return (key & 0x80000000u) ? key ^ 0x80000000u : ~key;
+}
+PP_HD uint64_t pp_key_u64_of_f64(uint64_t bits, int is_max)
+{
+    if ((bits & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) return is_max ? ~0ull : 0ull;
+    return (bits & 0x8000000000000000ull) ? ~bits : bits ^ 0x8000000000000000ull;
+}
+PP_HD uint64_t pp_f64_of_key_u64(uint64_t key)
+{
+    return (key & 0x8000000000000000ull) ? key ^ 0x8000000000000000ull : ~key;
+}
+/* Signed integers: flip the sign bit (its own inverse). Unsigned integers are their key. */
+PP_HD uint32_t pp_key_u32_of_i32(uint32_t bits) { return bits ^ 0x80000000u; }
+PP_HD uint64_t pp_key_u64_of_i64(uint64_t bits) { return bits ^ 0x8000000000000000ull; }
+
+#endif

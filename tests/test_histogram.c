@@ -1,0 +1,799 @@
+/*
+ * test_histogram.c -- pp_histogram_even, pp_histogram_range and pp_reduce_by_index against
+ * serial oracles written here (the definitions of parprim.h, computed directly: long double
+ * and 128-bit integer arithmetic, no library code), on the CPU backend and, where a device is
+ * present, on HIP (where every GPU strategy is also forced in turn, through the tuning
+ * variables PP_HIP_HIST_STRATEGY and friends, so that each is checked on its own).
+ *
+ * Bin counts 1, 2, 255, 256, 257, 4096, 65536 and 2^20; uniform data (some samples outside
+ * the range), skewed data (every sample in one bin: the worst case for atomics), samples at
+ * and next to every kind of edge, NaN, infinities, -0.0 and subnormals; u32 and u64 counts;
+ * u8 with 256 bins over [0, 256) and other binnings; edges with duplicates and infinities.
+ * Reduce by index: every value type and op, indices out of range (skipped and counted),
+ * every index equal (skew), the initial contents of out accumulated into.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+#define NOBIN UINT32_MAX
+
+static const size_t bin_counts[] = {1, 2, 255, 256, 257, 4096, 65536, (size_t)1 << 20};
+#define N_BIN_COUNTS (sizeof bin_counts / sizeof bin_counts[0])
+
+/* ---- oracles ---- */
+
+/* The definition of parprim.h for even bins. volatile: each operation rounded on its own. */
+static uint32_t oracle_even(long double xv, pp_dtype st, size_t nbins, double lo, double hi)
+{
+    if (tc_is_float(st)) {
+        const double x = (double)xv;
+        if (!(x >= lo && x < hi)) return NOBIN;
+        volatile double width = hi - lo;
+        volatile double scale = (double)nbins / width;
+        volatile double d = x - lo;
+        volatile double t = d * scale;
+        return t < (double)nbins ? (uint32_t)floor(t) : (uint32_t)(nbins - 1);
+    }
+    const long long x = (long long)xv, l = (long long)lo, h = (long long)hi;
+    if (x < l || x >= h) return NOBIN;
+    return (uint32_t)(((unsigned __int128)(uint64_t)(x - l) * nbins) / (uint64_t)(h - l));
+}
+
+/* The bin b with e[b] <= x < e[b + 1], by a linear walk from a bisection guess. */
+static uint32_t oracle_range(long double xv, const double *e, size_t nbins)
+{
+    const double x = (double)xv;
+    if (!(x >= e[0] && x < e[nbins])) return NOBIN;
+    size_t lo = 0, hi = nbins; /* e[lo] <= x < e[hi] */
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (e[mid] <= x) lo = mid;
+        else hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+/* ---- running a histogram ---- */
+
+/* Which API and bins. */
+typedef struct hspec {
+    pp_dtype st;
+    size_t nbins;
+    int range;           /* pp_histogram_range with `edges` (host), else even [lo, hi) */
+    double lo, hi;
+    const double *edges;
+    pp_dtype ct;
+} hspec;
+
+static const char *hspec_text(const hspec *h, char *buf, size_t size)
+{
+    if (h->range)
+        snprintf(buf, size, "range %s, %zu bins [%g .. %g], %s counts", tc_dname(h->st), h->nbins, h->edges[0],
+                 h->edges[h->nbins], tc_dname(h->ct));
+    else
+        snprintf(buf, size, "even %s, %zu bins over [%.17g, %.17g), %s counts", tc_dname(h->st), h->nbins, h->lo,
+                 h->hi, tc_dname(h->ct));
+    return buf;
+}
+
+/* Run the histogram of host[off, off + n) in env's context (the samples uploaded from host[0]
+ * and passed at element `off`, so that off > 0 gives a device pointer off 16-byte alignment)
+ * and compare every count with the oracle; the counts buffer holds junk before the call
+ * (counts are overwritten) and a sentinel past nbins (never written). `what` names the data. */
+static void check_hist_off(tc_env *env, const void *host0, size_t n, const hspec *h, const char *what, size_t off)
+{
+    pp_context *ctx = env->ctx;
+    const size_t es = tc_size(h->st), cs = tc_size(h->ct), nb = h->nbins;
+    const void *host = host0 ? (const char *)host0 + off * es : NULL;
+    char spec[192];
+    hspec_text(h, spec, sizeof spec);
+    tc_case("%s: %s, n = %zu (at element %zu), %s", pp_backend_name(env->backend), spec, n, off, what);
+    uint64_t *want = (uint64_t *)calloc(nb, sizeof *want);
+    TC_CHECK(want != NULL, "out of host memory");
+    for (size_t i = 0; i < n; ++i) {
+        const long double x = tc_value(host, i, h->st);
+        const uint32_t b = h->range ? oracle_range(x, h->edges, nb) : oracle_even(x, h->st, nb, h->lo, h->hi);
+        if (b != NOBIN) want[b]++;
+    }
+    void *dbuf = tc_upload(ctx, host0, (n ? n + off : 0) * es);
+    void *dsamp = dbuf ? (char *)dbuf + off * es : NULL;
+    double *dedges = h->range ? (double *)tc_upload(ctx, h->edges, (nb + 1) * sizeof(double)) : NULL;
+    const size_t bytes = (nb + 8) * cs;
+    unsigned char *dcounts = (unsigned char *)tc_alloc(ctx, bytes);
+    TC_OK(ctx, pp_memset(ctx, dcounts, 0x5A, nb * cs)); /* junk: counts are overwritten */
+    TC_OK(ctx, pp_memset(ctx, dcounts + nb * cs, TC_SENTINEL, 8 * cs));
+    pp_status st = h->range ? pp_histogram_range(ctx, dsamp, n, h->st, dedges, nb, dcounts, h->ct)
+                            : pp_histogram_even(ctx, dsamp, n, h->st, nb, h->lo, h->hi, dcounts, h->ct);
+    TC_OK(ctx, st);
+    unsigned char *got = (unsigned char *)tc_xmalloc(bytes);
+    tc_download(ctx, got, dcounts, bytes);
+    for (size_t b = 0; b < nb; ++b) {
+        const uint64_t g = h->ct == PP_U32 ? ((uint32_t *)got)[b] : ((uint64_t *)got)[b];
+        const uint64_t w = h->ct == PP_U32 ? (uint32_t)want[b] : want[b];
+        if (g != w) {
+            /* Find a sample of the bin for the message. */
+            long double ex = NAN;
+            for (size_t i = 0; i < n; ++i) {
+                const long double x = tc_value(host, i, h->st);
+                const uint32_t ob = h->range ? oracle_range(x, h->edges, nb) : oracle_even(x, h->st, nb, h->lo, h->hi);
+                if (ob == b) {
+                    ex = x;
+                    break;
+                }
+            }
+            TC_FAIL("bin %zu: count %llu, want %llu (a sample of this bin: %.21Lg)", b, (unsigned long long)g,
+                    (unsigned long long)w, ex);
+        }
+    }
+    for (size_t k = nb * cs; k < bytes; ++k)
+        TC_CHECK(got[k] == TC_SENTINEL, "byte %zu past the counts was written", k - nb * cs);
+    free(got);
+    tc_free(ctx, dcounts);
+    if (dedges) tc_free(ctx, dedges);
+    if (dbuf) tc_free(ctx, dbuf);
+    free(want);
+}
+
+static void check_hist(tc_env *env, const void *host, size_t n, const hspec *h, const char *what)
+{
+    check_hist_off(env, host, n, h, what, 0);
+}
+
+/* ---- sample generators ---- */
+
+static void store(void *a, size_t i, pp_dtype t, long double v) { tc_store_value(a, i, t, v); }
+
+/* Type range of integer sample types. */
+static void int_range(pp_dtype t, long double *mn, long double *mx)
+{
+    switch (t) {
+    case PP_U8: *mn = 0; *mx = 255; break;
+    case PP_I32: *mn = INT32_MIN; *mx = INT32_MAX; break;
+    default: *mn = 0; *mx = UINT32_MAX; break;
+    }
+}
+
+/* Uniform over [lo - 5%, hi + 5%) of the width (so some samples fall outside), as the type
+ * stores them (floats rounded, integers truncated and clamped to the type). */
+static void fill_uniform(tc_rng *r, void *a, size_t n, pp_dtype t, double lo, double hi)
+{
+    const long double w = (long double)hi - lo;
+    long double mn = 0, mx = 0;
+    if (!tc_is_float(t)) int_range(t, &mn, &mx);
+    for (size_t i = 0; i < n; ++i) {
+        long double v = lo + w * (tc_unit(r) * 1.1L - 0.05L);
+        if (!tc_is_float(t)) {
+            v = floorl(v);
+            if (v < mn) v = mn;
+            if (v > mx) v = mx;
+        }
+        store(a, i, t, v);
+    }
+}
+
+/* Samples exactly at the even edges lower + k (upper - lower) / nbins (as stored), their float
+ * neighbours, lower, upper and their neighbours. */
+static void fill_edges(tc_rng *r, void *a, size_t n, pp_dtype t, size_t nbins, double lo, double hi)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const size_t k = (size_t)tc_below(r, nbins + 1);
+        long double v = lo + ((long double)hi - lo) * (long double)k / (long double)nbins;
+        if (t == PP_F32) {
+            float f = (float)v;
+            switch (tc_below(r, 4)) {
+            case 0: f = nextafterf(f, -INFINITY); break;
+            case 1: f = nextafterf(f, INFINITY); break;
+            default: break;
+            }
+            v = f;
+        } else if (t == PP_F64) {
+            double d = (double)v;
+            switch (tc_below(r, 4)) {
+            case 0: d = nextafter(d, -INFINITY); break;
+            case 1: d = nextafter(d, INFINITY); break;
+            default: break;
+            }
+            v = d;
+        } else {
+            long double mn, mx;
+            int_range(t, &mn, &mx);
+            v = floorl(v) + (long double)((int)tc_below(r, 3) - 1);
+            if (v < mn) v = mn;
+            if (v > mx) v = mx;
+        }
+        store(a, i, t, v);
+    }
+}
+
+/* Every sample equal: the middle of bin nbins / 3 (even bins). */
+static void fill_skewed(void *a, size_t n, pp_dtype t, size_t nbins, double lo, double hi)
+{
+    const size_t k = nbins / 3;
+    long double v = lo + ((long double)hi - lo) * ((long double)k + 0.5L) / (long double)nbins;
+    if (!tc_is_float(t)) v = floorl(v);
+    for (size_t i = 0; i < n; ++i) store(a, i, t, v);
+}
+
+/* ---- even histograms, float samples ---- */
+
+static void even_float(tc_env *env, pp_dtype st)
+{
+    static const double ranges[][2] = {{-1.0, 1.0}, {0.0, 1.0}, {-1000.5, 3.25e3}, {1e-3, 1e-3 + 1e-9}, {-1e30, 1e30}};
+    char tag[64];
+    snprintf(tag, sizeof tag, "even %s", tc_dname(st));
+    tc_rng r = tc_rng_for(tag);
+    const size_t nmax = (1u << 20) + 3;
+    void *host = tc_xmalloc(nmax * tc_size(st));
+    for (size_t bi = 0; bi < N_BIN_COUNTS; ++bi) {
+        const size_t nb = bin_counts[bi];
+        for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ++ri) {
+            if (ri >= 3 && bi % 3 != 0) continue; /* the odd ranges with a few bin counts */
+            const hspec h = {st, nb, 0, ranges[ri][0], ranges[ri][1], NULL, (bi + ri) & 1 ? PP_U64 : PP_U32};
+            const size_t n = nb >= 65536 ? (1u << 20) + 3 : 100003;
+            fill_uniform(&r, host, n, st, h.lo, h.hi);
+            check_hist(env, host, n, &h, "uniform, 10% outside");
+            fill_edges(&r, host, 50021, st, nb, h.lo, h.hi);
+            check_hist(env, host, 50021, &h, "at and next to the edges");
+            if (ri == 0) {
+                fill_skewed(host, n, st, nb, h.lo, h.hi);
+                check_hist(env, host, n, &h, "skewed: all in one bin");
+            }
+        }
+    }
+    free(host);
+}
+
+static void t_even_f32(void **state) { even_float(tc_envp(state), PP_F32); }
+static void t_even_f64(void **state) { even_float(tc_envp(state), PP_F64); }
+
+/* NaN, infinities, zeros of both signs, subnormals, the bounds and their neighbours. */
+static void t_even_special(void **state)
+{
+    tc_env *env = tc_envp(state);
+    for (int ti = 0; ti < 2; ++ti) {
+        const pp_dtype st = ti ? PP_F64 : PP_F32;
+        const double lo = -2.0, hi = 3.0;
+        long double vals[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, lo, hi, 1e-310, -1e-310, 1e-40, -1e-40,
+                              st == PP_F32 ? nextafterf((float)hi, -INFINITY) : nextafter(hi, -INFINITY),
+                              st == PP_F32 ? nextafterf((float)lo, -INFINITY) : nextafter(lo, -INFINITY),
+                              st == PP_F32 ? nextafterf((float)lo, INFINITY) : nextafter(lo, INFINITY),
+                              st == PP_F32 ? nextafterf((float)hi, INFINITY) : nextafter(hi, INFINITY),
+                              1e300, -1e300, 0.5, 2.999999, -1.9999999};
+        const size_t nv = sizeof vals / sizeof vals[0];
+        const size_t n = 10007;
+        void *host = tc_xmalloc(n * tc_size(st));
+        tc_rng r = tc_rng_for(st == PP_F32 ? "special f32" : "special f64");
+        for (size_t i = 0; i < n; ++i) store(host, i, st, vals[tc_below(&r, nv)]);
+        for (size_t bi = 0; bi < N_BIN_COUNTS; ++bi) {
+            const hspec h = {st, bin_counts[bi], 0, lo, hi, NULL, bi & 1 ? PP_U32 : PP_U64};
+            check_hist(env, host, n, &h, "NaN, +-inf, +-0, subnormals, bounds and neighbours");
+        }
+        /* Bounds 0 and subnormal-wide / huge ranges. */
+        const hspec tiny = {st, 7, 0, 0.0, st == PP_F32 ? 1e-30 : 1e-300, NULL, PP_U32};
+        fill_uniform(&r, host, n, st, tiny.lo, tiny.hi);
+        check_hist(env, host, n, &tiny, "tiny range");
+        const hspec huge = {st, 4096, 0, -1e300, 1e300, NULL, PP_U64};
+        for (size_t i = 0; i < n; ++i) store(host, i, st, ldexpl(tc_unit(&r) - 0.5, (int)tc_below(&r, 2000) - 1000));
+        if (st == PP_F32)
+            for (size_t i = 0; i < n; ++i) store(host, i, st, (float)ldexp(tc_unit(&r) - 0.5, (int)tc_below(&r, 250) - 125));
+        check_hist(env, host, n, &huge, "huge range, values of every magnitude");
+        free(host);
+    }
+}
+
+/* n == 0 (samples NULL), n == 1, and small sizes around the GPU's vector and tile widths. */
+static void t_even_sizes(void **state)
+{
+    tc_env *env = tc_envp(state);
+    static const size_t sizes[] = {0, 1, 2, 3, 4, 5, 15, 16, 17, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025,
+                                   2047, 2048, 2049, 8191, 8192, 8193, 32767, 32768, 32769, 65535, 65536, 65537};
+    static const pp_dtype types[] = {PP_U8, PP_I32, PP_U32, PP_F32, PP_F64};
+    tc_rng r = tc_rng_for("even sizes");
+    void *host = tc_xmalloc(65537 * 8 + 64);
+    for (size_t ti = 0; ti < 5; ++ti)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
+            const pp_dtype st = types[ti];
+            const double lo = st == PP_U8 ? 0 : -100, hi = st == PP_U8 ? 256 : 100;
+            const hspec h = {st, si & 1 ? 256 : 37, 0, lo, hi, NULL, si & 2 ? PP_U64 : PP_U32};
+            fill_uniform(&r, host, sizes[si], st, lo, hi);
+            check_hist(env, sizes[si] ? host : NULL, sizes[si], &h, "uniform");
+            /* Misaligned starts (the GPU's unaligned head). */
+            if (sizes[si] > 3) {
+                check_hist_off(env, host, sizes[si] - 1, &h, "uniform, start misaligned by 1", 1);
+                check_hist_off(env, host, sizes[si] - 3, &h, "uniform, start misaligned by 3", 3);
+            }
+        }
+    free(host);
+}
+
+/* ---- even histograms, integer samples ---- */
+
+static void t_even_int(void **state)
+{
+    tc_env *env = tc_envp(state);
+    struct ic {
+        pp_dtype st;
+        double lo, hi;
+    } cases[] = {
+        {PP_U8, 0, 256},        {PP_U8, 0, 255},           {PP_U8, 10, 200},        {PP_U8, -1000, 1000},
+        {PP_I32, -1000, 1000},  {PP_I32, -2147483648.0, 2147483648.0}, {PP_I32, -7, 1e6},
+        {PP_I32, -9007199254740992.0, 9007199254740992.0},
+        {PP_U32, 0, 4294967296.0}, {PP_U32, 5, 1000003},   {PP_U32, 0, 3},          {PP_U32, 1e9, 4e9},
+    };
+    tc_rng r = tc_rng_for("even int");
+    const size_t nmax = (1u << 20) + 3;
+    void *host = tc_xmalloc(nmax * 4);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        for (size_t bi = 0; bi < N_BIN_COUNTS; ++bi) {
+            const size_t nb = bin_counts[bi];
+            /* (upper - lower) * nbins <= 2^64 */
+            if ((long double)cases[c].hi - cases[c].lo > 18446744073709551616.0L / (long double)nb) continue;
+            const hspec h = {cases[c].st, nb, 0, cases[c].lo, cases[c].hi, NULL, (c + bi) & 1 ? PP_U64 : PP_U32};
+            const size_t n = nb >= 65536 ? (1u << 20) + 3 : 100003;
+            if (cases[c].st == PP_U8 || cases[c].lo < -1e10)
+                for (size_t i = 0; i < n; ++i) tc_store_bits(host, i, h.st, tc_next(&r)); /* every value */
+            else
+                fill_uniform(&r, host, n, h.st, h.lo, h.hi);
+            check_hist(env, host, n, &h, "uniform");
+            fill_edges(&r, host, 30011, h.st, nb, h.lo, h.hi);
+            check_hist(env, host, 30011, &h, "at and next to the edges");
+            if (bi == 3 || bi == 6) {
+                fill_skewed(host, n, h.st, nb, h.lo, h.hi);
+                check_hist(env, host, n, &h, "skewed: all in one bin");
+            }
+        }
+    free(host);
+}
+
+/* u8 over [0, 256) with 256 bins (bin = value), the fast path, at sizes around its 16-byte
+ * vectors and past 2^24 (the CPU's flush of its 32-bit value counters). */
+static void t_u8_256(void **state)
+{
+    tc_env *env = tc_envp(state);
+    tc_rng r = tc_rng_for("u8 256");
+    const size_t nmax = ((size_t)1 << 25) + 77;
+    uint8_t *host = (uint8_t *)tc_xmalloc(nmax);
+    for (size_t i = 0; i < nmax; ++i) host[i] = (uint8_t)(tc_next(&r) >> 56);
+    static const size_t sizes[] = {1, 16, 17, 4095, 4096, 65536 + 15, (1u << 20) + 1};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
+        for (int c = 0; c < 2; ++c) {
+            const hspec h = {PP_U8, 256, 0, 0, 256, NULL, c ? PP_U64 : PP_U32};
+            check_hist(env, host, sizes[k], &h, "random bytes");
+            check_hist_off(env, host, sizes[k], &h, "random bytes, misaligned", 3);
+        }
+    if (tc_thorough()) {
+        const hspec h = {PP_U8, 256, 0, 0, 256, NULL, PP_U64};
+        check_hist(env, host, nmax, &h, "random bytes, 2^25 + 77");
+    }
+    memset(host, 200, 1u << 20);
+    const hspec h = {PP_U8, 256, 0, 0, 256, NULL, PP_U32};
+    check_hist(env, host, 1u << 20, &h, "skewed: every byte 200");
+    free(host);
+}
+
+/* ---- histograms from edges ---- */
+
+/* Sorted random edges over [-100, 100], some duplicated; optionally infinite ends. */
+static double *make_edges(tc_rng *r, size_t nbins, int infinite_ends)
+{
+    double *e = (double *)tc_xmalloc((nbins + 1) * sizeof *e);
+    double x = -100.0;
+    const double step = 200.0 / (double)nbins;
+    for (size_t k = 0; k <= nbins; ++k) {
+        e[k] = x;
+        if (tc_below(r, 16) != 0) x += step * (0.5 + tc_unit(r)); /* else a duplicate edge */
+    }
+    if (infinite_ends) {
+        e[0] = -INFINITY;
+        e[nbins] = INFINITY;
+    }
+    return e;
+}
+
+static void t_range(void **state)
+{
+    tc_env *env = tc_envp(state);
+    tc_rng r = tc_rng_for("range");
+    const size_t nmax = (1u << 20) + 3;
+    void *host = tc_xmalloc(nmax * 8);
+    static const pp_dtype types[] = {PP_U8, PP_I32, PP_U32, PP_F32, PP_F64};
+    for (size_t bi = 0; bi < N_BIN_COUNTS; ++bi)
+        for (size_t ti = 0; ti < 5; ++ti) {
+            const size_t nb = bin_counts[bi];
+            const pp_dtype st = types[ti];
+            if (nb > 4096 && ti % 2 == 1) continue; /* large bin counts: three types */
+            double *e = make_edges(&r, nb, (bi + ti) % 3 == 0);
+            const hspec h = {st, nb, 1, 0, 0, e, (bi + ti) & 1 ? PP_U64 : PP_U32};
+            const size_t n = nb >= 65536 ? (1u << 19) + 3 : 100003;
+            fill_uniform(&r, host, n, st, -110, 110);
+            check_hist(env, host, n, &h, "uniform over the edges and outside");
+            /* Exactly at edges (as the type stores them) and next to them. */
+            for (size_t i = 0; i < 20011; ++i) {
+                long double v = e[tc_below(&r, nb + 1)];
+                if (isinf((double)v)) v = (long double)e[1 + tc_below(&r, nb > 1 ? nb - 1 : 1)];
+                if (st == PP_F32) v = nextafterf((float)v, tc_below(&r, 2) ? INFINITY : -INFINITY);
+                else if (st == PP_F64 && tc_below(&r, 2)) v = nextafter((double)v, -INFINITY);
+                else if (!tc_is_float(st)) v = floorl(v) + (long double)((int)tc_below(&r, 3) - 1);
+                if (st == PP_U8 && (v < 0 || v > 255)) v = tc_below(&r, 256);
+                if (st == PP_U32 && v < 0) v = tc_below(&r, 100);
+                store(host, i, st, v);
+            }
+            check_hist(env, host, 20011, &h, "at and next to the edges");
+            if (tc_is_float(st)) {
+                for (size_t i = 0; i < 10007; ++i) {
+                    const long double sp[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 1e-310};
+                    store(host, i, st, sp[tc_below(&r, 6)]);
+                }
+                check_hist(env, host, 10007, &h, "NaN, infinities, zeros");
+            }
+            if (bi == 5) {
+                for (size_t i = 0; i < n; ++i) store(host, i, st, tc_is_float(st) ? e[nb / 2] : 7);
+                check_hist(env, host, n, &h, "skewed: all at one edge");
+            }
+            free(e);
+        }
+    /* u8 256 bins from edges 0, 1, ..., 256: the same counts as even bins over [0, 256). */
+    double e256[257];
+    for (int k = 0; k <= 256; ++k) e256[k] = k;
+    for (size_t i = 0; i < 100003; ++i) ((uint8_t *)host)[i] = (uint8_t)tc_next(&r);
+    const hspec h = {PP_U8, 256, 1, 0, 0, e256, PP_U32};
+    check_hist(env, host, 100003, &h, "u8 with edges 0..256");
+    free(host);
+}
+
+/* ---- every GPU strategy, forced ---- */
+
+static void set_tuning(const char *strategy, const char *copies, const char *range_bins, const char *cluster)
+{
+#define SETV(name, v) ((v) ? setenv(name, v, 1) : unsetenv(name))
+    SETV("PP_HIP_HIST_STRATEGY", strategy);
+    SETV("PP_HIP_HIST_COPIES", copies);
+    SETV("PP_HIP_HIST_RANGE_BINS", range_bins);
+    SETV("PP_HIP_HIST_CLUSTER", cluster);
+#undef SETV
+}
+
+/* HIP: the same checks under each strategy (an unavailable one, e.g. clusters off sm_90,
+ * falls back to the automatic choice, which is then checked again). */
+static void t_hip_strategies(void **state)
+{
+    tc_env *env = tc_envp(state);
+    static const char *const configs[][4] = {
+        {"shared", NULL, NULL, NULL},   {"shared", "1", NULL, NULL},    {"shared", "32", NULL, NULL},
+        {"shared", "4", "1000", NULL},  {"shared", NULL, "257", NULL},   {"global", NULL, NULL, NULL},
+        {"cluster", NULL, NULL, NULL},  {"cluster", NULL, NULL, "2"},   {"cluster", NULL, "3000", "4"},
+        {"u8", NULL, NULL, NULL},       {"auto", NULL, NULL, NULL},
+    };
+    tc_rng r = tc_rng_for("strategies");
+    const size_t n = 300007;
+    void *host = tc_xmalloc(n * 8);
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; ++c) {
+        set_tuning(configs[c][0], configs[c][1], configs[c][2], configs[c][3]);
+        static const size_t nbs[] = {1, 255, 256, 4096, 65536, (size_t)1 << 20};
+        for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi) {
+            char what[128];
+            snprintf(what, sizeof what, "strategy %s copies %s range_bins %s cluster %s", configs[c][0],
+                     configs[c][1] ? configs[c][1] : "-", configs[c][2] ? configs[c][2] : "-",
+                     configs[c][3] ? configs[c][3] : "-");
+            const hspec hf = {PP_F32, nbs[bi], 0, -1, 1, NULL, bi & 1 ? PP_U64 : PP_U32};
+            fill_uniform(&r, host, n, PP_F32, -1, 1);
+            check_hist(env, host, n, &hf, what);
+            fill_skewed(host, n, PP_F32, nbs[bi], -1, 1);
+            check_hist(env, host, n, &hf, what);
+            const hspec hi = {PP_I32, nbs[bi], 0, -5000, 5000, NULL, PP_U64};
+            fill_uniform(&r, host, n, PP_I32, -5000, 5000);
+            check_hist(env, host, n, &hi, what);
+            const hspec hu = {PP_U8, nbs[bi], 0, 0, 256, NULL, PP_U32};
+            for (size_t i = 0; i < n; ++i) ((uint8_t *)host)[i] = (uint8_t)tc_next(&r);
+            check_hist(env, host, n, &hu, what);
+            check_hist_off(env, host, n - 5, &hu, what, 5);
+            double *e = make_edges(&r, nbs[bi], 0);
+            const hspec hr = {PP_F64, nbs[bi], 1, 0, 0, e, PP_U32};
+            fill_uniform(&r, host, n, PP_F64, -110, 110);
+            check_hist(env, host, n, &hr, what);
+            const hspec hr8 = {PP_U8, nbs[bi], 1, 0, 0, e, PP_U64};
+            for (size_t i = 0; i < n; ++i) ((uint8_t *)host)[i] = (uint8_t)tc_next(&r);
+            check_hist(env, host, n, &hr8, what);
+            free(e);
+        }
+    }
+    set_tuning(NULL, NULL, NULL, NULL);
+    free(host);
+}
+
+/* ---- reduce by index ---- */
+
+static const pp_dtype rbi_types[] = {PP_I32, PP_U32, PP_I64, PP_U64, PP_F32, PP_F64};
+static const pp_op rbi_ops[] = {PP_OP_SUM, PP_OP_MIN, PP_OP_MAX};
+
+/* Whether float a precedes b in the min order: numeric, -0.0 below +0.0. */
+static int float_less(long double a, long double b)
+{
+    if (a != b) return a < b;
+    return signbit(a) && !signbit(b);
+}
+
+/* Oracle of out[j] for every j: integers in 64-bit (wrapping to the type), floats exactly
+ * (long double sums with the bound's terms), NaN flags for min / max. */
+typedef struct rbi_oracle {
+    uint64_t *iv;       /* integers: result bits (sign-extended for i32) */
+    long double *fv;    /* floats: sum / extreme */
+    long double *abs;   /* floats: |initial| + sum |values| */
+    uint64_t *count;    /* values per output */
+    unsigned char *nan; /* min / max saw a NaN */
+    uint64_t skipped;
+} rbi_oracle;
+
+static void rbi_reference(rbi_oracle *o, const void *vals, const uint32_t *idx, size_t n, pp_dtype t, pp_op op,
+                          const void *init, size_t n_out)
+{
+    const int fl = tc_is_float(t), sg = tc_is_signed(t);
+    o->iv = (uint64_t *)calloc(n_out + 1, 8);
+    o->fv = (long double *)calloc(n_out + 1, sizeof(long double));
+    o->abs = (long double *)calloc(n_out + 1, sizeof(long double));
+    o->count = (uint64_t *)calloc(n_out + 1, 8);
+    o->nan = (unsigned char *)calloc(n_out + 1, 1);
+    o->skipped = 0;
+    for (size_t j = 0; j < n_out; ++j) {
+        if (fl) {
+            const long double v = tc_value(init, j, t);
+            o->fv[j] = v;
+            o->abs[j] = fabsl(v);
+            o->nan[j] = isnan(v) != 0;
+        } else {
+            o->iv[j] = tc_bits(init, j, t);
+            if (t == PP_I32) o->iv[j] = (uint64_t)(int64_t)(int32_t)(uint32_t)o->iv[j];
+        }
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const size_t j = idx[i];
+        if (j >= n_out) {
+            o->skipped++;
+            continue;
+        }
+        o->count[j]++;
+        if (fl) {
+            const long double v = tc_value(vals, i, t);
+            if (op == PP_OP_SUM) {
+                o->fv[j] += v; /* long double: exact enough for the data used (see below) */
+                o->abs[j] += fabsl(v);
+            } else if (isnan(v)) {
+                o->nan[j] = 1;
+            } else if (!o->nan[j]) {
+                if (op == PP_OP_MIN ? float_less(v, o->fv[j]) : float_less(o->fv[j], v)) o->fv[j] = v;
+            }
+        } else {
+            uint64_t v = tc_bits(vals, i, t);
+            if (t == PP_I32) v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+            uint64_t *a = &o->iv[j];
+            if (op == PP_OP_SUM) *a += v;
+            else if (op == PP_OP_MIN) *a = (sg ? (int64_t)v < (int64_t)*a : v < *a) ? v : *a;
+            else *a = (sg ? (int64_t)v > (int64_t)*a : v > *a) ? v : *a;
+        }
+    }
+}
+
+static void rbi_free(rbi_oracle *o)
+{
+    free(o->iv);
+    free(o->fv);
+    free(o->abs);
+    free(o->count);
+    free(o->nan);
+}
+
+/* Run pp_reduce_by_index on host data and check every output and the skip count. */
+/* The values and indices are uploaded whole and passed at elements voff and ioff (device
+ * pointers off 16-byte alignment when nonzero); n counts from there. */
+static void check_rbi_off(tc_env *env, const void *vals0, const uint32_t *idx0, size_t n, pp_dtype t, pp_op op,
+                          const void *init, size_t n_out, int with_skipped, const char *what, size_t voff,
+                          size_t ioff)
+{
+    pp_context *ctx = env->ctx;
+    const size_t es = tc_size(t);
+    tc_case("%s: reduce_by_index %s %s, n = %zu, n_out = %zu, %s (values at %zu, indices at %zu)",
+            pp_backend_name(env->backend), tc_oname(op), tc_dname(t), n, n_out, what, voff, ioff);
+    const void *vals = vals0 ? (const char *)vals0 + voff * es : NULL;
+    const uint32_t *idx = idx0 ? idx0 + ioff : NULL;
+    rbi_oracle o;
+    rbi_reference(&o, vals, idx, n, t, op, init, n_out);
+    void *dvb = tc_upload(ctx, vals0, n ? (n + voff) * es : 0);
+    uint32_t *dib = (uint32_t *)tc_upload(ctx, idx0, n ? (n + ioff) * 4 : 0);
+    void *dv = dvb ? (char *)dvb + voff * es : NULL;
+    uint32_t *di = dib ? dib + ioff : NULL;
+    const size_t bytes = (n_out + 4) * es;
+    unsigned char *dout = (unsigned char *)tc_alloc(ctx, bytes);
+    TC_OK(ctx, pp_memset(ctx, dout + n_out * es, TC_SENTINEL, 4 * es));
+    if (n_out) TC_OK(ctx, pp_memcpy(ctx, dout, init, n_out * es, PP_COPY_HOST_TO_CONTEXT));
+    uint64_t *dsk = (uint64_t *)tc_alloc(ctx, 16);
+    TC_OK(ctx, pp_memset(ctx, dsk, 0x77, 16));
+    TC_OK(ctx, pp_reduce_by_index(ctx, dv, n, t, di, op, n_out ? dout : NULL, n_out, with_skipped ? dsk : NULL));
+    unsigned char *got = (unsigned char *)tc_xmalloc(bytes);
+    tc_download(ctx, got, dout, bytes);
+    uint64_t sk[2];
+    tc_download(ctx, sk, dsk, 16);
+    if (with_skipped)
+        TC_CHECK(sk[0] == o.skipped, "n_skipped %llu, want %llu", (unsigned long long)sk[0],
+                 (unsigned long long)o.skipped);
+    else
+        TC_CHECK(sk[0] == 0x7777777777777777ull, "n_skipped written although NULL was passed");
+    TC_CHECK(sk[1] == 0x7777777777777777ull, "bytes past n_skipped were written");
+    const long double u = t == PP_F32 ? 0x1p-24L : 0x1p-53L;
+    for (size_t j = 0; j < n_out; ++j) {
+        if (tc_is_float(t)) {
+            const long double g = tc_value(got, j, t);
+            if (op == PP_OP_SUM) {
+                const long double m = (long double)o.count[j], gm = m * u / (1 - m * u);
+                const long double bound = gm * o.abs[j];
+                TC_CHECK(fabsl(g - o.fv[j]) <= bound, "out[%zu] = %.21Lg, exact %.21Lg, |error| %.3Lg > bound %.3Lg (%llu values)",
+                         j, g, o.fv[j], fabsl(g - o.fv[j]), bound, (unsigned long long)o.count[j]);
+            } else if (o.nan[j]) {
+                TC_CHECK(isnan(g), "out[%zu] = %.21Lg, want a NaN", j, g);
+            } else {
+                TC_CHECK(g == o.fv[j] && signbit(g) == signbit(o.fv[j]), "out[%zu] = %.21Lg, want %.21Lg", j, g,
+                         o.fv[j]);
+            }
+        } else {
+            const uint64_t g = tc_bits(got, j, t), w = o.iv[j] & tc_mask(t);
+            TC_CHECK(g == w, "out[%zu] = 0x%llx, want 0x%llx (%llu values)", j, (unsigned long long)g,
+                     (unsigned long long)w, (unsigned long long)o.count[j]);
+        }
+    }
+    for (size_t k = n_out * es; k < bytes; ++k)
+        TC_CHECK(got[k] == TC_SENTINEL, "byte %zu past out was written", k - n_out * es);
+    free(got);
+    tc_free(ctx, dsk);
+    tc_free(ctx, dout);
+    if (dib) tc_free(ctx, dib);
+    if (dvb) tc_free(ctx, dvb);
+    rbi_free(&o);
+}
+
+static void check_rbi(tc_env *env, const void *vals, const uint32_t *idx, size_t n, pp_dtype t, pp_op op,
+                      const void *init, size_t n_out, int with_skipped, const char *what)
+{
+    check_rbi_off(env, vals, idx, n, t, op, init, n_out, with_skipped, what, 0, 0);
+}
+
+/* Values of type t: integers random (all bits), floats random in +-[2^-8, 2^9) (the float sum
+ * oracle in long double is then exact for sums of up to 2^40 values). */
+static void rbi_values(tc_rng *r, void *a, size_t n, pp_dtype t) { tc_fill(r, a, n, t, TC_RANDOM); }
+
+static void rbi_indices(tc_rng *r, uint32_t *idx, size_t n, size_t n_out, int layout)
+{
+    for (size_t i = 0; i < n; ++i) {
+        switch (layout) {
+        case 0: idx[i] = (uint32_t)tc_below(r, n_out + n_out / 8 + 1); break; /* ~11% out of range */
+        case 1: idx[i] = (uint32_t)(n_out / 2); break;                        /* all in one output */
+        case 2: idx[i] = tc_below(r, 64) ? (uint32_t)tc_below(r, n_out ? n_out : 1) : UINT32_MAX - (uint32_t)tc_below(r, 3); break;
+        default: idx[i] = (uint32_t)((i * 7) % (n_out + 1)); break;         /* sequential runs */
+        }
+    }
+}
+
+static void t_rbi(void **state)
+{
+    tc_env *env = tc_envp(state);
+    static const size_t outs[] = {1, 5, 4096, 70001};
+    static const size_t ns[] = {0, 1, 1000, 100003, (1u << 20) + 7};
+    const size_t nmax = (1u << 20) + 7;
+    void *vals = tc_xmalloc(nmax * 8);
+    uint32_t *idx = (uint32_t *)tc_xmalloc(nmax * 4);
+    void *init = tc_xmalloc(70001 * 8 + 8);
+    for (size_t ti = 0; ti < 6; ++ti)
+        for (size_t oi = 0; oi < 3; ++oi) {
+            const pp_dtype t = rbi_types[ti];
+            const pp_op op = rbi_ops[oi];
+            char tag[64];
+            snprintf(tag, sizeof tag, "rbi %s %s", tc_dname(t), tc_oname(op));
+            tc_rng r = tc_rng_for(tag);
+            for (size_t k = 0; k < sizeof outs / sizeof outs[0]; ++k)
+                for (size_t q = 0; q < sizeof ns / sizeof ns[0]; ++q) {
+                    const size_t n = ns[q], n_out = outs[k];
+                    if (n > 200000 && (k % 2 == 0) != (oi == 0)) continue; /* keep the run short */
+                    const int layout = (int)((k + q + oi) % 4);
+                    rbi_values(&r, vals, n, t);
+                    rbi_indices(&r, idx, n, n_out, layout);
+                    if (op == PP_OP_SUM) tc_fill(&r, init, n_out, t, TC_RANDOM);
+                    else tc_fill(&r, init, n_out, t, TC_RANDOM);
+                    static const char *const names[] = {"uniform, ~11% out of range", "all in one output",
+                                                        "near-UINT32_MAX indices", "runs"};
+                    check_rbi(env, n ? vals : NULL, n ? idx : NULL, n, t, op, init, n_out, (q & 1) == 0, names[layout]);
+                }
+        }
+    free(init);
+    free(idx);
+    free(vals);
+}
+
+/* Min / max with NaN, zeros of both signs and infinities, in the values and in out. */
+static void t_rbi_special(void **state)
+{
+    tc_env *env = tc_envp(state);
+    tc_rng r = tc_rng_for("rbi special");
+    const size_t n = 50021, n_out = 97;
+    double *vals = (double *)tc_xmalloc(n * 8);
+    uint32_t *idx = (uint32_t *)tc_xmalloc(n * 4);
+    double init[97];
+    for (int ti = 0; ti < 2; ++ti) {
+        const pp_dtype t = ti ? PP_F64 : PP_F32;
+        const long double sp[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -1.0, 1e-310, 3.5};
+        for (size_t i = 0; i < n; ++i) {
+            /* NaN rare enough that most outputs see none */
+            const size_t k = tc_below(&r, 400) == 0 ? 0 : 1 + tc_below(&r, 8);
+            tc_store_value(vals, i, t, sp[k]);
+            idx[i] = (uint32_t)tc_below(&r, n_out);
+        }
+        for (size_t j = 0; j < n_out; ++j) tc_store_value(init, j, t, j == 3 ? NAN : sp[1 + tc_below(&r, 8)]);
+        for (int oi = 0; oi < 3; ++oi) {
+            if (oi == 0) continue; /* sums of infinities: NaN or inf, covered by parity */
+            check_rbi(env, vals, idx, n, t, rbi_ops[oi], init, n_out, 1, "NaN, +-inf, +-0, subnormals");
+        }
+        /* Only zeros: -0.0 is below +0.0. */
+        for (size_t i = 0; i < n; ++i) tc_store_value(vals, i, t, tc_below(&r, 2) ? 0.0 : -0.0L);
+        for (size_t j = 0; j < n_out; ++j) tc_store_value(init, j, t, j % 2 ? 0.0 : -0.0L);
+        check_rbi(env, vals, idx, n, t, PP_OP_MIN, init, n_out, 1, "zeros of both signs");
+        check_rbi(env, vals, idx, n, t, PP_OP_MAX, init, n_out, 1, "zeros of both signs");
+    }
+    free(idx);
+    free(vals);
+}
+
+/* HIP: reduce by index under each strategy. */
+static void t_hip_rbi_strategies(void **state)
+{
+    tc_env *env = tc_envp(state);
+    static const char *const strategies[] = {"shared", "global", "auto"};
+    tc_rng r = tc_rng_for("rbi strategies");
+    const size_t n = 300007;
+    void *vals = tc_xmalloc(n * 8);
+    uint32_t *idx = (uint32_t *)tc_xmalloc(n * 4);
+    void *init = tc_xmalloc(70001 * 8);
+    for (size_t s = 0; s < 3; ++s) {
+        setenv("PP_HIP_RBI_STRATEGY", strategies[s], 1);
+        for (size_t ti = 0; ti < 6; ++ti)
+            for (size_t oi = 0; oi < 3; ++oi) {
+                static const size_t outs[] = {7, 4096, 70001};
+                for (size_t k = 0; k < 3; ++k) {
+                    const pp_dtype t = rbi_types[ti];
+                    rbi_values(&r, vals, n, t);
+                    rbi_indices(&r, idx, n, outs[k], (int)(k + ti) % 4);
+                    tc_fill(&r, init, outs[k], t, TC_RANDOM);
+                    check_rbi(env, vals, idx, n, t, rbi_ops[oi], init, outs[k], 1, strategies[s]);
+                    check_rbi_off(env, vals, idx, n - 3, t, rbi_ops[oi], init, outs[k], 1, strategies[s], 1, 3);
+                    check_rbi_off(env, vals, idx, n - 3, t, rbi_ops[oi], init, outs[k], 1, strategies[s], 2, 2);
+                }
+            }
+    }
+    unsetenv("PP_HIP_RBI_STRATEGY");
+    free(init);
+    free(idx);
+    free(vals);
+}
+
+/* n_out == 0 (out NULL): everything is skipped and counted; n == 0: nothing to do, the count
+ * is still written. */
+static void t_rbi_empty(void **state)
+{
+    tc_env *env = tc_envp(state);
+    const int32_t v[3] = {1, 2, 3};
+    const uint32_t ix[3] = {0, 5, UINT32_MAX};
+    check_rbi(env, v, ix, 3, PP_I32, PP_OP_SUM, v, 0, 1, "n_out = 0");
+    check_rbi(env, NULL, NULL, 0, PP_F32, PP_OP_MAX, v, 3, 1, "n = 0");
+    check_rbi(env, NULL, NULL, 0, PP_F32, PP_OP_MAX, v, 0, 1, "n = 0 and n_out = 0");
+}
+
+int main(void)
+{
+    tc_init("test_histogram");
+    const struct CMUnitTest tests[] = {
+        TC_BOTH(t_even_f32),     TC_BOTH(t_even_f64),     TC_BOTH(t_even_special), TC_BOTH(t_even_sizes),
+        TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_HIP(t_hip_strategies),
+        TC_BOTH(t_rbi),          TC_BOTH(t_rbi_special),  TC_BOTH(t_rbi_empty),    TC_HIP(t_hip_rbi_strategies),
+    };
+    return cmocka_run_group_tests_name("histogram", tests, NULL, NULL);
+}
