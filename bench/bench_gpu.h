@@ -4,8 +4,10 @@
  *
  *   gpu_timer.hip  event timing on a stream (PB_HAVE_GPU_TIMER; HIP on AMD, CUDA on NVIDIA
  *                  through hip/port.h)
- *   cub_peer.cu    CUB's device-wide reductions and scans timed the same way (PB_HAVE_CUB;
- *                  NVIDIA only)
+ *   cub_peer.cu    CUB's device-wide reductions, scans and histograms timed the same way
+ *                  (PB_HAVE_CUB; NVIDIA only)
+ *   atomic_peer.hip a plain global-atomics reduce-by-index kernel, the peer of pp_reduce_by_index
+ *                  (PB_HAVE_GPU_TIMER: every GPU build)
  *
  * Streams are passed as void * (what pp_context_stream returns).
  */
@@ -59,7 +61,10 @@ typedef enum pb_cub_kind {
                                 * ExclusiveScan with cuda::std::plus<> and an out_type zero
                                 * as init, so that CUB accumulates in out_type */
     PB_CUB_INCLUSIVE_MAX = 11, /* DeviceScan::InclusiveScan with cuda::maximum<> */
-    PB_CUB_SEGSCAN_SUM = 12    /* DeviceScan::InclusiveSumByKey, keys: uint32 segment ids */
+    PB_CUB_SEGSCAN_SUM = 12,   /* DeviceScan::InclusiveSumByKey, keys: uint32 segment ids */
+    /* histogram family (issue 4): nbins int counters to `result` */
+    PB_CUB_HIST_EVEN = 13, /* DeviceHistogram::HistogramEven, nbins + 1 levels over [lower, upper) */
+    PB_CUB_HIST_RANGE = 14 /* DeviceHistogram::HistogramRange with edges_host (nbins + 1) as levels */
 } pb_cub_kind;
 
 typedef struct pb_cub_job {
@@ -78,12 +83,36 @@ typedef struct pb_cub_job {
     int batch;              /* calls per repetition (>= 1) */
     void *result;           /* host; may be NULL */
     uint64_t *index;        /* host; ARG* only; may be NULL */
+    /* HIST_*: bins; levels are float for f32 samples and int for u8 samples (the values the
+     * bench uses convert exactly) */
+    size_t nbins;
+    double lower, upper;       /* HIST_EVEN */
+    const double *edges_host;  /* HIST_RANGE: nbins + 1 edges in host memory (uploaded untimed) */
 } pb_cub_job;
 
 double pb_cub_run(const pb_cub_job *job);
 const char *pb_cub_last_error(void);
 /* CUB's version, "3.0.1" (CUB_VERSION of the build). */
 const char *pb_cub_version(void);
+
+/* ---- reduce-by-index peer (atomic_peer.hip; every GPU build) ---------------------------
+ * A plain kernel, out[indices[i]] += values[i] with one global atomicAdd per element (a
+ * grid-stride loop), timed like the CUB jobs: `reps` repetitions of `batch` back-to-back
+ * launches between events on `stream`, median per launch in ms (negative on failure, message
+ * from pb_rbi_last_error). `out` (n_out floats, device) accumulates across the timed launches;
+ * afterwards it is zeroed and the kernel run once more, and the n_out sums copied to `result`
+ * (host) if not NULL. Indices >= n_out are skipped. */
+typedef struct pb_rbi_job {
+    const float *values;     /* device, n */
+    const uint32_t *indices; /* device, n */
+    size_t n, n_out;
+    void *stream;
+    int reps, batch;
+    float *result;           /* host, n_out; may be NULL */
+} pb_rbi_job;
+
+double pb_rbi_atomic_run(const pb_rbi_job *job);
+const char *pb_rbi_last_error(void);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /*
- * cub_peer.cu -- CUB's device-wide reductions and scans, timed in the same process and in the
- * same way as parprim's rows of parprim-bench (bench_gpu.h describes the job). NVIDIA only;
+ * cub_peer.cu -- CUB's device-wide reductions, scans and histograms, timed in the same process
+ * and in the same way as parprim's rows of parprim-bench (bench_gpu.h describes the job). NVIDIA only;
  * compiled by nvcc.
  *
  * Fairness: the temporary storage is sized and allocated once, before timing (what a
@@ -10,6 +10,7 @@
  * other pair fails with a message. Scans write into the caller's output buffer (job.out).
  * CUB 3.0 has no cub::Max; the max scan uses cuda::maximum<>, as CUB's own DeviceReduce::Max.
  */
+#include <cub/device/device_histogram.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -315,6 +316,63 @@ double run_copy(const pb_cub_job &job)
     return deliver(job, ms, dst.p, job.result ? bytes : 0, nullptr);
 }
 
+/* ---- histogram family (issue 4) ---- */
+
+/* HistogramEven of n samples into nbins int counters (levels: float for f32 samples, int for
+ * u8, where the bench's bounds are exact). */
+template <class Sample, class Level> double run_hist_even(const pb_cub_job &job)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    const Sample *in = (const Sample *)job.in;
+    DeviceBuffer out;
+    PB_TRY(out.alloc(job.nbins * sizeof(int)));
+    int *o = (int *)out.p;
+    const int levels = (int)job.nbins + 1;
+    const Level lo = (Level)job.lower, hi = (Level)job.upper;
+    double ms;
+    if (job.n <= (size_t)INT32_MAX) {
+        const int n = (int)job.n;
+        ms = time_device(job, [&](void *t, size_t &b) {
+            return cub::DeviceHistogram::HistogramEven(t, b, in, o, levels, lo, hi, n, s);
+        });
+    } else {
+        const long long n = (long long)job.n;
+        ms = time_device(job, [&](void *t, size_t &b) {
+            return cub::DeviceHistogram::HistogramEven(t, b, in, o, levels, lo, hi, n, s);
+        });
+    }
+    return deliver(job, ms, o, job.nbins * sizeof(int), nullptr);
+}
+
+/* HistogramRange with the job's edges as float levels (uploaded before timing). */
+double run_hist_range_f32(const pb_cub_job &job)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    const float *in = (const float *)job.in;
+    const int levels = (int)job.nbins + 1;
+    std::vector<float> lv(levels);
+    for (int k = 0; k < levels; ++k) lv[k] = (float)job.edges_host[k];
+    DeviceBuffer dlev, out;
+    PB_TRY(dlev.alloc(levels * sizeof(float)));
+    PB_TRY(cudaMemcpy(dlev.p, lv.data(), levels * sizeof(float), cudaMemcpyHostToDevice));
+    PB_TRY(out.alloc(job.nbins * sizeof(int)));
+    int *o = (int *)out.p;
+    const float *lp = (const float *)dlev.p;
+    double ms;
+    if (job.n <= (size_t)INT32_MAX) {
+        const int n = (int)job.n;
+        ms = time_device(job, [&](void *t, size_t &b) {
+            return cub::DeviceHistogram::HistogramRange(t, b, in, o, levels, lp, n, s);
+        });
+    } else {
+        const long long n = (long long)job.n;
+        ms = time_device(job, [&](void *t, size_t &b) {
+            return cub::DeviceHistogram::HistogramRange(t, b, in, o, levels, lp, n, s);
+        });
+    }
+    return deliver(job, ms, o, job.nbins * sizeof(int), nullptr);
+}
+
 #define PB_PAIR(a, b) ((a) * 16 + (b))
 #define PB_KIND_PAIR(k, a, b) ((k) * 256 + PB_PAIR(a, b))
 
@@ -390,6 +448,16 @@ extern "C" double pb_cub_run(const pb_cub_job *job)
         case PB_KIND_PAIR(PB_CUB_SEGSCAN_SUM, PP_F32, PP_F32): return run_segscan_sum<float>(j);
         default: break;
         }
+        break;
+    case PB_CUB_HIST_EVEN:
+        switch (j.in_type) {
+        case PP_F32: return run_hist_even<float, float>(j);
+        case PP_U8: return run_hist_even<unsigned char, int>(j);
+        default: break;
+        }
+        break;
+    case PB_CUB_HIST_RANGE:
+        if (j.in_type == PP_F32 && j.edges_host) return run_hist_range_f32(j);
         break;
     }
     snprintf(g_message, sizeof g_message, "pb_cub_run: kind %d with %s -> %s is not instantiated in cub_peer.cu",

@@ -217,7 +217,11 @@ typedef enum row_kind {
     ROW_SCAN_INCL, /* pp_inclusive_scan, n outputs in context memory */
     ROW_SCAN_EXCL, /* pp_exclusive_scan, init NULL (the op's identity) */
     ROW_SEGSCAN_FLAGS,  /* pp_segmented_scan_flags, inclusive */
-    ROW_SEGSCAN_OFFSETS /* pp_segmented_scan_offsets, inclusive, the same segments */
+    ROW_SEGSCAN_OFFSETS, /* pp_segmented_scan_offsets, inclusive, the same segments */
+    /* histogram family (issue 4) */
+    ROW_HIST_EVEN, /* pp_histogram_even, u32 counts */
+    ROW_HIST_RANGE,/* pp_histogram_range, u32 counts */
+    ROW_RBI        /* pp_reduce_by_index, sum into RBI_OUTPUTS outputs */
 } row_kind;
 
 typedef struct row_spec {
@@ -267,6 +271,85 @@ static int row_is_segscan(const row_spec *r)
 {
     return r->kind == ROW_SEGSCAN_FLAGS || r->kind == ROW_SEGSCAN_OFFSETS;
 }
+/* ---- histogram family rows (issue 4): a table of their own, run after `rows` ---- */
+
+typedef struct hist_spec {
+    row_spec base;     /* base.name, kind (ROW_HIST_EVEN / ROW_HIST_RANGE / ROW_RBI), in */
+    size_t nbins;      /* ROW_HIST_*: bins; ROW_RBI: outputs */
+    int skew;          /* ROW_HIST_EVEN f32: bins of width 2 over [-1, 2 nbins - 1): every sample in bin 0 */
+    unsigned n_mul;    /* n x this (u8 rows: the same bytes as f32 rows) */
+    const char *tuning;/* HIP only: "VAR=value ..." set around the row (a forced strategy) */
+} hist_spec;
+
+#define RBI_OUTPUTS 4096 /* outputs of the reduce-by-index rows (their indices' range) */
+
+/* Histogram rows: the issue's, then on HIP each strategy forced (hip/histogram.hip). */
+#define HIST_ROW(name, in, nbins, skew, n_mul, tuning) \
+    {{name, ROW_HIST_EVEN, in, PP_U32, PP_OP_SUM, 0, 0, 0}, nbins, skew, n_mul, tuning}
+#define RANGE_ROW(name, nbins, tuning) {{name, ROW_HIST_RANGE, PP_F32, PP_U32, PP_OP_SUM, 0, 0, 0}, nbins, 0, 1, tuning}
+#define RBI_ROW(name, tuning) {{name, ROW_RBI, PP_F32, PP_F32, PP_OP_SUM, 0, 0, 0}, RBI_OUTPUTS, 0, 1, tuning}
+#define HS "PP_HIP_HIST_STRATEGY="
+#define B20 ((size_t)1 << 20)
+
+/* The issue's rows, then on HIP each strategy forced (hip/histogram.hip). */
+static const hist_spec hist_rows[] = {
+    HIST_ROW("hist_even_256", PP_F32, 256, 0, 1, NULL),
+    HIST_ROW("hist_even_4096", PP_F32, 4096, 0, 1, NULL),
+    HIST_ROW("hist_even_65536", PP_F32, 65536, 0, 1, NULL),
+    HIST_ROW("hist_even_2^20", PP_F32, B20, 0, 1, NULL),
+    HIST_ROW("hist_even_256_skew", PP_F32, 256, 1, 1, NULL),
+    HIST_ROW("hist_even_65536_skew", PP_F32, 65536, 1, 1, NULL),
+    HIST_ROW("hist_even_2^20_skew", PP_F32, B20, 1, 1, NULL),
+    HIST_ROW("hist_even_u8_256", PP_U8, 256, 0, 4, NULL),
+    RANGE_ROW("hist_range_4096", 4096, NULL),
+    RBI_ROW("rbi_sum_4096", NULL),
+    /* HIP: every strategy forced, per bin count (the chooser's thresholds come from these) */
+    HIST_ROW("hist_even_256@shared_c32", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=32"),
+    HIST_ROW("hist_even_256@shared_c32_w2", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=32 PP_HIP_HIST_GRID_WAVES=2"),
+    HIST_ROW("hist_even_256@shared_c8", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=8"),
+    HIST_ROW("hist_even_256@shared_c1", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=1"),
+    HIST_ROW("hist_even_256@global", PP_F32, 256, 0, 1, HS "global"),
+    HIST_ROW("hist_even_256_skew@shared_c32", PP_F32, 256, 1, 1, HS "shared PP_HIP_HIST_COPIES=32"),
+    HIST_ROW("hist_even_256_skew@shared_c1", PP_F32, 256, 1, 1, HS "shared PP_HIP_HIST_COPIES=1"),
+    HIST_ROW("hist_even_256_skew@global", PP_F32, 256, 1, 1, HS "global"),
+    HIST_ROW("hist_even_4096@shared_c1", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_COPIES=1"),
+    HIST_ROW("hist_even_4096@shared_c2", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_COPIES=2"),
+    HIST_ROW("hist_even_4096@shared_c4", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_COPIES=4"),
+    HIST_ROW("hist_even_4096@shared_c8", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_COPIES=8"),
+    HIST_ROW("hist_even_4096@shared_r2048", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_RANGE_BINS=2048"),
+    HIST_ROW("hist_even_4096@global", PP_F32, 4096, 0, 1, HS "global"),
+    HIST_ROW("hist_even_65536@shared_r8192", PP_F32, 65536, 0, 1, HS "shared PP_HIP_HIST_RANGE_BINS=8192"),
+    HIST_ROW("hist_even_65536@shared_r16384", PP_F32, 65536, 0, 1, HS "shared PP_HIP_HIST_RANGE_BINS=16384"),
+    HIST_ROW("hist_even_65536@shared_r32768", PP_F32, 65536, 0, 1, HS "shared PP_HIP_HIST_RANGE_BINS=32768"),
+    HIST_ROW("hist_even_65536@global", PP_F32, 65536, 0, 1, HS "global"),
+    HIST_ROW("hist_even_65536@cluster_k2", PP_F32, 65536, 0, 1, HS "cluster PP_HIP_HIST_CLUSTER=2"),
+    HIST_ROW("hist_even_65536@cluster_k4", PP_F32, 65536, 0, 1, HS "cluster PP_HIP_HIST_CLUSTER=4"),
+    HIST_ROW("hist_even_65536@cluster_k8", PP_F32, 65536, 0, 1, HS "cluster PP_HIP_HIST_CLUSTER=8"),
+    HIST_ROW("hist_even_65536@cluster_k16", PP_F32, 65536, 0, 1, HS "cluster PP_HIP_HIST_CLUSTER=16"),
+    HIST_ROW("hist_even_65536_skew@shared", PP_F32, 65536, 1, 1, HS "shared"),
+    HIST_ROW("hist_even_65536_skew@global", PP_F32, 65536, 1, 1, HS "global"),
+    HIST_ROW("hist_even_65536_skew@cluster_k4", PP_F32, 65536, 1, 1, HS "cluster PP_HIP_HIST_CLUSTER=4"),
+    HIST_ROW("hist_even_2^20@shared", PP_F32, B20, 0, 1, HS "shared"),
+    HIST_ROW("hist_even_2^20@shared_r32768", PP_F32, B20, 0, 1, HS "shared PP_HIP_HIST_RANGE_BINS=32768"),
+    HIST_ROW("hist_even_2^20@global", PP_F32, B20, 0, 1, HS "global"),
+    HIST_ROW("hist_even_2^20@cluster_k4", PP_F32, B20, 0, 1, HS "cluster PP_HIP_HIST_CLUSTER=4"),
+    HIST_ROW("hist_even_2^20@cluster_k8", PP_F32, B20, 0, 1, HS "cluster PP_HIP_HIST_CLUSTER=8"),
+    HIST_ROW("hist_even_2^20@cluster_k16", PP_F32, B20, 0, 1, HS "cluster PP_HIP_HIST_CLUSTER=16"),
+    HIST_ROW("hist_even_2^20_skew@global", PP_F32, B20, 1, 1, HS "global"),
+    HIST_ROW("hist_even_2^20_skew@cluster_k16", PP_F32, B20, 1, 1, HS "cluster PP_HIP_HIST_CLUSTER=16"),
+    HIST_ROW("hist_even_u8_256@u8", PP_U8, 256, 0, 4, HS "u8"),
+    HIST_ROW("hist_even_u8_256@u8_w2", PP_U8, 256, 0, 4, HS "u8 PP_HIP_HIST_GRID_WAVES=2"),
+    HIST_ROW("hist_even_u8_256@shared_c32", PP_U8, 256, 0, 4, HS "shared PP_HIP_HIST_COPIES=32"),
+    HIST_ROW("hist_even_u8_256@global", PP_U8, 256, 0, 4, HS "global"),
+    RANGE_ROW("hist_range_4096@shared_c1", 4096, HS "shared PP_HIP_HIST_COPIES=1"),
+    RANGE_ROW("hist_range_4096@shared_c2", 4096, HS "shared PP_HIP_HIST_COPIES=2"),
+    RANGE_ROW("hist_range_4096@global", 4096, HS "global"),
+    RBI_ROW("rbi_sum_4096@shared_c1", "PP_HIP_RBI_STRATEGY=shared PP_HIP_RBI_COPIES=1"),
+    RBI_ROW("rbi_sum_4096@shared_c2", "PP_HIP_RBI_STRATEGY=shared PP_HIP_RBI_COPIES=2"),
+    RBI_ROW("rbi_sum_4096@shared_c4", "PP_HIP_RBI_STRATEGY=shared PP_HIP_RBI_COPIES=4"),
+    RBI_ROW("rbi_sum_4096@global", "PP_HIP_RBI_STRATEGY=global"),
+};
+#define N_HIST_ROWS (sizeof hist_rows / sizeof hist_rows[0])
 
 static void row_dtype(const row_spec *r, char *buf, size_t size)
 {
@@ -294,8 +377,9 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-/* The input arrays, one per input dtype the rows use, generated on first use. */
-enum { DS_F32, DS_F64, DS_U8, DS_I32, DS_COUNT };
+/* The input arrays, one per input dtype the rows use, generated on first use; DS_IDX holds
+ * the reduce-by-index rows' indices, uniform in [0, RBI_OUTPUTS). */
+enum { DS_F32, DS_F64, DS_U8, DS_I32, DS_IDX, DS_COUNT };
 
 static int dataset_of(pp_dtype t)
 {
@@ -309,7 +393,11 @@ static int dataset_of(pp_dtype t)
     }
 }
 
-static const pp_dtype dataset_type[DS_COUNT] = {PP_F32, PP_F64, PP_U8, PP_I32};
+static const pp_dtype dataset_type[DS_COUNT] = {PP_F32, PP_F64, PP_U8, PP_I32, PP_U32};
+
+/* Elements of a dataset per element of n: u8 rows may run on 4 n bytes (hist_even_u8_256
+ * reads as many bytes as the f32 rows). */
+static size_t dataset_mul(int ds) { return ds == DS_U8 ? 4 : 1; }
 
 typedef struct host_data {
     size_t len;   /* elements in each array (the largest n of any backend, at least 1024) */
@@ -327,7 +415,7 @@ static void *alloc_host(size_t bytes)
 static const void *host_array(host_data *h, int ds)
 {
     if (h->a[ds]) return h->a[ds];
-    size_t n = h->len;
+    size_t n = h->len * dataset_mul(ds);
     void *p = alloc_host(n * pp_dtype_size(dataset_type[ds]));
     if (!p) {
         fprintf(stderr, "parprim-bench: out of host memory for %zu elements of %s\n", n,
@@ -345,6 +433,7 @@ static const void *host_array(host_data *h, int ds)
         case DS_F64: ((double *)p)[i] = (double)(r >> 11) * 0x1p-52 - 1.0; break;
         case DS_U8: ((uint8_t *)p)[i] = (uint8_t)(r >> 56); break;
         case DS_I32: ((int32_t *)p)[i] = (int32_t)(uint32_t)(r >> 32); break;
+        case DS_IDX: ((uint32_t *)p)[i] = (uint32_t)((r >> 32) % RBI_OUTPUTS); break;
         }
     }
     h->a[ds] = p;
@@ -711,6 +800,12 @@ typedef struct call_args {
     size_t n_segments;
     const uint8_t *flags; /* ROW_SEGSCAN_FLAGS */
     void *dst;            /* ROW_COPY */
+    /* histogram family (issue 4) */
+    size_t nbins;         /* ROW_HIST_*: bins; ROW_RBI: outputs */
+    double lower, upper;  /* ROW_HIST_EVEN */
+    const double *edges;  /* ROW_HIST_RANGE, context space */
+    void *counts;         /* ROW_HIST_*: u32 counts; ROW_RBI: f32 outputs (accumulate) */
+    const uint32_t *indices; /* ROW_RBI, context space */
 } call_args;
 
 static pp_status do_call(pp_context *ctx, const call_args *a)
@@ -739,6 +834,12 @@ static pp_status do_call(pp_context *ctx, const call_args *a)
     case ROW_SEGSCAN_OFFSETS:
         return pp_segmented_scan_offsets(ctx, a->in, a->n, r->in, a->offsets, a->n_segments, r->op,
                                          PP_SCAN_INCLUSIVE, NULL, a->out, r->out);
+    case ROW_HIST_EVEN:
+        return pp_histogram_even(ctx, a->in, a->n, r->in, a->nbins, a->lower, a->upper, a->counts, PP_U32);
+    case ROW_HIST_RANGE:
+        return pp_histogram_range(ctx, a->in, a->n, r->in, a->edges, a->nbins, a->counts, PP_U32);
+    case ROW_RBI:
+        return pp_reduce_by_index(ctx, a->in, a->n, r->in, a->indices, PP_OP_SUM, a->counts, a->nbins, NULL);
     }
     return PP_ERROR_INVALID_ARGUMENT;
 }
@@ -840,7 +941,7 @@ static void fmt_n(char *buf, size_t size, size_t n)
 
 static void print_table_header(void)
 {
-    printf("%-21s %-9s %10s %9s %11s %9s %9s %-4s %11s %9s %7s\n", "row", "dtype", "n", "reps", "time",
+    printf("%-32s %-9s %10s %9s %11s %9s %9s %-4s %11s %9s %7s\n", "row", "dtype", "n", "reps", "time",
            "Gitems/s", "GB/s", "ok", "CUB time", "CUB GB/s", "pp/CUB");
 }
 
@@ -863,7 +964,7 @@ static void print_row(const row_result *x)
     row_dtype(x->r, dt, sizeof dt);
     fmt_n(n, sizeof n, x->n);
     if (x->error) {
-        printf("%-21s %-9s %10s %9s %11s %9s %9s %-4s\n", x->r->name, dt, n, "-", "-", "-", "-", "ERR");
+        printf("%-32s %-9s %10s %9s %11s %9s %9s %-4s\n", x->r->name, dt, n, "-", "-", "-", "-", "ERR");
         return;
     }
     snprintf(reps, sizeof reps, "%dx%d", x->tm.reps, x->tm.batch);
@@ -878,7 +979,7 @@ static void print_row(const row_result *x)
         snprintf(cg, sizeof cg, "-");
         snprintf(ratio, sizeof ratio, "-");
     }
-    printf("%-21s %-9s %10s %9s %11s %9.3f %9.1f %-4s %11s %9s %7s\n", x->r->name, dt, n, reps, t, items, gbs,
+    printf("%-32s %-9s %10s %9s %11s %9.3f %9.1f %-4s %11s %9s %7s\n", x->r->name, dt, n, reps, t, items, gbs,
            x->verified ? "yes" : "NO", ct, cg, ratio);
 }
 
@@ -937,7 +1038,7 @@ static const void *ctx_array(ctx_data *d, int ds)
     const void *host = host_array(d->h, ds);
     if (!d->e->gpu) return host;
     if (d->a[ds]) return d->a[ds];
-    size_t bytes = d->len * pp_dtype_size(dataset_type[ds]);
+    size_t bytes = d->len * dataset_mul(ds) * pp_dtype_size(dataset_type[ds]);
     void *p = NULL;
     pp_status st = pp_malloc(d->e->ctx, &p, bytes);
     if (st == PP_OK) st = pp_memcpy(d->e->ctx, p, host, bytes, PP_COPY_HOST_TO_CONTEXT);
@@ -1094,6 +1195,339 @@ static uint32_t *segment_keys(const seg_layout *L, size_t n)
 }
 #endif
 
+/* ---- histogram family rows (issue 4) ------------------------------------------------------- */
+
+/* Bounds of an even row: u8 [0, 256); f32 [-1, 1), or for a skewed row bins of width 2 from
+ * -1, so that every sample (all in [-1, 1)) falls into bin 0. Exact in float (CUB's levels). */
+static void hist_bounds(const hist_spec *r, double *lo, double *hi)
+{
+    if (r->base.in == PP_U8) {
+        *lo = 0;
+        *hi = 256;
+        return;
+    }
+    *lo = -1.0;
+    *hi = r->skew ? -1.0 + 2.0 * (double)r->nbins : 1.0;
+}
+
+/* Edges of a range row: -1 + 2 (k / nbins)^2, rounded to float (so that CUB's float levels
+ * are the same numbers): narrow bins near -1, wide near 1. */
+static double *range_edges(size_t nbins)
+{
+    double *e = malloc((nbins + 1) * sizeof *e);
+    if (!e) return NULL;
+    for (size_t k = 0; k <= nbins; k++) {
+        double f = (double)k / (double)nbins;
+        e[k] = (float)(-1.0 + 2.0 * f * f);
+    }
+    e[nbins] = 1.0;
+    return e;
+}
+
+/* Serial oracles of the CPU rows: parprim.h's definitions, written out. */
+static void serial_hist(const row_spec *r, const void *in, size_t n, size_t nbins, double lo, double hi,
+                        const double *edges, uint32_t *c)
+{
+    memset(c, 0, nbins * sizeof *c);
+    if (r->kind == ROW_HIST_RANGE) {
+        for (size_t i = 0; i < n; i++) {
+            double x = load_as_double(in, r->in, i);
+            if (!(x >= edges[0] && x < edges[nbins])) continue;
+            size_t a = 0, z = nbins; /* edges[a] <= x < edges[z] */
+            while (z - a > 1) {
+                size_t m = a + (z - a) / 2;
+                if (edges[m] <= x) a = m;
+                else z = m;
+            }
+            c[a]++;
+        }
+        return;
+    }
+    if (r->in == PP_U8) { /* exact: floor((x - lo) nbins / (hi - lo)) */
+        const uint8_t *x = in;
+        for (size_t i = 0; i < n; i++)
+            c[(uint64_t)(x[i] - (int64_t)lo) * nbins / (uint64_t)(hi - lo)]++;
+        return;
+    }
+    volatile double scale = (double)nbins / (hi - lo);
+    for (size_t i = 0; i < n; i++) {
+        double x = load_as_double(in, r->in, i);
+        if (!(x >= lo && x < hi)) continue;
+        volatile double t = (x - lo) * scale;
+        c[t < (double)nbins ? (size_t)t : nbins - 1]++;
+    }
+}
+
+/* The reference of the last configuration, kept for the strategy rows that follow it. */
+typedef struct hist_ref {
+    int valid;
+    row_kind kind;
+    pp_dtype in;
+    size_t n, nbins;
+    int skew, gpu;
+    void *data;       /* u32 counts, or f32 sums (ROW_RBI) */
+    double *abs_sum;  /* ROW_RBI: sum |x| per output */
+    uint64_t *count;  /* ROW_RBI: values per output */
+} hist_ref;
+static hist_ref g_ref;
+
+static void hist_ref_free(void)
+{
+    free(g_ref.data);
+    free(g_ref.abs_sum);
+    free(g_ref.count);
+    memset(&g_ref, 0, sizeof g_ref);
+}
+
+/* The reference for row r on the host copy of its input: the CPU backend's result on GPU
+ * runs, the serial oracle on CPU runs. Returns 0 on success. */
+static int hist_reference(backend_run *b, const hist_spec *h, const void *host, const uint32_t *hidx, size_t n,
+                          double lo, double hi, const double *edges)
+{
+    const row_spec *r = &h->base;
+    const int gpu = b->ref_ctx != NULL;
+    if (g_ref.valid && g_ref.kind == r->kind && g_ref.in == r->in && g_ref.n == n && g_ref.nbins == h->nbins &&
+        g_ref.skew == h->skew && g_ref.gpu == gpu)
+        return 0;
+    hist_ref_free();
+    const size_t nb = h->nbins;
+    if (r->kind == ROW_RBI) {
+        float *sum = calloc(nb, sizeof *sum);
+        double *as = calloc(nb, sizeof *as), *ds = calloc(nb, sizeof *ds);
+        uint64_t *cnt = calloc(nb, sizeof *cnt);
+        if (!sum || !as || !ds || !cnt) {
+            free(sum), free(as), free(ds), free(cnt);
+            return -1;
+        }
+        const float *v = host;
+        for (size_t i = 0; i < n; i++)
+            if (hidx[i] < nb) {
+                ds[hidx[i]] += v[i];
+                as[hidx[i]] += fabs(v[i]);
+                cnt[hidx[i]]++;
+            }
+        if (gpu) {
+            pp_status st = pp_reduce_by_index(b->ref_ctx, host, n, PP_F32, hidx, PP_OP_SUM, sum, nb, NULL);
+            if (st != PP_OK) {
+                fprintf(stderr, "parprim-bench: reference on the cpu backend failed: %s\n", pp_context_last_error(b->ref_ctx));
+                free(sum), free(as), free(ds), free(cnt);
+                return -1;
+            }
+        } else {
+            for (size_t j = 0; j < nb; j++) sum[j] = (float)ds[j];
+        }
+        free(ds);
+        g_ref.data = sum;
+        g_ref.abs_sum = as;
+        g_ref.count = cnt;
+    } else {
+        uint32_t *c = malloc(nb * sizeof *c);
+        if (!c) return -1;
+        pp_status st = PP_OK;
+        if (gpu && r->kind == ROW_HIST_EVEN)
+            st = pp_histogram_even(b->ref_ctx, host, n, r->in, nb, lo, hi, c, PP_U32);
+        else if (gpu)
+            st = pp_histogram_range(b->ref_ctx, host, n, r->in, edges, nb, c, PP_U32);
+        else
+            serial_hist(r, host, n, nb, lo, hi, edges, c);
+        if (st != PP_OK) {
+            fprintf(stderr, "parprim-bench: reference on the cpu backend failed: %s\n", pp_context_last_error(b->ref_ctx));
+            free(c);
+            return -1;
+        }
+        g_ref.data = c;
+    }
+    g_ref.valid = 1;
+    g_ref.kind = r->kind;
+    g_ref.in = r->in;
+    g_ref.n = n;
+    g_ref.nbins = nb;
+    g_ref.skew = h->skew;
+    g_ref.gpu = gpu;
+    return 0;
+}
+
+/* Compare a result with the reference: counts bitwise; reduce-by-index sums within 2 g(m)
+ * sum|x| per output (parprim.h's bound for each side). */
+static int hist_check(const hist_spec *h, const void *got, char *why, size_t why_size)
+{
+    const size_t nb = h->nbins;
+    if (h->base.kind == ROW_RBI) {
+        const float *g = got, *f = g_ref.data;
+        for (size_t j = 0; j < nb; j++) {
+            const double m = (double)g_ref.count[j], u = 0x1p-24;
+            const double bound = 2.0 * m * u / (1.0 - m * u) * g_ref.abs_sum[j];
+            if (!(fabs((double)g[j] - (double)f[j]) <= bound)) {
+                snprintf(why, why_size, "output %zu: got %.9g, reference %.9g, bound %.3g", j, (double)g[j], (double)f[j],
+                         bound);
+                return 0;
+            }
+        }
+        return 1;
+    }
+    const uint32_t *g = got, *c = g_ref.data;
+    for (size_t k = 0; k < nb; k++)
+        if (g[k] != c[k]) {
+            snprintf(why, why_size, "bin %zu: count %u, reference %u", k, g[k], c[k]);
+            return 0;
+        }
+    return 1;
+}
+
+/* Set (or, with set == 0, unset) the variables of a row's "VAR=value VAR=value" tuning. */
+static void apply_tuning(const char *tuning, int set)
+{
+    char buf[256];
+    if (!tuning) return;
+    snprintf(buf, sizeof buf, "%s", tuning);
+    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
+        char *eq = strchr(tok, '=');
+        if (!eq) continue;
+        *eq = '\0';
+        if (set) setenv(tok, eq + 1, 1);
+        else unsetenv(tok);
+    }
+}
+
+static row_result run_hist_row(backend_run *b, const hist_spec *h)
+{
+    const row_spec *r = &h->base;
+    bench_env *e = b->e;
+    pp_context *ctx = e->ctx;
+    row_result x;
+    memset(&x, 0, sizeof x);
+    x.r = r;
+    x.n = b->n * (h->n_mul ? h->n_mul : 1);
+    x.cub_t = -1;
+    x.cub_verified = -1;
+    x.error = 1;
+    const int ds = dataset_of(r->in);
+    const void *host = host_array(b->d->h, ds);
+    const void *in = ctx_array(b->d, ds);
+    if (!in) return x;
+    const size_t isz = pp_dtype_size(r->in), nb = h->nbins;
+    const size_t osz = r->kind == ROW_RBI ? sizeof(float) : sizeof(uint32_t);
+    call_args a;
+    memset(&a, 0, sizeof a);
+    a.r = r;
+    a.in = in;
+    a.n = x.n;
+    a.nbins = nb;
+    double *edges = NULL;
+    void *dev_edges = NULL, *dev_counts = NULL, *got = NULL;
+    const uint32_t *hidx = NULL;
+    char why[256] = "";
+    hist_bounds(h, &a.lower, &a.upper);
+    switch (r->kind) {
+    case ROW_HIST_EVEN: x.bytes = (double)(x.n * isz + nb * osz); break;
+    case ROW_HIST_RANGE:
+        edges = range_edges(nb);
+        if (!edges) goto fail;
+        x.bytes = (double)(x.n * isz + (nb + 1) * sizeof(double) + nb * osz);
+        if (e->gpu) {
+            if (pp_malloc(ctx, &dev_edges, (nb + 1) * sizeof(double)) != PP_OK ||
+                pp_memcpy(ctx, dev_edges, edges, (nb + 1) * sizeof(double), PP_COPY_HOST_TO_CONTEXT) != PP_OK)
+                goto fail;
+            a.edges = dev_edges;
+        } else {
+            a.edges = edges;
+        }
+        break;
+    default: /* ROW_RBI */
+        hidx = host_array(b->d->h, DS_IDX);
+        a.indices = ctx_array(b->d, DS_IDX);
+        if (!a.indices) goto fail;
+        x.bytes = (double)(x.n * (isz + sizeof(uint32_t)) + 2 * nb * osz);
+        break;
+    }
+    if (pp_malloc(ctx, &dev_counts, nb * osz) != PP_OK || pp_memset(ctx, dev_counts, 0, nb * osz) != PP_OK) goto fail;
+    a.counts = dev_counts;
+
+    apply_tuning(h->tuning, 1);
+    const int mst = measure(e, &a, 0, &x.tm);
+    /* reduce-by-index accumulated over the timed calls: start again from 0 for the check */
+    if (!mst && r->kind == ROW_RBI && (pp_memset(ctx, dev_counts, 0, nb * osz) != PP_OK || do_call(ctx, &a) != PP_OK))
+        x.tm.reps = 0;
+    apply_tuning(h->tuning, 0);
+    if (mst || (r->kind == ROW_RBI && x.tm.reps == 0)) goto cleanup;
+    x.error = 0;
+
+    got = malloc(nb * osz);
+    if (!got || pp_memcpy(ctx, got, dev_counts, nb * osz, PP_COPY_CONTEXT_TO_HOST) != PP_OK ||
+        hist_reference(b, h, host, hidx, x.n, a.lower, a.upper, edges) != 0) {
+        x.verified = 0;
+        snprintf(why, sizeof why, "could not read back or compute the reference");
+    } else {
+        x.verified = hist_check(h, got, why, sizeof why);
+    }
+    if (!x.verified)
+        fprintf(stderr, "parprim-bench: %s %s n=%zu on %s NOT VERIFIED: %s\n", r->name, pp_dtype_name(r->in), x.n,
+                pp_backend_name(pp_context_backend(ctx)), why);
+
+    /* The peers, on the rows without a forced strategy: CUB's histograms, and for
+     * reduce-by-index the plain global-atomics kernel of bench/atomic_peer.hip. */
+    if (e->gpu && !h->tuning && !e->opt->no_cub) {
+        void *peer = calloc(nb, osz);
+        double ms = -1;
+        const char *err = "";
+        if (r->kind == ROW_RBI) {
+#ifdef PB_HAVE_GPU_TIMER
+            pb_rbi_job j;
+            memset(&j, 0, sizeof j);
+            j.values = in;
+            j.indices = a.indices;
+            j.n = x.n;
+            j.n_out = nb;
+            j.stream = pp_context_stream(ctx);
+            j.reps = x.tm.reps;
+            j.batch = x.tm.batch;
+            j.result = peer;
+            ms = pb_rbi_atomic_run(&j);
+            err = pb_rbi_last_error();
+#endif
+        } else {
+#ifdef PB_HAVE_CUB
+            pb_cub_job j;
+            memset(&j, 0, sizeof j);
+            j.kind = r->kind == ROW_HIST_EVEN ? PB_CUB_HIST_EVEN : PB_CUB_HIST_RANGE;
+            j.in_type = (int)r->in;
+            j.out_type = (int)PP_U32;
+            j.in = in;
+            j.n = x.n;
+            j.stream = pp_context_stream(ctx);
+            j.reps = x.tm.reps;
+            j.batch = x.tm.batch;
+            j.result = peer;
+            j.nbins = nb;
+            j.lower = a.lower;
+            j.upper = a.upper;
+            j.edges_host = edges;
+            ms = pb_cub_run(&j);
+            err = pb_cub_last_error();
+#endif
+        }
+        if (ms >= 0) {
+            x.cub_t = ms * 1e-3;
+            char w[256];
+            x.cub_verified = peer && g_ref.valid && hist_check(h, peer, w, sizeof w);
+            if (!x.cub_verified)
+                fprintf(stderr, "parprim-bench: warning: the peer's result for %s differs from the reference\n", r->name);
+        } else if (err[0]) {
+            fprintf(stderr, "parprim-bench: peer of %s: %s\n", r->name, err);
+        }
+        free(peer);
+    }
+    goto cleanup;
+fail:
+    fprintf(stderr, "parprim-bench: %s: setting up: %s\n", r->name, pp_context_last_error(ctx));
+cleanup:
+    if (dev_counts) pp_free(ctx, dev_counts);
+    if (dev_edges) pp_free(ctx, dev_edges);
+    free(edges);
+    free(got);
+    return x;
+}
+
 static row_result run_row(backend_run *b, const row_spec *r)
 {
     bench_env *e = b->e;
@@ -1192,6 +1626,7 @@ static row_result run_row(backend_run *b, const row_spec *r)
         if (pp_malloc(ctx, &dev_out, x.n * osz) != PP_OK) goto fail;
         a.out = dev_out;
         break;
+    default: goto fail; /* histogram rows: run_hist_row */
     }
     x.cub_bytes = x.bytes;
 
@@ -1330,6 +1765,7 @@ static row_result run_row(backend_run *b, const row_spec *r)
             }
             break;
         case ROW_SEGSCAN_OFFSETS: break; /* no CUB peer: CUB scans by key, not by offsets */
+        default: break;
         }
         if (row_is_scan(r)) {
             j.out = dev_out;
@@ -1465,7 +1901,19 @@ static int run_backend(pp_backend backend, const options *o, host_data *h, size_
         if (csv) csv_row(csv, pp_backend_name(backend), pp_context_device_name(ctx), date, o->seed, &x);
         if (x.error || !x.verified) failed++;
     }
+    /* histogram family (issue 4) */
+    for (size_t i = 0; i < N_HIST_ROWS; i++) {
+        const hist_spec *h = &hist_rows[i];
+        if (!row_selected(&h->base, o->only)) continue;
+        if (h->tuning && !e.gpu) continue; /* forced GPU strategies */
+        row_result x = run_hist_row(&b, h);
+        print_row(&x);
+        fflush(stdout);
+        if (csv) csv_row(csv, pp_backend_name(backend), pp_context_device_name(ctx), date, o->seed, &x);
+        if (x.error || !x.verified) failed++;
+    }
 
+    hist_ref_free();
     for (int k = 0; k < DS_COUNT; k++)
         if (e.gpu && d.a[k]) pp_free(ctx, d.a[k]);
 #ifdef PB_HAVE_GPU_TIMER
@@ -1485,6 +1933,7 @@ int main(int argc, char **argv)
 
     int selected = 0;
     for (size_t i = 0; i < N_ROWS; i++) selected += row_selected(&rows[i], o.only);
+    for (size_t i = 0; i < N_HIST_ROWS; i++) selected += row_selected(&hist_rows[i].base, o.only);
     if (!selected) {
         fprintf(stderr, "parprim-bench: --only '%s' matches no row (--help lists them)\n", o.only);
         return 2;

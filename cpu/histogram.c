@@ -17,8 +17,9 @@
  *   private table up to PRIVATE_BYTES (about the L2 of one core): one table per thread;
  *   larger: the bins are split into ranges of PRIVATE_BYTES, one pass over the samples per
  *       range (each pass re-reads the samples and counts only its range), and beyond
- *       MAX_PASSES ranges the threads increment the output counts directly with relaxed
- *       atomics (few collisions when the bins are that many).
+ *       MAX_PASSES ranges (or with fewer samples than nbins / 4) the threads increment the
+ *       output counts directly with relaxed atomics (few collisions when the bins are that
+ *       many).
  * Private counters are 32-bit: a thread counts at most ROUND samples before its table is
  * added to the counts, so none can overflow.
  * u8 samples are first counted by value (256 counters, 4 sub-tables), whatever the binning;
@@ -86,8 +87,31 @@ static inline uint32_t rel(uint32_t bin, uint32_t r0, uint32_t rb)
         const T *x = (const T *)s + b;                                                         \
         for (size_t i = 0; i < len; ++i) idx[i] = rel(pp_hist_bin_float((double)x[i], &p), r0, rb); \
     }
-EVEN_FLOAT_BLOCK(even_f32, float)
 EVEN_FLOAT_BLOCK(even_f64, double)
+
+/* f32 samples: the same bins as pp_hist_bin_float, in a form gcc vectorizes better (25% fewer
+ * cycles per sample here): the range test on the float itself (flower <= x < fupper is
+ * lower <= x < upper for every f32 x), and t clamped to [0, nbins - 1] before the conversion
+ * (the clamp at 0 only touches samples outside the range, which the test then drops; min with
+ * nbins - 1 has the floor of the definition's "t < nbins ? floor(t) : nbins - 1"). */
+PP_WIDE_CLONES
+static void even_f32(const binner *bn, const void *s, size_t b, size_t len, uint32_t *idx)
+{
+    const float flo = bn->a->even.flower, fhi = bn->a->even.fupper;
+    const double lo = bn->a->even.lower, scale = bn->a->even.scale, top = (double)(bn->a->even.nbins - 1);
+    const uint32_t r0 = bn->r0, rb = bn->rb;
+    const float *x = (const float *)s + b;
+    for (size_t i = 0; i < len; ++i) {
+        const float xf = x[i];
+        const int in = (xf >= flo) & (xf < fhi);
+        double t = ((double)xf - lo) * scale;
+        t = t > 0.0 ? t : 0.0; /* NaN too */
+        t = t < top ? t : top;
+        uint32_t k = (uint32_t)(int32_t)t - r0;
+        k = k < rb ? k : rb;
+        idx[i] = in ? k : rb;
+    }
+}
 
 #define EVEN_INT_BLOCK(NAME, T)                                                                \
     static void NAME(const binner *bn, const void *s, size_t b, size_t len, uint32_t *idx)     \
@@ -336,6 +360,8 @@ pp_status pp__cpu_histogram(pp_context *ctx, const pp_histogram_args *a)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "histogram: the CPU backend has no kernel for %s samples",
                         pp_dtype_name(a->sample_type) ? pp_dtype_name(a->sample_type) : "?");
     if (a->sample_type == PP_U8 && a->n > 0) return histogram_u8(ctx, a, &bn);
+    /* Fewer samples than bins: zeroing and summing private tables would cost more. */
+    if ((double)a->n < 0.25 * (double)a->nbins) return histogram_atomic(a, &bn, f);
     const size_t private_bins = PRIVATE_BYTES / 4 - 1;
     if (a->nbins <= private_bins) return histogram_private(ctx, a, &bn, f, a->nbins);
     const size_t passes = (a->nbins + private_bins - 1) / private_bins;

@@ -161,5 +161,8 @@ extern "C" const struct pp_backend_ops pp_hip_backend = {
     pp_hip_argreduce,
     pp_hip_segmented_reduce,
     pp_hip_scan,
+    /* histogram family (issue 4) */
+    pp_hip_histogram,
+    pp_hip_reduce_by_index,
 };
 #endif

@@ -118,6 +118,37 @@ template <typename V, bool IsMax> struct pp_op_arg {
     }
 };
 
+/* ---- 16-byte vectors of elements ---- */
+
+/* Element k of a 16-byte vector holding 16 / sizeof(T) elements of T. */
+template <typename T> PP_DEVICE T pp_vec_elem(const pp_vec16 &v, int k)
+{
+    union {
+        pp_vec16 v;
+        T e[16 / sizeof(T)];
+    } u;
+    u.v = v;
+    return u.e[k];
+}
+
+/* An array of n elements of T at p, cut for 16-byte loads: `head` elements before the first
+ * 16-byte boundary (at most n), `nvec` whole vectors from there, `tail` elements after them
+ * (fewer than one vector). Host and device. */
+struct pp_split16 {
+    uint64_t head, nvec, tail;
+};
+template <typename T> __host__ __device__ inline pp_split16 pp_split_for16(const T *p, uint64_t n)
+{
+    constexpr uint64_t VEC = 16 / sizeof(T);
+    pp_split16 s;
+    const uintptr_t mis = (uintptr_t)p & 15u;
+    s.head = mis ? (16u - mis) / sizeof(T) : 0;
+    if (s.head > n) s.head = n;
+    s.nvec = (n - s.head) / VEC;
+    s.tail = (n - s.head) % VEC;
+    return s;
+}
+
 /* ---- reductions over registers, waves and blocks ---- */
 
 /* Pairwise tree over a register array (compile-time indices only, so it stays in

@@ -27,6 +27,12 @@ struct pp_hip_state {
     int cu_count;             /* multiprocessors / compute units */
     int wave;                 /* the device's wave width (run time) */
     void *host_staging;       /* pinned host memory for scalar results (PP_RESULT_HOST) */
+
+    /* histogram family (issue 4): device facts, read on the first histogram call */
+    int hist_ready;
+    int smem_block;           /* shared memory a block may use (opted in, on NVIDIA) */
+    int smem_sm;              /* shared memory per multiprocessor */
+    int cc_major;             /* NVIDIA compute capability major (0 on AMD) */
 };
 
 static inline pp_hip_state *pp_hip(pp_context *ctx) { return (pp_hip_state *)ctx->backend_state; }
@@ -59,5 +65,9 @@ pp_status pp_hip_reduce(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_hip_argreduce(pp_context *ctx, const pp_argreduce_args *a);
 pp_status pp_hip_segmented_reduce(pp_context *ctx, const pp_segreduce_args *a);
 pp_status pp_hip_scan(pp_context *ctx, const pp_scan_args *a);
+
+/* histogram.hip (issue 4) */
+pp_status pp_hip_histogram(pp_context *ctx, const pp_histogram_args *a);
+pp_status pp_hip_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args *a);
 
 #endif

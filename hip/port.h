@@ -29,14 +29,18 @@
 #include <cuda_runtime.h>
 
 /* ---- runtime: types and constants ---- */
+#define hipDeviceAttributeComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
+#define hipDeviceAttributeMaxSharedMemoryPerBlock cudaDevAttrMaxSharedMemoryPerBlock
 #define hipDeviceAttributeMaxSharedMemoryPerMultiprocessor cudaDevAttrMaxSharedMemoryPerMultiprocessor
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
+#define hipDeviceAttributeSharedMemPerBlockOptin cudaDevAttrMaxSharedMemoryPerBlockOptin
 #define hipDeviceAttributeWarpSize cudaDevAttrWarpSize
 #define hipDeviceProp_t cudaDeviceProp
 #define hipError_t cudaError_t
 #define hipErrorInvalidValue cudaErrorInvalidValue
 #define hipErrorNoDevice cudaErrorNoDevice
 #define hipEvent_t cudaEvent_t
+#define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 #define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
 #define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define hipMemcpyHostToDevice cudaMemcpyHostToDevice

@@ -116,16 +116,6 @@ template <typename Op, typename A, int LEVELS> struct stream_acc<Op, A, LEVELS, 
     PP_DEVICE A result() const { return acc; }
 };
 
-template <typename T> PP_DEVICE T vec_elem(const pp_vec16 &v, int k)
-{
-    union {
-        pp_vec16 v;
-        T e[16 / sizeof(T)];
-    } u;
-    u.v = v;
-    return u.e[k];
-}
-
 /*
  * One level of the reduction. `body` is 16-byte aligned and holds nvec whole vectors; the
  * `nhead` elements before it (block 0) and `ntail` after it (last block) are folded in
@@ -167,7 +157,7 @@ __global__ __launch_bounds__(BLOCK) void reduce_level(const typename P::in_t *__
                 A e[VEC];
 #pragma unroll
                 for (int k = 0; k < VEC; ++k)
-                    e[k] = P::make(vec_elem<In>(raw[j], k), body_index + (v0 + (uint64_t)j * BLOCK) * VEC + k);
+                    e[k] = P::make(pp_vec_elem<In>(raw[j], k), body_index + (v0 + (uint64_t)j * BLOCK) * VEC + k);
                 vr[j] = pp_tree_reduce<Op>(e);
             }
         } else {
@@ -179,7 +169,7 @@ __global__ __launch_bounds__(BLOCK) void reduce_level(const typename P::in_t *__
                     pp_vec16 raw = pp_load16_stream(body + vi * VEC);
                     A e[VEC];
 #pragma unroll
-                    for (int k = 0; k < VEC; ++k) e[k] = P::make(vec_elem<In>(raw, k), body_index + vi * VEC + k);
+                    for (int k = 0; k < VEC; ++k) e[k] = P::make(pp_vec_elem<In>(raw, k), body_index + vi * VEC + k);
                     vr[j] = pp_tree_reduce<Op>(e);
                 }
             }
@@ -221,16 +211,12 @@ template <typename P, typename Out> int level_occupancy()
 template <typename P, typename Out>
 level_plan plan_level(const typename P::in_t *in, uint64_t n, int cu_count, const pp_reduce_tuning &tune)
 {
-    using In = typename P::in_t;
-    constexpr int VEC = 16 / sizeof(In);
     constexpr uint64_t TILE = (uint64_t)BLOCK * P::vpt;
     level_plan p;
-    const uintptr_t mis = (uintptr_t)in & 15u;
-    p.nhead = mis ? (16u - mis) / sizeof(In) : 0;
-    if (p.nhead > n) p.nhead = n;
-    const uint64_t rest = n - p.nhead;
-    p.nvec = rest / VEC;
-    p.ntail = rest % VEC;
+    const pp_split16 sp = pp_split_for16(in, n);
+    p.nhead = sp.head;
+    p.nvec = sp.nvec;
+    p.ntail = sp.tail;
     p.ntiles = (p.nvec + TILE - 1) / TILE;
     const uint64_t target = (uint64_t)cu_count * level_occupancy<P, Out>() * tune.grid_waves;
     uint64_t tpb = (p.ntiles + target - 1) / (target ? target : 1);

@@ -88,6 +88,8 @@ typedef struct pp_hist_even {
     uint32_t nbins;
     /* float samples */
     double lower, upper, scale;
+    float flower, fupper; /* the least floats >= lower and >= upper: for an f32 x,
+                             lower <= x < upper  <=>  flower <= x < fupper (the CPU's f32 loop) */
     /* integer samples */
     int64_t ilower, iupper;
     uint64_t mul;       /* nbins / g */
