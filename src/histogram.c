@@ -162,6 +162,21 @@ static pp_status call_histogram(pp_context *ctx, const char *fn, const pp_histog
     return ctx->ops->histogram(ctx, a);
 }
 
+/* The arguments both histogram entry points share (kind-specific fields left zero). */
+static pp_histogram_args hist_args(pp_hist_kind kind, const void *samples, size_t n, pp_dtype sample_type,
+                                   size_t nbins, void *counts, pp_dtype count_type)
+{
+    pp_histogram_args a = {0};
+    a.kind = kind;
+    a.samples = samples;
+    a.n = n;
+    a.sample_type = sample_type;
+    a.nbins = nbins;
+    a.counts = counts;
+    a.count_type = count_type;
+    return a;
+}
+
 pp_status pp_histogram_even(pp_context *ctx, const void *samples, size_t n, pp_dtype sample_type, size_t nbins,
                             double lower, double upper, void *counts, pp_dtype count_type)
 {
@@ -169,14 +184,7 @@ pp_status pp_histogram_even(pp_context *ctx, const void *samples, size_t n, pp_d
     if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
     ctx->message[0] = '\0';
     TRY(check_common(ctx, fn, samples, n, sample_type, nbins, counts, count_type));
-    pp_histogram_args a = {0};
-    a.kind = PP_HIST_EVEN;
-    a.samples = samples;
-    a.n = n;
-    a.sample_type = sample_type;
-    a.nbins = nbins;
-    a.counts = counts;
-    a.count_type = count_type;
+    pp_histogram_args a = hist_args(PP_HIST_EVEN, samples, n, sample_type, nbins, counts, count_type);
     TRY(even_params(ctx, fn, sample_type, nbins, lower, upper, &a.even));
     return call_histogram(ctx, fn, &a);
 }
@@ -189,15 +197,8 @@ pp_status pp_histogram_range(pp_context *ctx, const void *samples, size_t n, pp_
     ctx->message[0] = '\0';
     TRY(check_common(ctx, fn, samples, n, sample_type, nbins, counts, count_type));
     if (!edges) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'edges' is NULL", fn);
-    pp_histogram_args a = {0};
-    a.kind = PP_HIST_RANGE;
-    a.samples = samples;
-    a.n = n;
-    a.sample_type = sample_type;
-    a.nbins = nbins;
+    pp_histogram_args a = hist_args(PP_HIST_RANGE, samples, n, sample_type, nbins, counts, count_type);
     a.edges = edges;
-    a.counts = counts;
-    a.count_type = count_type;
     a.even.nbins = (uint32_t)nbins;
     /* The edges' order is checked by the backend: on the host by the CPU backend, on the device
      * (before counting) by the HIP backend. */
