@@ -10,6 +10,8 @@
  * Scans, in place so that the memory stays about 4 GiB, checked element by element against
  * a streamed oracle: 2^32 + 2^20 + 5 u8 (inclusive sum, then exclusive xor over offsets
  * crossing 2^31 and 2^32), and 2^31 + 2^20 + 5 u8 with as many head flags (segmented sum).
+ * Histograms of the u8 arrays (even and from edges, u64 and u32 counts) against value counts
+ * taken while filling them, and on HIP the f32 array's 2^31 + 2^20 + 2 samples in one bin.
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,13 +36,14 @@ struct big {
     uint8_t xr;      /* xor */
     uint64_t imax, imin;
     uint64_t prefix[NCUT]; /* sum of the elements before min(cuts[k], n) */
+    uint64_t vc[256];      /* how many elements hold each value (the histograms' oracle) */
 };
 
 /* Fill the array chunk by chunk, straight into context memory on the CPU (host memory
  * there) and through a staging buffer on HIP; the oracle is computed on the way. */
 static struct big make_big(tc_env *env, size_t n, uint64_t imax, uint64_t imin)
 {
-    struct big b = {NULL, n, 0, 0, imax, imin, {0}};
+    struct big b = {NULL, n, 0, 0, imax, imin, {0}, {0}};
     b.dev = (uint8_t *)tc_alloc(env->ctx, n);
     const int direct = env->backend == PP_BACKEND_CPU;
     uint8_t *stage = direct ? NULL : (uint8_t *)tc_xmalloc(STAGE);
@@ -60,6 +63,7 @@ static struct big make_big(tc_env *env, size_t n, uint64_t imax, uint64_t imin)
                 if (i == imax) v = 255;
                 if (i == imin) v = 0;
                 dst[k] = v;
+                b.vc[v]++;
                 s += v;
                 x ^= v;
             }
@@ -138,12 +142,54 @@ static void check_big(tc_env *env, const struct big *b)
     }
 }
 
+/* Histograms of the same array: 256 bins over [0, 256) (bin = value) with u64 and u32
+ * counts, 7 bins over [0, 256) (bin = value * 7 / 256), and 256 bins from the edges 0..256. */
+static void check_big_hist(tc_env *env, const struct big *b)
+{
+    pp_context *ctx = env->ctx;
+    const size_t n = b->n;
+    uint64_t *dc = (uint64_t *)tc_alloc(ctx, 256 * 8);
+    uint64_t got[256];
+    uint32_t got32[256];
+    tc_case("%s: big u8 n = %zu, histogram 256 bins, u64 counts", pp_backend_name(env->backend), n);
+    TC_OK(ctx, pp_histogram_even(ctx, b->dev, n, PP_U8, 256, 0, 256, dc, PP_U64));
+    tc_download(ctx, got, dc, sizeof got);
+    for (int v = 0; v < 256; ++v)
+        TC_CHECK(got[v] == b->vc[v], "bin %d: %llu, want %llu", v, (unsigned long long)got[v],
+                 (unsigned long long)b->vc[v]);
+    tc_case("%s: big u8 n = %zu, histogram 256 bins, u32 counts", pp_backend_name(env->backend), n);
+    TC_OK(ctx, pp_histogram_even(ctx, b->dev, n, PP_U8, 256, 0, 256, dc, PP_U32));
+    tc_download(ctx, got32, dc, sizeof got32);
+    for (int v = 0; v < 256; ++v)
+        TC_CHECK(got32[v] == (uint32_t)b->vc[v], "bin %d: %u, want %u", v, got32[v], (uint32_t)b->vc[v]);
+    tc_case("%s: big u8 n = %zu, histogram 7 bins over [0, 256), u64 counts", pp_backend_name(env->backend), n);
+    uint64_t want7[7] = {0};
+    for (int v = 0; v < 256; ++v) want7[v * 7 / 256] += b->vc[v];
+    TC_OK(ctx, pp_histogram_even(ctx, b->dev, n, PP_U8, 7, 0, 256, dc, PP_U64));
+    tc_download(ctx, got, dc, 7 * 8);
+    for (int k = 0; k < 7; ++k)
+        TC_CHECK(got[k] == want7[k], "bin %d: %llu, want %llu", k, (unsigned long long)got[k],
+                 (unsigned long long)want7[k]);
+    tc_case("%s: big u8 n = %zu, histogram from edges 0..256, u64 counts", pp_backend_name(env->backend), n);
+    double e[257];
+    for (int k = 0; k <= 256; ++k) e[k] = k;
+    double *de = (double *)tc_upload(ctx, e, sizeof e);
+    TC_OK(ctx, pp_histogram_range(ctx, b->dev, n, PP_U8, de, 256, dc, PP_U64));
+    tc_download(ctx, got, dc, sizeof got);
+    for (int v = 0; v < 256; ++v)
+        TC_CHECK(got[v] == b->vc[v], "bin %d: %llu, want %llu", v, (unsigned long long)got[v],
+                 (unsigned long long)b->vc[v]);
+    tc_free(ctx, de);
+    tc_free(ctx, dc);
+}
+
 static void t_big_2g(void **state)
 {
     tc_env *env = tc_envp(state);
     const size_t n = ((size_t)1 << 31) + ((size_t)1 << 20) + 7;
     struct big b = make_big(env, n, ((size_t)1 << 31) + 12345, ((size_t)1 << 31) + 777);
     check_big(env, &b);
+    check_big_hist(env, &b);
     tc_free(env->ctx, b.dev);
 }
 
@@ -153,6 +199,7 @@ static void t_big_4g(void **state)
     const size_t n = ((size_t)1 << 32) + 5;
     struct big b = make_big(env, n, ((size_t)1 << 32) + 2, ((size_t)1 << 32) + 1);
     check_big(env, &b);
+    check_big_hist(env, &b);
     tc_free(env->ctx, b.dev);
 }
 
@@ -186,6 +233,21 @@ static void t_big_f32(void **state)
     TC_CHECK(idx == n - 1, "argmax at %llu, want %zu", (unsigned long long)idx, n - 1);
     TC_OK(ctx, tc_argreduce(env, d, n, PP_F32, PP_OP_MIN, PP_RESULT_HOST, res, &idx));
     TC_CHECK(idx == 0, "argmin at %llu, want 0", (unsigned long long)idx);
+    /* Every sample but the last (1.0, at the upper bound: not counted) in bin 0 of 4 over
+     * [0, 1): more than 2^31 samples in one bin. */
+    uint64_t *dc = (uint64_t *)tc_alloc(ctx, 4 * 8);
+    for (int c = 0; c < 2; ++c) {
+        const pp_dtype ct = c ? PP_U32 : PP_U64;
+        tc_case("hip: big f32 histogram, all in one bin, %s counts, n = %zu", tc_dname(ct), n);
+        TC_OK(ctx, pp_histogram_even(ctx, d, n, PP_F32, 4, 0.0, 1.0, dc, ct));
+        uint64_t got64[4] = {0, 0, 0, 0};
+        uint32_t got32[4] = {0, 0, 0, 0};
+        if (c) tc_download(ctx, got32, dc, sizeof got32);
+        else tc_download(ctx, got64, dc, sizeof got64);
+        const uint64_t b0 = c ? got32[0] : got64[0];
+        TC_CHECK(b0 == n - 1, "bin 0: %llu, want %zu", (unsigned long long)b0, n - 1);
+    }
+    tc_free(ctx, dc);
     tc_free(ctx, d);
 }
 
