@@ -31,8 +31,9 @@
  *
  * Which one: choose_strategy() below, from the bin count, the sample count and the device's
  * shared memory; its thresholds, and the copies and range sizes, sit in hist_thresholds with
- * the measurements that set them. For tuning runs (bench/run_hist_h100.sh) they can be
- * forced per call through the environment:
+ * where each number comes from. For tuning runs (parprim-bench's rows NAME@STRATEGY, e.g.
+ * `parprim-bench --only hist`, set these around a row) they can be forced per call through
+ * the environment:
  *   PP_HIP_HIST_STRATEGY   auto | shared | global | cluster | u8   (unavailable: auto)
  *   PP_HIP_HIST_COPIES     copies per block table (SHARED; rounded down to a power of two)
  *   PP_HIP_HIST_RANGE_BINS bins per block range (SHARED; per cluster block for CLUSTER)
@@ -85,10 +86,10 @@ constexpr uint64_t MAX_BLOCK_SAMPLES = (uint64_t)1 << 31; /* u32 shared counters
 /* ======================= tuning ======================= */
 
 /*
- * The chooser's numbers. Until bench/run_hist_h100.sh has run on the H100 they are
- * predictions from the arithmetic in the comments (marked so); the run's rows
- * hist_even_f32_<bins>_<strategy> show every strategy at every bin count, and the numbers
- * here should be set from them (bench/NOTES.md keeps the runs).
+ * The chooser's numbers. None has been measured yet: they are predictions from the
+ * arithmetic in the comments (marked so). parprim-bench's rows hist_even_<bins>@<strategy>
+ * (`--only hist` on the H100) time every strategy at every bin count next to the automatic
+ * choice and CUB; the numbers here should be set from them (bench/NOTES.md keeps the runs).
  */
 struct hist_thresholds {
     /* n < sparse_ratio * nbins: GLOBAL. A SHARED block zeroes and merges its whole table, so

@@ -390,7 +390,7 @@ PP_API pp_status pp_segmented_scan_offsets(pp_context *ctx, const void *in, size
  * (bins between equal edges stay empty).
  *
  * GPU strategy (HIP backend). Chosen per call from the bin count, the sample count and the
- * device's shared memory (documented with its measured thresholds in hip/histogram.hip):
+ * device's shared memory (hip/histogram.hip documents the chooser and its thresholds):
  * per-block sub-histograms in shared memory (several copies per block for small bin counts),
  * bin ranges split across blocks when the bins do not fit, global atomics for very large bin
  * counts, thread-block clusters with distributed shared memory on NVIDIA sm_90, and for u8
@@ -418,7 +418,7 @@ PP_API pp_status pp_histogram_even(pp_context *ctx, const void *samples, size_t 
  * Checking the edges. The edges must be non-decreasing and free of NaN. The CPU backend checks
  * them on the host. The HIP backend checks them on the device before anything is counted and
  * waits for the verdict, so this call synchronizes on HIP (the wait costs about as much as
- * one small kernel launch and a 4-byte copy to the host; the counting itself is queued after
+ * one small kernel launch and an 8-byte copy to the host; the counting itself is queued after
  * the check, so when the call returns with PP_OK the histogram may still be running).
  * Bad edges give PP_ERROR_INVALID_ARGUMENT naming 'edges' (and the first bad index), with the
  * counts untouched.
