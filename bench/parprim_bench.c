@@ -71,7 +71,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: parprim-bench [options]\n"
             "\n"
-            "Runs parprim's reduce and scan families on the chosen backends, verifies every\n"
+            "Runs parprim's reduce, scan and histogram families on the chosen backends, verifies every\n"
             "result and prints time (median of repetitions), items/s and effective GB/s (the\n"
             "fewest bytes the primitive must move / time). On NVIDIA builds CUB runs the same rows\n"
             "in the same process and the last columns compare the two.\n"
@@ -85,7 +85,7 @@ static void usage(FILE *f)
             "                timed, at least 5 and at most 1000 repetitions)\n"
             "  --csv FILE    also write the rows as CSV to FILE\n"
             "  --only NAME   run only rows whose \"name dtype\" contains NAME (e.g. argmax, f64,\n"
-            "                scan: every scan row)\n"
+            "                scan: every scan row; hist: every histogram row)\n"
             "  --quick       smaller default n and about 0.03 s per row (smoke runs, CI)\n"
             "  --seed S      seed of the input data (default 1); printed in the header\n"
             "  --device D    GPU index for the hip backend (default 0)\n"
@@ -103,10 +103,18 @@ static void usage(FILE *f)
             "  (inclusive, the same random segments of 1..511 elements, mean 256, given as head\n"
             "  flags or as offsets), latency_scan f32 (inclusive sum at n = 1024, calls timed\n"
             "  back to back, time per call).\n"
+            "histogram rows (hist_*, u32 counts): hist_even_256/4096/65536/2^20 f32 (uniform over\n"
+            "  [-1, 1)), *_skew (every sample in bin 0), hist_even_u8_256 (4n bytes, bin = value),\n"
+            "  hist_range_4096 f32 (edges from nbins + 1 doubles), hist_rbi_sum_4096 f32\n"
+            "  (pp_reduce_by_index, indices uniform over 4096 outputs); on the GPU CUB's\n"
+            "  HistogramEven / HistogramRange (or, for hist_rbi, a plain global-atomics kernel) in\n"
+            "  the CUB columns, and the rows NAME@STRATEGY with one GPU strategy forced through the\n"
+            "  PP_HIP_HIST_* / PP_HIP_RBI_* variables (hip/histogram.hip), for the chooser.\n"
             "\n"
             "Verification: GPU rows against the CPU backend on the same data, CPU rows against a\n"
             "serial loop; integers, min/max, arg* bitwise, float sums within 2*g*sum|x|; scans\n"
-            "element by element, a float out[i] within 2*g(m)*(running sum of |x| in its segment).\n"
+            "element by element, a float out[i] within 2*g(m)*(running sum of |x| in its segment);\n"
+            "histogram counts bitwise; reduce-by-index sums per output within 2*g(m)*sum|x|.\n"
             "Exit status: 0 all rows verified, 1 a row failed or errored, 2 usage error.\n");
 }
 
@@ -302,13 +310,14 @@ static const hist_spec hist_rows[] = {
     HIST_ROW("hist_even_2^20_skew", PP_F32, B20, 1, 1, NULL),
     HIST_ROW("hist_even_u8_256", PP_U8, 256, 0, 4, NULL),
     RANGE_ROW("hist_range_4096", 4096, NULL),
-    RBI_ROW("rbi_sum_4096", NULL),
+    RBI_ROW("hist_rbi_sum_4096", NULL),
     /* HIP: every strategy forced, per bin count (the chooser's thresholds come from these) */
     HIST_ROW("hist_even_256@shared_c32", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=32"),
     HIST_ROW("hist_even_256@shared_c32_w2", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=32 PP_HIP_HIST_GRID_WAVES=2"),
     HIST_ROW("hist_even_256@shared_c8", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=8"),
     HIST_ROW("hist_even_256@shared_c1", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=1"),
     HIST_ROW("hist_even_256@global", PP_F32, 256, 0, 1, HS "global"),
+    HIST_ROW("hist_even_256@cluster_k2", PP_F32, 256, 0, 1, HS "cluster PP_HIP_HIST_CLUSTER=2"),
     HIST_ROW("hist_even_256_skew@shared_c32", PP_F32, 256, 1, 1, HS "shared PP_HIP_HIST_COPIES=32"),
     HIST_ROW("hist_even_256_skew@shared_c1", PP_F32, 256, 1, 1, HS "shared PP_HIP_HIST_COPIES=1"),
     HIST_ROW("hist_even_256_skew@global", PP_F32, 256, 1, 1, HS "global"),
@@ -318,6 +327,8 @@ static const hist_spec hist_rows[] = {
     HIST_ROW("hist_even_4096@shared_c8", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_COPIES=8"),
     HIST_ROW("hist_even_4096@shared_r2048", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_RANGE_BINS=2048"),
     HIST_ROW("hist_even_4096@global", PP_F32, 4096, 0, 1, HS "global"),
+    HIST_ROW("hist_even_4096@cluster_k2", PP_F32, 4096, 0, 1, HS "cluster PP_HIP_HIST_CLUSTER=2"),
+    HIST_ROW("hist_even_4096@cluster_k4", PP_F32, 4096, 0, 1, HS "cluster PP_HIP_HIST_CLUSTER=4"),
     HIST_ROW("hist_even_65536@shared_r8192", PP_F32, 65536, 0, 1, HS "shared PP_HIP_HIST_RANGE_BINS=8192"),
     HIST_ROW("hist_even_65536@shared_r16384", PP_F32, 65536, 0, 1, HS "shared PP_HIP_HIST_RANGE_BINS=16384"),
     HIST_ROW("hist_even_65536@shared_r32768", PP_F32, 65536, 0, 1, HS "shared PP_HIP_HIST_RANGE_BINS=32768"),
@@ -344,10 +355,10 @@ static const hist_spec hist_rows[] = {
     RANGE_ROW("hist_range_4096@shared_c1", 4096, HS "shared PP_HIP_HIST_COPIES=1"),
     RANGE_ROW("hist_range_4096@shared_c2", 4096, HS "shared PP_HIP_HIST_COPIES=2"),
     RANGE_ROW("hist_range_4096@global", 4096, HS "global"),
-    RBI_ROW("rbi_sum_4096@shared_c1", "PP_HIP_RBI_STRATEGY=shared PP_HIP_RBI_COPIES=1"),
-    RBI_ROW("rbi_sum_4096@shared_c2", "PP_HIP_RBI_STRATEGY=shared PP_HIP_RBI_COPIES=2"),
-    RBI_ROW("rbi_sum_4096@shared_c4", "PP_HIP_RBI_STRATEGY=shared PP_HIP_RBI_COPIES=4"),
-    RBI_ROW("rbi_sum_4096@global", "PP_HIP_RBI_STRATEGY=global"),
+    RBI_ROW("hist_rbi_sum_4096@shared_c1", "PP_HIP_RBI_STRATEGY=shared PP_HIP_RBI_COPIES=1"),
+    RBI_ROW("hist_rbi_sum_4096@shared_c2", "PP_HIP_RBI_STRATEGY=shared PP_HIP_RBI_COPIES=2"),
+    RBI_ROW("hist_rbi_sum_4096@shared_c4", "PP_HIP_RBI_STRATEGY=shared PP_HIP_RBI_COPIES=4"),
+    RBI_ROW("hist_rbi_sum_4096@global", "PP_HIP_RBI_STRATEGY=global"),
 };
 #define N_HIST_ROWS (sizeof hist_rows / sizeof hist_rows[0])
 
@@ -1980,7 +1991,9 @@ int main(int argc, char **argv)
     printf("\n");
     printf("data: counter-based from the seed; floats uniform in [-1,1), u8 random bytes, i32 random\n");
     printf("GB/s: fewest bytes the primitive must move / median time (copy: 2 x 4n; reduce: n x in + out;\n"
-           "      scan: n x (in + out), + n flag bytes or the offsets if segmented; CUB's scan by key: + 4n keys).\n");
+           "      scan: n x (in + out), + n flag bytes or the offsets if segmented; CUB's scan by key: + 4n keys;\n"
+           "      histogram: n x in + counts, + the edges for hist_range; hist_rbi: n x (value + index) + 2 x outputs;\n"
+           "      hist_rbi's CUB columns: the plain global-atomics kernel of bench/atomic_peer.hip).\n");
 #ifdef PB_HAVE_CUB
     if (!o.no_cub && (list[0] == PP_BACKEND_HIP || (nb > 1 && list[1] == PP_BACKEND_HIP)))
         printf("pp/CUB: parprim throughput / CUB throughput (> 1: parprim faster); '?' after it: CUB's own "
