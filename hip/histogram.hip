@@ -678,37 +678,42 @@ pp_status run_cluster(pp_context *ctx, const samples16<T> &s, const Binner &bn, 
     K = pow2_floor_u32(K);
     /* Slice per block: a power of two of bins that fits, no more than the bins need. */
     const size_t budget = (size_t)hs->smem_block - 1024;
-    uint32_t slice = pow2_floor_u32(budget / 4);
-    if (tu.range_bins) slice = pow2_floor_u32(tu.range_bins < budget / 4 ? tu.range_bins : budget / 4);
-    while (slice > 1 && (uint64_t)(slice / 2) * K >= nbins) slice /= 2;
-    p.strategy = HS_CLUSTER;
-    p.cluster = K;
-    p.slice_log2 = log2_u32(slice);
-    p.range_bins = slice * K;
-    p.ranges = (uint32_t)(((uint64_t)nbins + p.range_bins - 1) / p.range_bins);
-    p.copies_log2 = 0;
-    p.smem = (size_t)slice * 4;
     auto kernel = hist_cluster<T, Binner, Count>;
-    PP_HIP_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.smem));
-    if (K > 8) PP_HIP_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     cudaLaunchConfig_t cfg;
-    memset(&cfg, 0, sizeof cfg);
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = K;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.blockDim = dim3(HB, 1, 1);
-    cfg.dynamicSmemBytes = p.smem;
-    cfg.stream = hs->stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    cfg.gridDim = dim3(K, p.ranges, 1);
     int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess || clusters < 1) {
+    /* The largest K <= the asked one whose cluster fits the device (16 blocks with large
+     * slices may not fit one GPC: then 8, 4, 2). */
+    for (;; K /= 2) {
+        uint32_t slice = pow2_floor_u32(budget / 4);
+        if (tu.range_bins) slice = pow2_floor_u32(tu.range_bins < budget / 4 ? tu.range_bins : budget / 4);
+        while (slice > 1 && (uint64_t)(slice / 2) * K >= nbins) slice /= 2;
+        p.strategy = HS_CLUSTER;
+        p.cluster = K;
+        p.slice_log2 = log2_u32(slice);
+        p.range_bins = slice * K;
+        p.ranges = (uint32_t)(((uint64_t)nbins + p.range_bins - 1) / p.range_bins);
+        p.copies_log2 = 0;
+        p.smem = (size_t)slice * 4;
+        PP_HIP_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.smem));
+        if (K > 8) PP_HIP_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        memset(&cfg, 0, sizeof cfg);
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = K;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.blockDim = dim3(HB, 1, 1);
+        cfg.dynamicSmemBytes = p.smem;
+        cfg.stream = hs->stream;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        cfg.gridDim = dim3(K, p.ranges, 1);
+        clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters >= 1) break;
         (void)cudaGetLastError();
-        return pp__fail(ctx, PP_ERROR_DEVICE, "%s: no cluster of %u blocks with %zu bytes of shared memory each fits",
-                        what, K, p.smem);
+        if (K <= 1)
+            return pp__fail(ctx, PP_ERROR_DEVICE, "%s: no cluster of %u blocks with %zu bytes of shared memory each fits",
+                            what, K, p.smem);
     }
     p.occupancy = clusters; /* resident clusters (on the whole device) */
     uint64_t want = (uint64_t)clusters * K * tu.grid_waves;
