@@ -310,6 +310,32 @@ static void t_even_sizes(void **state)
     free(host);
 }
 
+/* Bin counts past one private table of the CPU backend (8 MiB: 2^21 counters), so that its
+ * split into ranges (one pass over the samples per range) and its atomic path run; on the
+ * GPU, bins far past shared memory. Uniform and skewed samples, f32 and i32. */
+static void t_even_many_bins(void **state)
+{
+    tc_env *env = tc_envp(state);
+    tc_rng r = tc_rng_for("even many bins");
+    const size_t n = ((size_t)1 << 21) + 7;
+    void *host = tc_xmalloc(n * 8);
+    static const struct {
+        size_t nbins, n; /* n: samples used (fewer than nbins / 4: the atomic path) */
+    } cases[] = {{3 * ((size_t)1 << 21) + 5, ((size_t)1 << 21) + 7}, {((size_t)1 << 21) + 1, ((size_t)1 << 21) + 7},
+                 {(size_t)1 << 25, ((size_t)1 << 20) + 3}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        for (int ti = 0; ti < 2; ++ti) {
+            const pp_dtype st = ti ? PP_I32 : PP_F32;
+            const double lo = ti ? -(double)cases[c].nbins : -3.0, hi = ti ? (double)cases[c].nbins : 5.0;
+            const hspec h = {st, cases[c].nbins, 0, lo, hi, NULL, c & 1 ? PP_U64 : PP_U32};
+            fill_uniform(&r, host, cases[c].n, st, lo - (hi - lo) / 16, hi + (hi - lo) / 16);
+            check_hist(env, host, cases[c].n, &h, "uniform, some outside");
+            for (size_t i = 0; i < cases[c].n; ++i) store(host, i, st, i % 5 ? 1.0 : (double)lo);
+            check_hist(env, host, cases[c].n, &h, "skewed: 4 in 5 in one bin, the rest in bin 0");
+        }
+    free(host);
+}
+
 /* ---- even histograms, integer samples ---- */
 
 static void t_even_int(void **state)
@@ -792,6 +818,7 @@ int main(void)
     tc_init("test_histogram");
     const struct CMUnitTest tests[] = {
         TC_BOTH(t_even_f32),     TC_BOTH(t_even_f64),     TC_BOTH(t_even_special), TC_BOTH(t_even_sizes),
+        TC_BOTH(t_even_many_bins),
         TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_HIP(t_hip_strategies),
         TC_BOTH(t_rbi),          TC_BOTH(t_rbi_special),  TC_BOTH(t_rbi_empty),    TC_HIP(t_hip_rbi_strategies),
     };
