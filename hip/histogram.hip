@@ -43,8 +43,10 @@
  *   PP_HIP_RBI_STRATEGY    auto | shared | global     (reduce by index)
  *   PP_HIP_RBI_COPIES      copies of the partial outputs per block
  *
- * Counters: a block counts at most 2^31 samples (the grid grows to keep it so), so its u32
- * shared counters cannot overflow; u64 counts take 64-bit global atomics.
+ * Counters: a u32 shared counter receives at most 2^31 samples (plus the < 32 of the head and
+ * tail), so it cannot overflow: a block counts at most 2^31 samples, and a CLUSTER block, whose
+ * slice receives the samples of all K blocks of its cluster, at most 2^31 / K (the grid grows to
+ * keep it so); u64 counts take 64-bit global atomics.
  *
  * Range histograms: pp_histogram_range first checks the edges on the device (sorted, no NaN)
  * and waits for the answer (the one synchronization of the family), so that bad edges are
@@ -540,11 +542,13 @@ static hist_strategy choose_strategy(bool u8, uint64_t n, uint64_t nbins, uint32
     return HS_GLOBAL;
 }
 
-/* Tiles per block and chunks for `want` chunks, keeping each block under MAX_BLOCK_SAMPLES. */
-template <typename T> static void size_chunks(const samples16<T> &s, uint64_t want, uint64_t limit, hist_plan &p)
+/* Tiles per block and chunks for `want` chunks, keeping each block under MAX_BLOCK_SAMPLES / sharers
+ * (sharers: how many blocks add into one shared counter; K for CLUSTER). */
+template <typename T>
+static void size_chunks(const samples16<T> &s, uint64_t want, uint64_t limit, hist_plan &p, uint32_t sharers = 1)
 {
     constexpr uint64_t VEC = 16 / sizeof(T);
-    const uint64_t max_tpb = MAX_BLOCK_SAMPLES / (HTILE * VEC);
+    const uint64_t max_tpb = MAX_BLOCK_SAMPLES / sharers / (HTILE * VEC);
     if (want < 1) want = 1;
     if (want > limit) want = limit;
     uint64_t tpb = s.ntiles ? (s.ntiles + want - 1) / want : 1;
@@ -717,7 +721,7 @@ pp_status run_cluster(pp_context *ctx, const samples16<T> &s, const Binner &bn, 
     }
     p.occupancy = clusters; /* resident clusters (on the whole device) */
     uint64_t want = (uint64_t)clusters * K * tu.grid_waves;
-    size_chunks(s, want, 0x7fffffff, p);
+    size_chunks(s, want, 0x7fffffff, p, K); /* a slice counts the samples of K blocks */
     p.chunks = (p.chunks + K - 1) / K * K; /* whole clusters; the extra blocks find no tiles */
     print_plan(what, p, tu);
     cfg.gridDim = dim3((unsigned)p.chunks, p.ranges, 1);
