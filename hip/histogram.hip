@@ -699,6 +699,9 @@ pp_status run_cluster(pp_context *ctx, const samples16<T> &s, const Binner &bn, 
         p.ranges = (uint32_t)(((uint64_t)nbins + p.range_bins - 1) / p.range_bins);
         p.copies_log2 = 0;
         p.smem = (size_t)slice * 4;
+        if (p.ranges > 65535) /* the grid's y */
+            return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: %u bins need more than 65535 clusters of %u bins", what,
+                            nbins, p.range_bins);
         PP_HIP_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.smem));
         if (K > 8) PP_HIP_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
         memset(&cfg, 0, sizeof cfg);
