@@ -671,6 +671,19 @@ pp_status run_u8(pp_context *ctx, const samples16<uint8_t> &s, const Binner &bn,
 }
 
 #if defined(PP_HIST_CLUSTERS)
+/* Whether the device runs hist_cluster's sm_90 body: in a build without an sm_90 (or newer)
+ * target, an sm_90 device JIT-compiles the PTX of an older one, whose body is empty and would
+ * count nothing. (The PTX version of the device's image is the __CUDA_ARCH__ it was compiled for.) */
+template <typename K> bool cluster_body_present(K kernel)
+{
+    cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return fa.ptxVersion >= 90;
+}
+
 template <typename T, typename Binner, typename Count>
 pp_status run_cluster(pp_context *ctx, const samples16<T> &s, const Binner &bn, uint32_t nbins, const hist_tuning &tu,
                       hist_plan &p, Count *counts, const char *what)
@@ -765,10 +778,10 @@ pp_status hist_launch(pp_context *ctx, const pp_histogram_args *a, const Binner 
     case HS_GLOBAL: return run_global(ctx, s, bn, tu, p, counts, what);
     case HS_CLUSTER:
 #if defined(PP_HIST_CLUSTERS)
-        return run_cluster(ctx, s, bn, nbins, tu, p, counts, what);
-#else
-        break;
+        if (cluster_body_present(hist_cluster<T, Binner, Count>))
+            return run_cluster(ctx, s, bn, nbins, tu, p, counts, what);
 #endif
+        break;
     default: break;
     }
     return run_shared(ctx, s, a->n, bn, nbins, tu, p, counts, what);
