@@ -1086,10 +1086,6 @@ template <typename V, int OPK> pp_status rbi_run(pp_context *ctx, const pp_reduc
     const uint64_t conv_blocks = n_out ? ((n_out + 255) / 256 < (uint64_t)hs->cu_count * 8 ? (n_out + 255) / 256
                                                                                            : (uint64_t)hs->cu_count * 8)
                                        : 0;
-    if (M::converts && n_out) {
-        rbi_convert<V, OPK, true><<<(unsigned)conv_blocks, 256, 0, hs->stream>>>(out, n_out);
-        PP_HIP_CHECK_LAUNCH(ctx, "rbi_convert");
-    }
     /* Plan: SHARED when the partial outputs fit with room to spare, else GLOBAL. */
     const size_t budget = (size_t)hs->smem_block - 1024;
     uint32_t C = tu.rbi_copies ? pow2_floor_u32(tu.rbi_copies < 32 ? tu.rbi_copies : 32)
@@ -1116,6 +1112,11 @@ template <typename V, int OPK> pp_status rbi_run(pp_context *ctx, const pp_reduc
             fprintf(stderr, "[parprim] reduce_by_index plan: %s, copies %u, %s loads, %llu blocks of %llu elements, smem %zu B\n",
                     shared ? "shared" : "global", 1u << clog, vec ? "16-byte" : "4/8-byte", (unsigned long long)blocks,
                     (unsigned long long)per_block, sm);
+        /* out to keys only now: a failure above leaves out as it was */
+        if (M::converts && n_out) {
+            rbi_convert<V, OPK, true><<<(unsigned)conv_blocks, 256, 0, hs->stream>>>(out, n_out);
+            PP_HIP_CHECK_LAUNCH(ctx, "rbi_convert");
+        }
         kernel<<<(unsigned)blocks, HB, sm, hs->stream>>>((const V *)a->values, a->indices, n, per_block, n_out, clog, out,
                                                         skipped);
         PP_HIP_CHECK_LAUNCH(ctx, "rbi_kernel");
