@@ -11,10 +11,11 @@
  *            into a sub-histogram of u32 counters in shared memory, then adds its nonzero
  *            bins to the counts with global atomics. Small bin counts keep C copies of the
  *            table (C a power of two up to 32), interleaved bin-major (counter of bin b, copy
- *            c at b * C + c, lane l using copy l % C): with C = 32 the lanes of a wave never
- *            share an address or a bank, whatever the data. With fewer copies, a wave whose
- *            lanes all hold the same bin adds once (one atomic of the wave's width: the
- *            all-in-one-bin case). When the bins do not fit a block's shared memory, they are
+ *            c at b * C + c, lane l using copy l % C): with C = 32 the lanes of a 32-wide wave
+ *            never share an address or a bank, whatever the data (a wave64 has lanes l and
+ *            l + 32 on one copy: still exact, atomics; whether they conflict is unmeasured).
+ *            Whatever the copies, a wave whose lanes all hold the same bin adds once (one
+ *            atomic of the wave's width: the all-in-one-bin case). When the bins do not fit a block's shared memory, they are
  *            split into ranges across blocks: grid (ranges, chunks), the range fastest, so
  *            the blocks reading the same samples run together and share them in L2; each
  *            block counts only its range (range histograms keep their slice of edges in
@@ -25,8 +26,8 @@
  *            bins in distributed shared memory; every block counts its own samples into the
  *            owner block's slice (remote shared atomics), so a cluster covers K times the bins
  *            a block can; more bins than that: ranges as above, across the grid's y.
- *   U8       u8 samples, any binning: 256 counters per value and lane (32 KiB per block,
- *            bin-major like SHARED with 32 copies: no conflicts), 16 samples per 16-byte load;
+ *   U8       u8 samples, any binning: 32 copies of 256 value counters (32 KiB per block,
+ *            bin-major like SHARED with 32 copies), 16 samples per 16-byte load;
  *            at the end the 256 value counts are folded into the bins (the bin of each value).
  *
  * Which one: choose_strategy() below, from the bin count, the sample count and the device's
