@@ -11,10 +11,11 @@
  *            into a sub-histogram of u32 counters in shared memory, then adds its nonzero
  *            bins to the counts with global atomics. Small bin counts keep C copies of the
  *            table (C a power of two up to 32), interleaved bin-major (counter of bin b, copy
- *            c at b * C + c, lane l using copy l % C): with C = 32 the lanes of a wave never
- *            share an address or a bank, whatever the data. With fewer copies, a wave whose
- *            lanes all hold the same bin adds once (one atomic of the wave's width: the
- *            all-in-one-bin case). When the bins do not fit a block's shared memory, they are
+ *            c at b * C + c, lane l using copy l % C): with C = 32 the lanes of a 32-wide wave
+ *            never share an address or a bank, whatever the data (a wave64 has lanes l and
+ *            l + 32 on one copy: still exact, atomics; whether they conflict is unmeasured).
+ *            Whatever the copies, a wave whose lanes all hold the same bin adds once (one
+ *            atomic of the wave's width: the all-in-one-bin case). When the bins do not fit a block's shared memory, they are
  *            split into ranges across blocks: grid (ranges, chunks), the range fastest, so
  *            the blocks reading the same samples run together and share them in L2; each
  *            block counts only its range (range histograms keep their slice of edges in
@@ -25,8 +26,8 @@
  *            bins in distributed shared memory; every block counts its own samples into the
  *            owner block's slice (remote shared atomics), so a cluster covers K times the bins
  *            a block can; more bins than that: ranges as above, across the grid's y.
- *   U8       u8 samples, any binning: 256 counters per value and lane (32 KiB per block,
- *            bin-major like SHARED with 32 copies: no conflicts), 16 samples per 16-byte load;
+ *   U8       u8 samples, any binning: 32 copies of 256 value counters (32 KiB per block,
+ *            bin-major like SHARED with 32 copies), 16 samples per 16-byte load;
  *            at the end the 256 value counts are folded into the bins (the bin of each value).
  *
  * Which one: choose_strategy() below, from the bin count, the sample count and the device's
@@ -43,8 +44,10 @@
  *   PP_HIP_RBI_STRATEGY    auto | shared | global     (reduce by index)
  *   PP_HIP_RBI_COPIES      copies of the partial outputs per block
  *
- * Counters: a block counts at most 2^31 samples (the grid grows to keep it so), so its u32
- * shared counters cannot overflow; u64 counts take 64-bit global atomics.
+ * Counters: a u32 shared counter receives at most 2^31 samples (plus the < 32 of the head and
+ * tail), so it cannot overflow: a block counts at most 2^31 samples, and a CLUSTER block, whose
+ * slice receives the samples of all K blocks of its cluster, at most 2^31 / K (the grid grows to
+ * keep it so); u64 counts take 64-bit global atomics.
  *
  * Range histograms: pp_histogram_range first checks the edges on the device (sorted, no NaN)
  * and waits for the answer (the one synchronization of the family), so that bad edges are
@@ -540,11 +543,13 @@ static hist_strategy choose_strategy(bool u8, uint64_t n, uint64_t nbins, uint32
     return HS_GLOBAL;
 }
 
-/* Tiles per block and chunks for `want` chunks, keeping each block under MAX_BLOCK_SAMPLES. */
-template <typename T> static void size_chunks(const samples16<T> &s, uint64_t want, uint64_t limit, hist_plan &p)
+/* Tiles per block and chunks for `want` chunks, keeping each block under MAX_BLOCK_SAMPLES / sharers
+ * (sharers: how many blocks add into one shared counter; K for CLUSTER). */
+template <typename T>
+static void size_chunks(const samples16<T> &s, uint64_t want, uint64_t limit, hist_plan &p, uint32_t sharers = 1)
 {
     constexpr uint64_t VEC = 16 / sizeof(T);
-    const uint64_t max_tpb = MAX_BLOCK_SAMPLES / (HTILE * VEC);
+    const uint64_t max_tpb = MAX_BLOCK_SAMPLES / sharers / (HTILE * VEC);
     if (want < 1) want = 1;
     if (want > limit) want = limit;
     uint64_t tpb = s.ntiles ? (s.ntiles + want - 1) / want : 1;
@@ -667,6 +672,19 @@ pp_status run_u8(pp_context *ctx, const samples16<uint8_t> &s, const Binner &bn,
 }
 
 #if defined(PP_HIST_CLUSTERS)
+/* Whether the device runs hist_cluster's sm_90 body: in a build without an sm_90 (or newer)
+ * target, an sm_90 device JIT-compiles the PTX of an older one, whose body is empty and would
+ * count nothing. (The PTX version of the device's image is the __CUDA_ARCH__ it was compiled for.) */
+template <typename K> bool cluster_body_present(K kernel)
+{
+    cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return fa.ptxVersion >= 90;
+}
+
 template <typename T, typename Binner, typename Count>
 pp_status run_cluster(pp_context *ctx, const samples16<T> &s, const Binner &bn, uint32_t nbins, const hist_tuning &tu,
                       hist_plan &p, Count *counts, const char *what)
@@ -695,6 +713,9 @@ pp_status run_cluster(pp_context *ctx, const samples16<T> &s, const Binner &bn, 
         p.ranges = (uint32_t)(((uint64_t)nbins + p.range_bins - 1) / p.range_bins);
         p.copies_log2 = 0;
         p.smem = (size_t)slice * 4;
+        if (p.ranges > 65535) /* the grid's y */
+            return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: %u bins need more than 65535 clusters of %u bins", what,
+                            nbins, p.range_bins);
         PP_HIP_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.smem));
         if (K > 8) PP_HIP_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
         memset(&cfg, 0, sizeof cfg);
@@ -717,7 +738,7 @@ pp_status run_cluster(pp_context *ctx, const samples16<T> &s, const Binner &bn, 
     }
     p.occupancy = clusters; /* resident clusters (on the whole device) */
     uint64_t want = (uint64_t)clusters * K * tu.grid_waves;
-    size_chunks(s, want, 0x7fffffff, p);
+    size_chunks(s, want, 0x7fffffff, p, K); /* a slice counts the samples of K blocks */
     p.chunks = (p.chunks + K - 1) / K * K; /* whole clusters; the extra blocks find no tiles */
     print_plan(what, p, tu);
     cfg.gridDim = dim3((unsigned)p.chunks, p.ranges, 1);
@@ -758,10 +779,10 @@ pp_status hist_launch(pp_context *ctx, const pp_histogram_args *a, const Binner 
     case HS_GLOBAL: return run_global(ctx, s, bn, tu, p, counts, what);
     case HS_CLUSTER:
 #if defined(PP_HIST_CLUSTERS)
-        return run_cluster(ctx, s, bn, nbins, tu, p, counts, what);
-#else
-        break;
+        if (cluster_body_present(hist_cluster<T, Binner, Count>))
+            return run_cluster(ctx, s, bn, nbins, tu, p, counts, what);
 #endif
+        break;
     default: break;
     }
     return run_shared(ctx, s, a->n, bn, nbins, tu, p, counts, what);
@@ -1066,10 +1087,6 @@ template <typename V, int OPK> pp_status rbi_run(pp_context *ctx, const pp_reduc
     const uint64_t conv_blocks = n_out ? ((n_out + 255) / 256 < (uint64_t)hs->cu_count * 8 ? (n_out + 255) / 256
                                                                                            : (uint64_t)hs->cu_count * 8)
                                        : 0;
-    if (M::converts && n_out) {
-        rbi_convert<V, OPK, true><<<(unsigned)conv_blocks, 256, 0, hs->stream>>>(out, n_out);
-        PP_HIP_CHECK_LAUNCH(ctx, "rbi_convert");
-    }
     /* Plan: SHARED when the partial outputs fit with room to spare, else GLOBAL. */
     const size_t budget = (size_t)hs->smem_block - 1024;
     uint32_t C = tu.rbi_copies ? pow2_floor_u32(tu.rbi_copies < 32 ? tu.rbi_copies : 32)
@@ -1096,6 +1113,11 @@ template <typename V, int OPK> pp_status rbi_run(pp_context *ctx, const pp_reduc
             fprintf(stderr, "[parprim] reduce_by_index plan: %s, copies %u, %s loads, %llu blocks of %llu elements, smem %zu B\n",
                     shared ? "shared" : "global", 1u << clog, vec ? "16-byte" : "4/8-byte", (unsigned long long)blocks,
                     (unsigned long long)per_block, sm);
+        /* out to keys only now: a failure above leaves out as it was */
+        if (M::converts && n_out) {
+            rbi_convert<V, OPK, true><<<(unsigned)conv_blocks, 256, 0, hs->stream>>>(out, n_out);
+            PP_HIP_CHECK_LAUNCH(ctx, "rbi_convert");
+        }
         kernel<<<(unsigned)blocks, HB, sm, hs->stream>>>((const V *)a->values, a->indices, n, per_block, n_out, clog, out,
                                                         skipped);
         PP_HIP_CHECK_LAUNCH(ctx, "rbi_kernel");

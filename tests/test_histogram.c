@@ -492,6 +492,7 @@ static void t_hip_strategies(void **state)
         {"shared", NULL, NULL, NULL},   {"shared", "1", NULL, NULL},    {"shared", "32", NULL, NULL},
         {"shared", "4", "1000", NULL},  {"shared", NULL, "257", NULL},   {"global", NULL, NULL, NULL},
         {"cluster", NULL, NULL, NULL},  {"cluster", NULL, NULL, "2"},   {"cluster", NULL, "3000", "4"},
+        {"cluster", NULL, NULL, "8"},   {"cluster", NULL, "1024", "16"}, /* 16: non-portable size, small slices */
         {"u8", NULL, NULL, NULL},       {"auto", NULL, NULL, NULL},
     };
     tc_rng r = tc_rng_for("strategies");
@@ -508,11 +509,15 @@ static void t_hip_strategies(void **state)
             const hspec hf = {PP_F32, nbs[bi], 0, -1, 1, NULL, bi & 1 ? PP_U64 : PP_U32};
             fill_uniform(&r, host, n, PP_F32, -1, 1);
             check_hist(env, host, n, &hf, what);
+            check_hist_off(env, host, n - 7, &hf, what, 3); /* unaligned head and a tail */
             fill_skewed(host, n, PP_F32, nbs[bi], -1, 1);
             check_hist(env, host, n, &hf, what);
             const hspec hi = {PP_I32, nbs[bi], 0, -5000, 5000, NULL, PP_U64};
             fill_uniform(&r, host, n, PP_I32, -5000, 5000);
             check_hist(env, host, n, &hi, what);
+            const hspec hu32 = {PP_U32, nbs[bi], 0, 1000, 4294967296.0 - 1000, NULL, PP_U32};
+            fill_uniform(&r, host, n, PP_U32, hu32.lo, hu32.hi);
+            check_hist_off(env, host, n - 2, &hu32, what, 1);
             const hspec hu = {PP_U8, nbs[bi], 0, 0, 256, NULL, PP_U32};
             for (size_t i = 0; i < n; ++i) ((uint8_t *)host)[i] = (uint8_t)tc_next(&r);
             check_hist(env, host, n, &hu, what);
@@ -521,6 +526,7 @@ static void t_hip_strategies(void **state)
             const hspec hr = {PP_F64, nbs[bi], 1, 0, 0, e, PP_U32};
             fill_uniform(&r, host, n, PP_F64, -110, 110);
             check_hist(env, host, n, &hr, what);
+            check_hist_off(env, host, n - 1, &hr, what, 1); /* 8-byte samples off 16-byte alignment */
             const hspec hr8 = {PP_U8, nbs[bi], 1, 0, 0, e, PP_U64};
             for (size_t i = 0; i < n; ++i) ((uint8_t *)host)[i] = (uint8_t)tc_next(&r);
             check_hist(env, host, n, &hr8, what);
