@@ -97,7 +97,8 @@ template <typename Op, typename A, bool SEG> struct scan_op {
  * holds the tile aggregates; a level-j node is published by its last tile, which computes
  * it from its 32 level-(j-1) children in one round of reads (a butterfly that keeps the
  * binary order), not through a chain of pairwise sums. Level j has floor(T / 32^j) nodes,
- * stored after those of the lower levels.
+ * stored after those of the lower levels. The radix is the tree's, not the wave's: the
+ * look-back uses lanes 0 .. 31 of its wave and shuffles within them, on waves of 32 and 64.
  * Every 64-bit word is written and read whole (single-copy atomic), and each carries its
  * own ready bit 63, so no fence orders anything: a value of at most 4 bytes travels in one
  * word (segment bit 32, value in the low half), an 8-byte value in two (low half with the

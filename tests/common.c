@@ -141,16 +141,27 @@ tc_env *tc_envp(void **state)
 
 pp_context *tc_ctx(void **state) { return tc_envp(state)->ctx; }
 
-int tc_thorough(void)
-{
-    const char *q = getenv("PP_TEST_QUICK");
-    return !(q && *q && strcmp(q, "0") != 0);
-}
-
 /* ---- dtypes ---- */
 
 const pp_dtype tc_dtypes[7] = {PP_U8, PP_I32, PP_U32, PP_I64, PP_U64, PP_F32, PP_F64};
 const pp_op tc_ops[7] = {PP_OP_SUM, PP_OP_PROD, PP_OP_MIN, PP_OP_MAX, PP_OP_AND, PP_OP_OR, PP_OP_XOR};
+const pp_dtype tc_widenings[TC_N_WIDENINGS][2] = {
+    {PP_U8, PP_U32}, {PP_U8, PP_U64}, {PP_I32, PP_I64}, {PP_U32, PP_U64}, {PP_F32, PP_F64}};
+
+int tc_op_defined(pp_op op, pp_dtype t)
+{
+    return !(tc_is_float(t) && (op == PP_OP_AND || op == PP_OP_OR || op == PP_OP_XOR));
+}
+
+size_t tc_all_combos(tc_combo *c)
+{
+    size_t k = 0;
+    for (int ti = 0; ti < 7; ++ti)
+        for (int oi = 0; oi < 7; ++oi)
+            if (tc_op_defined(tc_ops[oi], tc_dtypes[ti])) c[k++] = (tc_combo){tc_dtypes[ti], tc_dtypes[ti], tc_ops[oi]};
+    for (size_t w = 0; w < TC_N_WIDENINGS; ++w) c[k++] = (tc_combo){tc_widenings[w][0], tc_widenings[w][1], PP_OP_SUM};
+    return k;
+}
 
 int tc_is_float(pp_dtype t) { return t == PP_F32 || t == PP_F64; }
 int tc_is_signed(pp_dtype t) { return t == PP_I32 || t == PP_I64 || tc_is_float(t); }

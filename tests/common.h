@@ -90,13 +90,23 @@ tc_env *tc_envp(void **state);
 #define TC_HIP(f) {#f " [hip]", f, tc_setup, tc_teardown, &tc_env_hip}
 #define TC_BOTH(f) TC_CPU(f), TC_HIP(f)
 
-/* Whether the test run may do the slow parts (PP_TEST_QUICK unset or 0). */
-int tc_thorough(void);
-
 /* ---- dtypes --------------------------------------------------------------------------- */
 
 extern const pp_dtype tc_dtypes[7];
 extern const pp_op tc_ops[7];
+/* Whether op applies to elements of type t (and/or/xor: integers only). */
+int tc_op_defined(pp_op op, pp_dtype t);
+/* The widening sums the API offers: {in, out}. */
+#define TC_N_WIDENINGS 5
+extern const pp_dtype tc_widenings[TC_N_WIDENINGS][2];
+/* An (in, op, out) of the reduce and scan families. */
+typedef struct tc_combo {
+    pp_dtype in, out;
+    pp_op op;
+} tc_combo;
+#define TC_MAX_COMBOS 64
+/* Every (in, op, out) the API offers, into c[0 .. return value). */
+size_t tc_all_combos(tc_combo *c);
 int tc_is_float(pp_dtype t);
 int tc_is_signed(pp_dtype t);
 size_t tc_size(pp_dtype t); /* computed here, not with pp_dtype_size */

@@ -39,10 +39,6 @@ static int allowed_out(pp_op op, pp_dtype in, pp_dtype out)
            (in == PP_U32 && out == PP_U64) || (in == PP_F32 && out == PP_F64);
 }
 
-static int op_defined(pp_op op, pp_dtype t)
-{
-    return !(tc_is_float(t) && (op == PP_OP_AND || op == PP_OP_OR || op == PP_OP_XOR));
-}
 
 /* ---- pp_reduce ---- */
 
@@ -119,7 +115,7 @@ static void t_reduce_bad_args(void **state)
             for (int ui = 0; ui < 7; ++ui) {
                 const pp_dtype t = tc_dtypes[ti], u = tc_dtypes[ui];
                 const pp_op op = tc_ops[oi];
-                if (!op_defined(op, t) || allowed_out(op, t, u)) continue;
+                if (!tc_op_defined(op, t) || allowed_out(op, t, u)) continue;
                 struct rcase c = {"out_type not allowed", 0, 5, t, op, 0, u, PP_RESULT_HOST,
                                   PP_ERROR_INVALID_ARGUMENT, "'out_type'"};
                 reduce_case(env, in, &c);

@@ -12,10 +12,6 @@
 
 #include "common.h"
 
-static int op_defined(pp_op op, pp_dtype t)
-{
-    return !(tc_is_float(t) && (op == PP_OP_AND || op == PP_OP_OR || op == PP_OP_XOR));
-}
 
 /* Both backends' contexts: the test's HIP one and a CPU one. */
 struct pair {
@@ -67,8 +63,6 @@ static void compare(const void *gpu, const void *cpu, const void *x, size_t n, p
     TC_CHECK(gb == cb, "hip bits 0x%llx, cpu bits 0x%llx", (unsigned long long)gb, (unsigned long long)cb);
 }
 
-static const pp_dtype widenings[][2] = {
-    {PP_U8, PP_U32}, {PP_U8, PP_U64}, {PP_I32, PP_I64}, {PP_U32, PP_U64}, {PP_F32, PP_F64}};
 
 /* Random sizes: small ones, tile-sized ones and a few millions. */
 static size_t random_size(tc_rng *r, int k)
@@ -112,7 +106,7 @@ static void t_parity_reduce(void **state)
         for (int oi = 0; oi < 7; ++oi) {
             const pp_dtype t = tc_dtypes[ti];
             const pp_op op = tc_ops[oi];
-            if (!op_defined(op, t)) continue;
+            if (!tc_op_defined(op, t)) continue;
             for (int k = 0; k < 4; ++k) {
                 const tc_dist d = (op == PP_OP_MIN || op == PP_OP_MAX) && k == 1 ? TC_FEW : tc_dist_for(op, t);
                 run_pair(&p, t, op, t, d, random_size(&r, k), &r, 0);
@@ -123,8 +117,8 @@ static void t_parity_reduce(void **state)
             }
             if (tc_is_float(t) && op == PP_OP_PROD) run_pair(&p, t, op, t, TC_NEAR_ONE, random_size(&r, 3), &r, 0);
         }
-    for (size_t w = 0; w < sizeof widenings / sizeof widenings[0]; ++w)
-        for (int k = 0; k < 4; ++k) run_pair(&p, widenings[w][0], PP_OP_SUM, widenings[w][1], TC_RANDOM, random_size(&r, k), &r, 0);
+    for (size_t w = 0; w < TC_N_WIDENINGS; ++w)
+        for (int k = 0; k < 4; ++k) run_pair(&p, tc_widenings[w][0], PP_OP_SUM, tc_widenings[w][1], TC_RANDOM, random_size(&r, k), &r, 0);
     close_pair(&p);
 }
 
@@ -168,37 +162,36 @@ static void t_parity_arg(void **state)
     close_pair(&p);
 }
 
+/* Segment offsets (malloc'd, nseg + 1 of them, from `first`): lengths of mean `mean` with
+ * one in 500 long (70001 .. 100000), or for mean 0 only long ones (30000 .. 180000). */
+static size_t *segment_layout(tc_rng *r, size_t mean, size_t first, size_t *nseg_out)
+{
+    const size_t nseg = mean == 0 ? 7 : mean < 100 ? 5000 : 1000;
+    size_t *off = (size_t *)tc_xmalloc((nseg + 1) * sizeof *off);
+    off[0] = first;
+    for (size_t s = 0; s < nseg; ++s) {
+        size_t len;
+        if (mean == 0) len = 30000 + tc_below(r, 150000);
+        else if (tc_below(r, 500) == 0) len = 70001 + tc_below(r, 30000);
+        else len = tc_below(r, 2 * mean + 1);
+        off[s + 1] = off[s] + len;
+    }
+    *nseg_out = nseg;
+    return off;
+}
+
 static void t_parity_segmented(void **state)
 {
     struct pair p = open_pair(state);
     tc_rng r = tc_rng_for("parity segmented");
-    struct { pp_dtype in, out; pp_op op; } combos[64];
-    size_t nc = 0;
-    for (int ti = 0; ti < 7; ++ti)
-        for (int oi = 0; oi < 7; ++oi)
-            if (op_defined(tc_ops[oi], tc_dtypes[ti])) {
-                combos[nc].in = combos[nc].out = tc_dtypes[ti];
-                combos[nc++].op = tc_ops[oi];
-            }
-    for (size_t w = 0; w < sizeof widenings / sizeof widenings[0]; ++w) {
-        combos[nc].in = widenings[w][0];
-        combos[nc].out = widenings[w][1];
-        combos[nc++].op = PP_OP_SUM;
-    }
+    tc_combo combos[TC_MAX_COMBOS];
+    const size_t nc = tc_all_combos(combos);
     /* Layouts: mean length 3, 60, 400 with a few long segments among them, and one of only
      * long segments. */
     static const size_t means[] = {3, 60, 400, 0};
     for (int l = 0; l < 4; ++l) {
-        const size_t nseg = means[l] == 0 ? 7 : means[l] < 100 ? 5000 : 1000;
-        size_t *off = (size_t *)tc_xmalloc((nseg + 1) * sizeof *off);
-        off[0] = 0;
-        for (size_t s = 0; s < nseg; ++s) {
-            size_t len;
-            if (means[l] == 0) len = 30000 + tc_below(&r, 150000);
-            else if (tc_below(&r, 500) == 0) len = 70001 + tc_below(&r, 30000);
-            else len = tc_below(&r, 2 * means[l] + 1);
-            off[s + 1] = off[s] + len;
-        }
+        size_t nseg;
+        size_t *off = segment_layout(&r, means[l], 0, &nseg);
         const size_t n = off[nseg];
         for (size_t k = 0; k < nc; ++k) {
             const pp_dtype in = combos[k].in, out = combos[k].out;
@@ -250,25 +243,10 @@ static void scan_pair(struct pair *p, const tc_scan *s, const void *host, size_t
     free(c);
 }
 
-struct scan_combo {
-    pp_dtype in, out;
-    pp_op op;
-};
-
-static size_t scan_combos(struct scan_combo *c)
-{
-    size_t k = 0;
-    for (int ti = 0; ti < 7; ++ti)
-        for (int oi = 0; oi < 7; ++oi)
-            if (op_defined(tc_ops[oi], tc_dtypes[ti])) c[k++] = (struct scan_combo){tc_dtypes[ti], tc_dtypes[ti], tc_ops[oi]};
-    for (size_t w = 0; w < sizeof widenings / sizeof widenings[0]; ++w)
-        c[k++] = (struct scan_combo){widenings[w][0], widenings[w][1], PP_OP_SUM};
-    return k;
-}
 
 /* One combo over host data of distribution d, plain or with the given flags / offsets:
  * inclusive (variants bit 0) and exclusive with a drawn init (bit 1). */
-static void scan_pair_combo(struct pair *p, const struct scan_combo *c, tc_rng *r, size_t n, tc_dist d, int with_nan,
+static void scan_pair_combo(struct pair *p, const tc_combo *c, tc_rng *r, size_t n, tc_dist d, int with_nan,
                             const uint8_t *flags, const size_t *off, size_t nseg, int variants, const char *what)
 {
     void *host = tc_xmalloc(n * tc_size(c->in) + 1);
@@ -288,8 +266,8 @@ static void t_parity_scan(void **state)
 {
     struct pair p = open_pair(state);
     tc_rng r = tc_rng_for("parity scan");
-    struct scan_combo c[64];
-    const size_t nc = scan_combos(c);
+    tc_combo c[TC_MAX_COMBOS];
+    const size_t nc = tc_all_combos(c);
     for (size_t k = 0; k < nc; ++k) {
         const int minmax = c[k].op == PP_OP_MIN || c[k].op == PP_OP_MAX;
         for (int j = 0; j < 4; ++j) {
@@ -309,22 +287,14 @@ static void t_parity_scan_segmented(void **state)
 {
     struct pair p = open_pair(state);
     tc_rng r = tc_rng_for("parity scan segmented");
-    struct scan_combo c[64];
-    const size_t nc = scan_combos(c);
+    tc_combo c[TC_MAX_COMBOS];
+    const size_t nc = tc_all_combos(c);
     /* Segments of mean length 3, 60, 400 with a few long ones among them, and only long ones:
      * as head flags and as offsets (with elements before the first and after the last). */
     static const size_t means[] = {3, 60, 400, 0};
     for (int l = 0; l < 4; ++l) {
-        const size_t nseg = means[l] == 0 ? 7 : means[l] < 100 ? 5000 : 1000;
-        size_t *off = (size_t *)tc_xmalloc((nseg + 1) * sizeof *off);
-        off[0] = tc_below(&r, 100);
-        for (size_t s = 0; s < nseg; ++s) {
-            size_t len;
-            if (means[l] == 0) len = 30000 + tc_below(&r, 150000);
-            else if (tc_below(&r, 500) == 0) len = 70001 + tc_below(&r, 30000);
-            else len = tc_below(&r, 2 * means[l] + 1);
-            off[s + 1] = off[s] + len;
-        }
+        size_t nseg;
+        size_t *off = segment_layout(&r, means[l], tc_below(&r, 100), &nseg);
         const size_t n = off[nseg] + tc_below(&r, 100);
         uint8_t *flags = (uint8_t *)tc_xmalloc(n + 1);
         memset(flags, 0, n + 1);

@@ -21,10 +21,6 @@
 static const pp_result_space spaces[2] = {PP_RESULT_HOST, PP_RESULT_CONTEXT};
 static const char *space_name(pp_result_space s) { return s == PP_RESULT_HOST ? "host" : "context"; }
 
-static int op_defined(pp_op op, pp_dtype t)
-{
-    return !(tc_is_float(t) && (op == PP_OP_AND || op == PP_OP_OR || op == PP_OP_XOR));
-}
 
 /* Reduce (in -> out, op) over every size of the list, both result spaces, against the
  * oracle grown incrementally over one array. */
@@ -64,7 +60,7 @@ static void reduce_dtype(void **state, pp_dtype t)
     tc_env *env = tc_envp(state);
     for (int k = 0; k < 7; ++k) {
         const pp_op op = tc_ops[k];
-        if (!op_defined(op, t)) continue;
+        if (!tc_op_defined(op, t)) continue;
         const tc_dist d = tc_dist_for(op, t);
         reduce_sizes(env, t, op, t, d, tc_is_float(t) && d == TC_PRODSAFE);
     }
@@ -78,14 +74,12 @@ static void t_reduce_u64(void **state) { reduce_dtype(state, PP_U64); }
 static void t_reduce_f32(void **state) { reduce_dtype(state, PP_F32); }
 static void t_reduce_f64(void **state) { reduce_dtype(state, PP_F64); }
 
-static const pp_dtype widenings[][2] = {
-    {PP_U8, PP_U32}, {PP_U8, PP_U64}, {PP_I32, PP_I64}, {PP_U32, PP_U64}, {PP_F32, PP_F64}};
 
 static void t_reduce_widening(void **state)
 {
     tc_env *env = tc_envp(state);
-    for (size_t w = 0; w < sizeof widenings / sizeof widenings[0]; ++w)
-        reduce_sizes(env, widenings[w][0], PP_OP_SUM, widenings[w][1], TC_RANDOM, 0);
+    for (size_t w = 0; w < TC_N_WIDENINGS; ++w)
+        reduce_sizes(env, tc_widenings[w][0], PP_OP_SUM, tc_widenings[w][1], TC_RANDOM, 0);
     /* u8 -> u32 must wrap modulo 2^32 only past 2^32 / 255 elements (test_big); here
      * the u8 -> u32 sum must not wrap at 2^8 and i32 -> i64 must not wrap at 2^32. */
 }
@@ -277,12 +271,12 @@ static void t_identity_empty(void **state)
         const pp_dtype in = tc_dtypes[ti];
         for (int oi = 0; oi < 7; ++oi) {
             const pp_op op = tc_ops[oi];
-            if (!op_defined(op, in)) continue;
+            if (!tc_op_defined(op, in)) continue;
             for (int ui = 0; ui < 7; ++ui) {
                 const pp_dtype out = tc_dtypes[ui];
                 int ok = out == in;
-                for (size_t w = 0; w < sizeof widenings / sizeof widenings[0]; ++w)
-                    ok |= op == PP_OP_SUM && widenings[w][0] == in && widenings[w][1] == out;
+                for (size_t w = 0; w < TC_N_WIDENINGS; ++w)
+                    ok |= op == PP_OP_SUM && tc_widenings[w][0] == in && tc_widenings[w][1] == out;
                 if (!ok) continue;
                 for (int s = 0; s < 2; ++s)
                     for (int withp = 0; withp < 2; ++withp) {
@@ -333,7 +327,7 @@ static void t_misaligned(void **state)
                 const unsigned char *hin = (const unsigned char *)host + off * es;
                 const pp_op ops[] = {PP_OP_SUM, PP_OP_MIN, PP_OP_MAX, PP_OP_XOR};
                 for (int k = 0; k < 4; ++k) {
-                    if (!op_defined(ops[k], t)) continue;
+                    if (!tc_op_defined(ops[k], t)) continue;
                     tc_red o;
                     tc_red_init(&o, ops[k], t, t);
                     tc_red_push(&o, hin, 0, n);
@@ -592,33 +586,16 @@ static void t_cpu_thread_count(void **state)
 
 /* ---- segmented reduce ---- */
 
-struct seg_combo {
-    pp_dtype in, out;
-    pp_op op;
-};
-
-/* Every (in, op, out) the API offers. */
-static size_t all_combos(struct seg_combo *c)
-{
-    size_t k = 0;
-    for (int ti = 0; ti < 7; ++ti)
-        for (int oi = 0; oi < 7; ++oi)
-            if (op_defined(tc_ops[oi], tc_dtypes[ti]))
-                c[k++] = (struct seg_combo){tc_dtypes[ti], tc_dtypes[ti], tc_ops[oi]};
-    for (size_t w = 0; w < sizeof widenings / sizeof widenings[0]; ++w)
-        c[k++] = (struct seg_combo){widenings[w][0], widenings[w][1], PP_OP_SUM};
-    return k;
-}
 
 /* A few combos that cover every accumulation kind, for the heavier layouts. */
-static const struct seg_combo some_combos[] = {
+static const tc_combo some_combos[] = {
     {PP_F32, PP_F32, PP_OP_SUM}, {PP_F32, PP_F64, PP_OP_SUM}, {PP_F64, PP_F64, PP_OP_SUM},
     {PP_I32, PP_I32, PP_OP_SUM}, {PP_U8, PP_U64, PP_OP_SUM},  {PP_U8, PP_U8, PP_OP_MAX},
     {PP_U64, PP_U64, PP_OP_MAX}, {PP_F64, PP_F64, PP_OP_MIN}, {PP_I64, PP_I64, PP_OP_XOR},
     {PP_F32, PP_F32, PP_OP_PROD}};
 
 /* Segmented reduce of host[0, n) with host offsets against per-segment oracles. */
-static void seg_check(tc_env *env, const void *host, size_t n, const struct seg_combo *c, const size_t *off,
+static void seg_check(tc_env *env, const void *host, size_t n, const tc_combo *c, const size_t *off,
                       size_t nseg, const char *layout)
 {
     const size_t es = tc_size(c->in), os = tc_size(c->out);
@@ -656,7 +633,7 @@ static size_t *make_offsets(size_t nseg, size_t (*len)(tc_rng *, size_t), tc_rng
     return off;
 }
 
-static void seg_layout(tc_env *env, const struct seg_combo *combos, size_t ncombos, const size_t *off, size_t nseg,
+static void seg_layout(tc_env *env, const tc_combo *combos, size_t ncombos, const size_t *off, size_t nseg,
                        size_t n, const char *layout)
 {
     for (size_t k = 0; k < ncombos; ++k) {
@@ -676,8 +653,8 @@ static size_t len_0_5(tc_rng *r, size_t s) { (void)s; return tc_below(r, 6); }
 static void t_seg_short(void **state)
 {
     tc_env *env = tc_envp(state);
-    struct seg_combo combos[64];
-    const size_t nc = all_combos(combos);
+    tc_combo combos[TC_MAX_COMBOS];
+    const size_t nc = tc_all_combos(combos);
     tc_rng r = tc_rng_for("seg short");
     size_t n;
     const size_t nseg = 20011;
@@ -706,8 +683,8 @@ static void t_seg_fixed(void **state)
         free(off);
     }
     /* Every combo at exactly 256. */
-    struct seg_combo combos[64];
-    const size_t nc = all_combos(combos);
+    tc_combo combos[TC_MAX_COMBOS];
+    const size_t nc = tc_all_combos(combos);
     fixed_len = 256;
     size_t n;
     size_t *off = make_offsets(1000, len_fixed, NULL, &n);
@@ -790,8 +767,8 @@ static void t_seg_edges(void **state)
         {100, 200, 300, 400, 500, 600, 700, 800, 900, 1000},      /* elements outside every segment */
         {SIZE_MAX, 0, SIZE_MAX, 5000, 4999, 4999, 0, 0, 0, 0},
     };
-    struct seg_combo combos[64];
-    const size_t nc = all_combos(combos);
+    tc_combo combos[TC_MAX_COMBOS];
+    const size_t nc = tc_all_combos(combos);
     for (size_t l = 0; l < sizeof offs / sizeof offs[0]; ++l) {
         char layout[48];
         snprintf(layout, sizeof layout, "edge layout %zu", l);
@@ -827,8 +804,8 @@ static void t_seg_empty_input(void **state)
 {
     tc_env *env = tc_envp(state);
     const size_t off[6] = {0, 0, 5, 3, SIZE_MAX, 1};
-    struct seg_combo combos[64];
-    const size_t nc = all_combos(combos);
+    tc_combo combos[TC_MAX_COMBOS];
+    const size_t nc = tc_all_combos(combos);
     for (size_t k = 0; k < nc; ++k) {
         _Alignas(16) unsigned char out[5 * 8 + 16];
         tc_case("%s: segmented %s %s->%s over n = 0, in NULL", pp_backend_name(env->backend), tc_oname(combos[k].op),

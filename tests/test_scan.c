@@ -21,33 +21,11 @@
 
 #define MAX_SIZES 32
 
-static int op_defined(pp_op op, pp_dtype t)
-{
-    return !(tc_is_float(t) && (op == PP_OP_AND || op == PP_OP_OR || op == PP_OP_XOR));
-}
 
-static const pp_dtype widenings[][2] = {
-    {PP_U8, PP_U32}, {PP_U8, PP_U64}, {PP_I32, PP_I64}, {PP_U32, PP_U64}, {PP_F32, PP_F64}};
 
-struct combo {
-    pp_dtype in, out;
-    pp_op op;
-};
-
-/* Every (in, op, out) the API offers. */
-static size_t all_combos(struct combo *c)
-{
-    size_t k = 0;
-    for (int ti = 0; ti < 7; ++ti)
-        for (int oi = 0; oi < 7; ++oi)
-            if (op_defined(tc_ops[oi], tc_dtypes[ti])) c[k++] = (struct combo){tc_dtypes[ti], tc_dtypes[ti], tc_ops[oi]};
-    for (size_t w = 0; w < sizeof widenings / sizeof widenings[0]; ++w)
-        c[k++] = (struct combo){widenings[w][0], widenings[w][1], PP_OP_SUM};
-    return k;
-}
 
 /* A few combos that cover every accumulation kind, for the heavier layouts. */
-static const struct combo some_combos[] = {
+static const tc_combo some_combos[] = {
     {PP_F32, PP_F32, PP_OP_SUM}, {PP_F32, PP_F64, PP_OP_SUM}, {PP_F64, PP_F64, PP_OP_SUM},
     {PP_I32, PP_I32, PP_OP_SUM}, {PP_U8, PP_U64, PP_OP_SUM},  {PP_U8, PP_U8, PP_OP_MAX},
     {PP_I64, PP_I64, PP_OP_MIN}, {PP_F64, PP_F64, PP_OP_MIN}, {PP_U32, PP_U32, PP_OP_XOR},
@@ -123,7 +101,7 @@ static void scan_dtype(void **state, pp_dtype t)
     tc_env *env = tc_envp(state);
     for (int k = 0; k < 7; ++k) {
         const pp_op op = tc_ops[k];
-        if (!op_defined(op, t)) continue;
+        if (!tc_op_defined(op, t)) continue;
         const tc_dist d = tc_dist_for(op, t);
         scan_sizes_check(env, t, op, t, d, tc_is_float(t) && d == TC_PRODSAFE);
     }
@@ -140,8 +118,8 @@ static void t_scan_f64(void **state) { scan_dtype(state, PP_F64); }
 static void t_scan_widening(void **state)
 {
     tc_env *env = tc_envp(state);
-    for (size_t w = 0; w < sizeof widenings / sizeof widenings[0]; ++w)
-        scan_sizes_check(env, widenings[w][0], PP_OP_SUM, widenings[w][1], TC_RANDOM, 0);
+    for (size_t w = 0; w < TC_N_WIDENINGS; ++w)
+        scan_sizes_check(env, tc_widenings[w][0], PP_OP_SUM, tc_widenings[w][1], TC_RANDOM, 0);
 }
 
 /* Sums of small integers are exact in every order: equality, not a bound. */
@@ -292,8 +270,8 @@ static void t_scan_empty(void **state)
     TC_OK(ctx, pp_memset(ctx, some, TC_SENTINEL, 256));
     const size_t off[3] = {0, 0, 0};
     size_t *doff = (size_t *)tc_upload(ctx, off, sizeof off);
-    struct combo c[64];
-    const size_t nc = all_combos(c);
+    tc_combo c[TC_MAX_COMBOS];
+    const size_t nc = tc_all_combos(c);
     for (size_t k = 0; k < nc; ++k)
         for (int p = 0; p < 2; ++p) {
             void *buf = p ? some : NULL;
@@ -352,7 +330,7 @@ static void t_scan_misaligned(void **state)
     tc_env *env = tc_envp(state);
     pp_context *ctx = env->ctx;
     static const size_t sizes[] = {1, 3, 17, 4097, 8192 * 3 + 5};
-    const struct combo combos[] = {{PP_F32, PP_F32, PP_OP_SUM}, {PP_U8, PP_U8, PP_OP_SUM}, {PP_U8, PP_U32, PP_OP_SUM},
+    const tc_combo combos[] = {{PP_F32, PP_F32, PP_OP_SUM}, {PP_U8, PP_U8, PP_OP_SUM}, {PP_U8, PP_U32, PP_OP_SUM},
                                    {PP_I32, PP_I64, PP_OP_SUM}, {PP_F64, PP_F64, PP_OP_MAX}, {PP_U64, PP_U64, PP_OP_XOR}};
     for (size_t c = 0; c < sizeof combos / sizeof combos[0]; ++c) {
         const size_t isz = tc_size(combos[c].in), osz = tc_size(combos[c].out), nmax = 8192 * 3 + 5 + 16;
@@ -438,7 +416,7 @@ static void t_cpu_thread_count(void **state)
     (void)tc_envp(state);
     static const int threads[] = {1, 2, 3, 4, 7};
     const size_t n = 5 * ((size_t)1 << 20) + 1;
-    const struct combo cases[] = {{PP_F32, PP_F32, PP_OP_SUM}, {PP_F64, PP_F64, PP_OP_SUM},
+    const tc_combo cases[] = {{PP_F32, PP_F32, PP_OP_SUM}, {PP_F64, PP_F64, PP_OP_SUM},
                                   {PP_F32, PP_F64, PP_OP_SUM}, {PP_F32, PP_F32, PP_OP_PROD}};
     tc_rng r = tc_rng_for("scan threads");
     uint8_t *flags = (uint8_t *)tc_xmalloc(n);
@@ -480,7 +458,7 @@ static void t_cpu_thread_count(void **state)
 /* ---- segmented by head flags ---- */
 
 /* One flag layout, for the given combos, inclusive and exclusive with an init. */
-static void flags_layout(tc_env *env, const struct combo *combos, size_t nc, const uint8_t *flags, size_t n,
+static void flags_layout(tc_env *env, const tc_combo *combos, size_t nc, const uint8_t *flags, size_t n,
                          const char *layout)
 {
     for (size_t k = 0; k < nc; ++k) {
@@ -514,8 +492,8 @@ static uint8_t *make_flags(tc_rng *r, size_t n, uint64_t one_in, uint8_t value, 
 static void t_seg_flags(void **state)
 {
     tc_env *env = tc_envp(state);
-    struct combo all[64];
-    const size_t nall = all_combos(all);
+    tc_combo all[TC_MAX_COMBOS];
+    const size_t nall = tc_all_combos(all);
     tc_rng r = tc_rng_for("scan flags layouts");
     uint8_t *f;
     /* Random lengths (mean 20), every combo. */
@@ -550,7 +528,7 @@ static void t_seg_flags(void **state)
 
 /* ---- segmented by offsets ---- */
 
-static void offsets_layout(tc_env *env, const struct combo *combos, size_t nc, const size_t *off, size_t nseg,
+static void offsets_layout(tc_env *env, const tc_combo *combos, size_t nc, const size_t *off, size_t nseg,
                            size_t n, const char *layout)
 {
     for (size_t k = 0; k < nc; ++k) {
@@ -584,8 +562,8 @@ static size_t *make_offsets(tc_rng *r, size_t nseg, size_t first, uint64_t bound
 static void t_seg_offsets(void **state)
 {
     tc_env *env = tc_envp(state);
-    struct combo all[64];
-    const size_t nall = all_combos(all);
+    tc_combo all[TC_MAX_COMBOS];
+    const size_t nall = tc_all_combos(all);
     tc_rng r = tc_rng_for("scan offsets layouts");
     /* Many short segments (lengths 0..5, so many empty ones), every combo. */
     size_t *off = make_offsets(&r, 20011, 0, 6);
