@@ -141,6 +141,12 @@ tc_env *tc_envp(void **state)
 
 pp_context *tc_ctx(void **state) { return tc_envp(state)->ctx; }
 
+int tc_thorough(void)
+{
+    const char *q = getenv("PP_TEST_QUICK");
+    return !(q && *q && strcmp(q, "0") != 0);
+}
+
 /* ---- dtypes ---- */
 
 const pp_dtype tc_dtypes[7] = {PP_U8, PP_I32, PP_U32, PP_I64, PP_U64, PP_F32, PP_F64};

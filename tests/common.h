@@ -90,6 +90,9 @@ tc_env *tc_envp(void **state);
 #define TC_HIP(f) {#f " [hip]", f, tc_setup, tc_teardown, &tc_env_hip}
 #define TC_BOTH(f) TC_CPU(f), TC_HIP(f)
 
+/* Whether the test run may do the slow parts (PP_TEST_QUICK unset or 0). */
+int tc_thorough(void);
+
 /* ---- dtypes --------------------------------------------------------------------------- */
 
 extern const pp_dtype tc_dtypes[7];
