@@ -313,6 +313,9 @@ static const hist_spec hist_rows[] = {
     RBI_ROW("hist_rbi_sum_4096", NULL),
     /* HIP: every strategy forced, per bin count (the chooser's thresholds come from these) */
     HIST_ROW("hist_even_256@shared_c32", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=32"),
+    HIST_ROW("hist_even_256@shared_c32_f64bins", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=32 PP_HIP_HIST_F64_BINS=1"),
+    HIST_ROW("hist_even_256@shared_c32_agg", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=32 PP_HIP_HIST_AGG=1"),
+    HIST_ROW("hist_even_256@shared_c32_agg_f64bins", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=32 PP_HIP_HIST_AGG=1 PP_HIP_HIST_F64_BINS=1"),
     HIST_ROW("hist_even_256@shared_c32_w2", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=32 PP_HIP_HIST_GRID_WAVES=2"),
     HIST_ROW("hist_even_256@shared_c8", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=8"),
     HIST_ROW("hist_even_256@shared_c1", PP_F32, 256, 0, 1, HS "shared PP_HIP_HIST_COPIES=1"),
@@ -323,6 +326,7 @@ static const hist_spec hist_rows[] = {
     HIST_ROW("hist_even_256_skew@global", PP_F32, 256, 1, 1, HS "global"),
     HIST_ROW("hist_even_4096@shared_c1", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_COPIES=1"),
     HIST_ROW("hist_even_4096@shared_c2", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_COPIES=2"),
+    HIST_ROW("hist_even_4096@shared_c2_f64bins", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_COPIES=2 PP_HIP_HIST_F64_BINS=1"),
     HIST_ROW("hist_even_4096@shared_c4", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_COPIES=4"),
     HIST_ROW("hist_even_4096@shared_c8", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_COPIES=8"),
     HIST_ROW("hist_even_4096@shared_r2048", PP_F32, 4096, 0, 1, HS "shared PP_HIP_HIST_RANGE_BINS=2048"),

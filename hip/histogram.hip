@@ -14,8 +14,9 @@
  *            c at b * C + c, lane l using copy l % C): with C = 32 the lanes of a 32-wide wave
  *            never share an address or a bank, whatever the data (a wave64 has lanes l and
  *            l + 32 on one copy: still exact, atomics; whether they conflict is unmeasured).
- *            Whatever the copies, a wave whose lanes all hold the same bin adds once (one
- *            atomic of the wave's width: the all-in-one-bin case). When the bins do not fit a block's shared memory, they are
+ *            With fewer than wave / 2 copies, a wave whose lanes all hold the same bin adds once
+ *            (one atomic of the wave's width: the all-in-one-bin case); with more, no lanes
+ *            but two meet on one counter anyway, and the check would cost more than it saves. When the bins do not fit a block's shared memory, they are
  *            split into ranges across blocks: grid (ranges, chunks), the range fastest, so
  *            the blocks reading the same samples run together and share them in L2; each
  *            block counts only its range (range histograms keep their slice of edges in
@@ -40,6 +41,8 @@
  *   PP_HIP_HIST_RANGE_BINS bins per block range (SHARED; per cluster block for CLUSTER)
  *   PP_HIP_HIST_CLUSTER    cluster size K (CLUSTER)
  *   PP_HIP_HIST_GRID_WAVES grid = this many waves of resident blocks (default 1)
+ *   PP_HIP_HIST_AGG        SHARED's whole-wave aggregation: 1 on, 2 off (default: chooser)
+ *   PP_HIP_HIST_F64_BINS   1: f32 samples binned in double arithmetic only
  *   PP_HIP_HIST_VERBOSE    1: print each new plan to stderr
  *   PP_HIP_RBI_STRATEGY    auto | shared | global     (reduce by index)
  *   PP_HIP_RBI_COPIES      copies of the partial outputs per block
@@ -127,6 +130,8 @@ struct hist_tuning {
     uint64_t range_bins; /* 0: chooser */
     uint32_t cluster;    /* 0: chooser */
     uint32_t grid_waves;
+    int agg;             /* SHARED's wave aggregation: 0 chooser, 1 on, 2 off */
+    int f64_bins;        /* 1: f32 samples binned in doubles only (pp_hist_bin_f32's float path off) */
     int verbose;
     hist_strategy rbi_strategy;
     uint32_t rbi_copies;
@@ -159,6 +164,9 @@ static hist_tuning read_tuning()
     t.cluster = (uint32_t)env_u64("PP_HIP_HIST_CLUSTER");
     t.grid_waves = (uint32_t)env_u64("PP_HIP_HIST_GRID_WAVES");
     if (t.grid_waves == 0 || t.grid_waves > 64) t.grid_waves = 1;
+    t.agg = (int)env_u64("PP_HIP_HIST_AGG");
+    if (t.agg > 2) t.agg = 0;
+    t.f64_bins = env_u64("PP_HIP_HIST_F64_BINS") != 0;
     t.verbose = env_u64("PP_HIP_HIST_VERBOSE") != 0;
     t.rbi_strategy = env_strategy("PP_HIP_RBI_STRATEGY");
     if (t.rbi_strategy != HS_SHARED && t.rbi_strategy != HS_GLOBAL) t.rbi_strategy = HS_AUTO;
@@ -343,7 +351,8 @@ template <bool Float> struct even_binner {
         uint32_t r0, R;
         template <typename T> PP_DEVICE uint32_t bin(T x) const
         {
-            if constexpr (Float) return pp_hist_bin_float((double)x, &p);
+            if constexpr (std::is_same<T, float>::value) return pp_hist_bin_f32(x, &p);
+            else if constexpr (Float) return pp_hist_bin_float((double)x, &p);
             else return pp_hist_bin_int((int64_t)x, &p);
         }
         template <typename T> PP_DEVICE uint32_t local(T x) const
@@ -394,7 +403,7 @@ struct range_binner {
 
 /* SHARED: grid (ranges, chunks). Block (x, y) counts bins [x range_bins, ...) of the samples
  * of tiles [y tpb, (y + 1) tpb), into 2^copies_log2 interleaved copies in shared memory. */
-template <typename T, typename Binner, typename Count>
+template <typename T, typename Binner, typename Count, bool Agg>
 __global__ PP_HIST_BOUNDS void hist_shared(samples16<T> s, Binner bn, uint32_t range_bins, uint32_t copies_log2,
                                                   uint64_t tpb, Count *__restrict__ counts)
 {
@@ -413,10 +422,17 @@ __global__ PP_HIST_BOUNDS void hist_shared(samples16<T> s, Binner bn, uint32_t r
     const uint64_t t0 = (uint64_t)blockIdx.y * tpb;
     const uint64_t t1 = t0 + tpb < s.ntiles ? t0 + tpb : s.ntiles;
     auto add = [&](uint32_t slot, uint32_t v) { atomicAdd(&table[(slot << copies_log2) | copy], v); };
-    wave_counter wc;
-    for_each_sample(s, t0, t1, blockIdx.y == 0, blockIdx.y == gridDim.y - 1,
-                    [&](T x, bool valid) { wc.count(valid ? view.local(x) : NOBIN, add); });
-    wc.flush(add);
+    if constexpr (Agg) {
+        wave_counter wc;
+        for_each_sample(s, t0, t1, blockIdx.y == 0, blockIdx.y == gridDim.y - 1,
+                        [&](T x, bool valid) { wc.count(valid ? view.local(x) : NOBIN, add); });
+        wc.flush(add);
+    } else { /* enough copies that a wave's lanes meet at most two to an address, whatever the data */
+        for_each_sample(s, t0, t1, blockIdx.y == 0, blockIdx.y == gridDim.y - 1, [&](T x, bool valid) {
+            const uint32_t slot = valid ? view.local(x) : NOBIN;
+            if (slot != NOBIN) add(slot, 1u);
+        });
+    }
     __syncthreads();
     for (uint32_t b = threadIdx.x; b < R; b += HB) {
         uint32_t sum = 0;
@@ -525,6 +541,7 @@ struct hist_plan {
     uint64_t chunks, tpb;
     size_t smem;
     int occupancy;
+    bool agg; /* SHARED: whole-wave aggregation */
 };
 
 /*
@@ -566,9 +583,10 @@ static void print_plan(const char *what, const hist_plan &p, const hist_tuning &
     char line[256];
     snprintf(line, sizeof line,
              "%s: %s, copies %u, range_bins %u x %u ranges, cluster %u (slice 2^%u), grid %llu chunks x %llu "
-             "tiles, smem %zu B, %d blocks/CU",
+             "tiles, smem %zu B, %d blocks/CU%s",
              what, hist_strategy_name[p.strategy], 1u << p.copies_log2, p.range_bins, p.ranges, p.cluster,
-             p.slice_log2, (unsigned long long)p.chunks, (unsigned long long)p.tpb, p.smem, p.occupancy);
+             p.slice_log2, (unsigned long long)p.chunks, (unsigned long long)p.tpb, p.smem, p.occupancy,
+             p.agg ? ", wave aggregation" : "");
     if (strcmp(line, last) != 0) {
         fprintf(stderr, "[parprim] histogram plan %s\n", line);
         snprintf(last, sizeof last, "%s", line);
@@ -609,7 +627,10 @@ pp_status run_shared(pp_context *ctx, const samples16<T> &s, uint64_t n, const B
     p.cluster = 0;
     p.slice_log2 = 0;
     p.smem = bytes(R, C);
-    auto kernel = hist_shared<T, Binner, Count>;
+    /* Whole-wave aggregation (wave_counter) only where all-in-one-bin data would put more than
+     * two lanes of a wave on one counter: fewer than wave / 2 copies. */
+    p.agg = tu.agg ? tu.agg == 1 : (C * 2 < (uint32_t)hs->wave);
+    auto kernel = p.agg ? hist_shared<T, Binner, Count, true> : hist_shared<T, Binner, Count, false>;
     pp_status st = allow_smem(ctx, kernel, p.smem);
     if (st != PP_OK) return st;
     p.occupancy = occupancy(kernel, p.smem);
@@ -808,6 +829,7 @@ pp_status hist_binner(pp_context *ctx, const pp_histogram_args *a, const hist_tu
     even_binner<Float> bn;
     memset(&bn, 0, sizeof bn);
     bn.p = a->even;
+    if (tu.f64_bins) bn.p.f32_fast = 0;
     return hist_count_type<T>(ctx, a, bn, tu);
 }
 
