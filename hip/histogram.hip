@@ -42,7 +42,8 @@
  *   PP_HIP_HIST_CLUSTER    cluster size K (CLUSTER)
  *   PP_HIP_HIST_GRID_WAVES grid = this many waves of resident blocks (default 1)
  *   PP_HIP_HIST_AGG        SHARED's whole-wave aggregation: 1 on, 2 off (default: chooser)
- *   PP_HIP_HIST_F64_BINS   1: f32 samples binned in double arithmetic only
+ *   PP_HIP_HIST_PIPELINE   0: a tile's loads all issued, then its samples counted (default 1:
+ *                          each vector's next load issued as soon as it is counted)
  *   PP_HIP_HIST_VERBOSE    1: print each new plan to stderr
  *   PP_HIP_RBI_STRATEGY    auto | shared | global     (reduce by index)
  *   PP_HIP_RBI_COPIES      copies of the partial outputs per block
@@ -131,7 +132,7 @@ struct hist_tuning {
     uint32_t cluster;    /* 0: chooser */
     uint32_t grid_waves;
     int agg;             /* SHARED's wave aggregation: 0 chooser, 1 on, 2 off */
-    int f64_bins;        /* 1: f32 samples binned in doubles only (pp_hist_bin_f32's float path off) */
+    uint32_t pipelined;  /* sample loads overlap counting (default 1) */
     int verbose;
     hist_strategy rbi_strategy;
     uint32_t rbi_copies;
@@ -166,7 +167,7 @@ static hist_tuning read_tuning()
     if (t.grid_waves == 0 || t.grid_waves > 64) t.grid_waves = 1;
     t.agg = (int)env_u64("PP_HIP_HIST_AGG");
     if (t.agg > 2) t.agg = 0;
-    t.f64_bins = env_u64("PP_HIP_HIST_F64_BINS") != 0;
+    t.pipelined = getenv("PP_HIP_HIST_PIPELINE") ? env_u64("PP_HIP_HIST_PIPELINE") != 0 : 1;
     t.verbose = env_u64("PP_HIP_HIST_VERBOSE") != 0;
     t.rbi_strategy = env_strategy("PP_HIP_RBI_STRATEGY");
     if (t.rbi_strategy != HS_SHARED && t.rbi_strategy != HS_GLOBAL) t.rbi_strategy = HS_AUTO;
@@ -246,6 +247,7 @@ template <typename T> struct samples16 {
     uint32_t nhead;
     const T *tail;
     uint32_t ntail;
+    uint32_t pipelined; /* for_each_sample: next tile's loads overlap this tile's counting */
 };
 
 template <typename T> samples16<T> cut_samples(const T *p, uint64_t n)
@@ -259,6 +261,7 @@ template <typename T> samples16<T> cut_samples(const T *p, uint64_t n)
     s.ntiles = (sp.nvec + HTILE - 1) / HTILE;
     s.tail = s.body + sp.nvec * (16 / sizeof(T));
     s.ntail = (uint32_t)sp.tail;
+    s.pipelined = 1;
     return s;
 }
 
@@ -271,20 +274,38 @@ template <typename T, typename F>
 PP_DEVICE void for_each_sample(const samples16<T> &s, uint64_t t0, uint64_t t1, bool first, bool last, F &&f)
 {
     constexpr int VEC = 16 / sizeof(T);
-    for (uint64_t t = t0; t < t1; ++t) {
-        const uint64_t v0 = t * HTILE + threadIdx.x;
-        pp_vec16 raw[HV];
-        bool ok[HV];
+    pp_vec16 raw[HV];
+    bool ok[HV];
+    auto load = [&](uint64_t t, int j) {
+        const uint64_t vi = t * HTILE + threadIdx.x + (uint64_t)j * HB;
+        ok[j] = vi < s.nvec;
+        raw[j] = ok[j] ? pp_load16_stream(s.body + vi * VEC) : pp_vec16{};
+    };
+    if (s.pipelined) {
+        /* Each vector's load for the next tile is issued as soon as the vector is consumed, so
+         * HV - 1 loads stay in flight while the samples are counted, in the same registers. */
+        if (t0 < t1) {
 #pragma unroll
-        for (int j = 0; j < HV; ++j) {
-            const uint64_t vi = v0 + (uint64_t)j * HB;
-            ok[j] = vi < s.nvec;
-            raw[j] = ok[j] ? pp_load16_stream(s.body + vi * VEC) : pp_vec16{};
+            for (int j = 0; j < HV; ++j) load(t0, j);
         }
+        for (uint64_t t = t0; t < t1; ++t) {
+            const bool more = t + 1 < t1;
 #pragma unroll
-        for (int j = 0; j < HV; ++j)
+            for (int j = 0; j < HV; ++j) {
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) f(pp_vec_elem<T>(raw[j], k), ok[j]);
+                for (int k = 0; k < VEC; ++k) f(pp_vec_elem<T>(raw[j], k), ok[j]);
+                if (more) load(t + 1, j);
+            }
+        }
+    } else {
+        for (uint64_t t = t0; t < t1; ++t) { /* all of a tile's loads, then all of its samples */
+#pragma unroll
+            for (int j = 0; j < HV; ++j) load(t, j);
+#pragma unroll
+            for (int j = 0; j < HV; ++j)
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) f(pp_vec_elem<T>(raw[j], k), ok[j]);
+        }
     }
     /* fewer than 16 head or tail elements, one per thread */
     if (first) {
@@ -351,8 +372,7 @@ template <bool Float> struct even_binner {
         uint32_t r0, R;
         template <typename T> PP_DEVICE uint32_t bin(T x) const
         {
-            if constexpr (std::is_same<T, float>::value) return pp_hist_bin_f32(x, &p);
-            else if constexpr (Float) return pp_hist_bin_float((double)x, &p);
+            if constexpr (Float) return pp_hist_bin_float((double)x, &p);
             else return pp_hist_bin_int((int64_t)x, &p);
         }
         template <typename T> PP_DEVICE uint32_t local(T x) const
@@ -774,7 +794,8 @@ pp_status hist_launch(pp_context *ctx, const pp_histogram_args *a, const Binner 
 {
     pp_hip_state *hs = pp_hip(ctx);
     const char *what = a->kind == PP_HIST_EVEN ? "pp_histogram_even" : "pp_histogram_range";
-    const samples16<T> s = cut_samples((const T *)a->samples, a->n);
+    samples16<T> s = cut_samples((const T *)a->samples, a->n);
+    s.pipelined = tu.pipelined;
     Count *counts = (Count *)a->counts;
     const uint32_t nbins = (uint32_t)a->nbins;
     const bool u8 = std::is_same<T, uint8_t>::value;
@@ -829,7 +850,6 @@ pp_status hist_binner(pp_context *ctx, const pp_histogram_args *a, const hist_tu
     even_binner<Float> bn;
     memset(&bn, 0, sizeof bn);
     bn.p = a->even;
-    if (tu.f64_bins) bn.p.f32_fast = 0;
     return hist_count_type<T>(ctx, a, bn, tu);
 }
 
