@@ -16,8 +16,10 @@
  *            l + 32 on one copy: still exact, atomics; whether they conflict is unmeasured).
  *            With fewer than wave / 2 copies, a wave whose lanes all hold the same bin adds once
  *            (one atomic of the wave's width: the all-in-one-bin case); with more, no lanes
- *            but two meet on one counter anyway, and the check would cost more than it saves. When the bins do not fit a block's shared memory, they are
- *            split into ranges across blocks: grid (ranges, chunks), the range fastest, so
+ *            but two meet on one counter anyway, and the check costs more than it saves
+ *            (H100, 256 bins, 32 copies: 369 us without it, 588-644 us with it). When the
+ *            bins do not fit a block's shared memory, they are split into as few ranges as
+ *            fit across blocks: grid (ranges, chunks), the range fastest, so
  *            the blocks reading the same samples run together and share them in L2; each
  *            block counts only its range (range histograms keep their slice of edges in
  *            shared memory beside the counters).
@@ -42,8 +44,6 @@
  *   PP_HIP_HIST_CLUSTER    cluster size K (CLUSTER)
  *   PP_HIP_HIST_GRID_WAVES grid = this many waves of resident blocks (default 1)
  *   PP_HIP_HIST_AGG        SHARED's whole-wave aggregation: 1 on, 2 off (default: chooser)
- *   PP_HIP_HIST_PIPELINE   0: a tile's loads all issued, then its samples counted (default 1:
- *                          each vector's next load issued as soon as it is counted)
  *   PP_HIP_HIST_VERBOSE    1: print each new plan to stderr
  *   PP_HIP_RBI_STRATEGY    auto | shared | global     (reduce by index)
  *   PP_HIP_RBI_COPIES      copies of the partial outputs per block
@@ -93,32 +93,35 @@ constexpr uint64_t MAX_BLOCK_SAMPLES = (uint64_t)1 << 31; /* u32 shared counters
 /* ======================= tuning ======================= */
 
 /*
- * The chooser's numbers. None has been measured yet: they are predictions from the
- * arithmetic in the comments (marked so). parprim-bench's rows hist_even_<bins>@<strategy>
- * (`--only hist` on the H100) time every strategy at every bin count next to the automatic
- * choice and CUB; the numbers here should be set from them (bench/NOTES.md keeps the runs).
+ * The chooser's numbers, measured on the H100 on 2026-11-23 (f32, n = 2^28, uniform; rows
+ * hist_even_<bins>@<strategy> of parprim-bench `--only hist`, bench/results/h100-hist-2026-11-23.txt)
+ * except where marked predicted. The runs are in bench/NOTES.md ("histogram").
  */
 struct hist_thresholds {
     /* n < sparse_ratio * nbins: GLOBAL. A SHARED block zeroes and merges its whole table, so
-     * with fewer samples than bins the atomics straight into the counts are fewer. (Predicted.) */
+     * with fewer samples than bins the atomics straight into the counts are fewer. (Predicted:
+     * the bench has no sparse row.) */
     double sparse_ratio;
-    /* Shared memory per block spent on copies of a small table: 32 KiB gives 32 copies of 256
-     * bins, 2 of 4096, and 4 such blocks of 512 threads fill an H100 SM's threads with
-     * 128 KiB of its 228 KiB. (Predicted.) */
+    /* Shared memory per block spent on copies of a small table. Measured: 256 bins with 32
+     * copies 369 us, with 8 or 1 copy 588 us (CUB 369 us); 4096 bins with 1, 2 or 4 copies
+     * within 1% (515-596 us over the runs), 8 copies (128 KiB, 1 block/SM) 915-966 us. */
     uint32_t copy_bytes;
-    /* Splitting bins across blocks: a range takes at most 1/this of an SM's shared memory, so
-     * that this many blocks (and their loads) are resident per SM. (Predicted: 2.) */
+    /* Splitting bins across blocks: a range takes at most 1/this of an SM's shared memory.
+     * Measured at 65536 bins: fewer ranges win although each block then fills the SM: 2 ranges
+     * of 32768 bins (1 block/SM) 1.437 ms, 3 of 21846 (2 blocks/SM) 1.670 ms, 4 of 16384
+     * 2.207-2.270 ms, 8 of 8192 4.38-5.84 ms. So 1: the largest range that fits a block. */
     uint32_t split_blocks_per_sm;
     /* At most this many ranges; more: GLOBAL. Each range re-reads (from L2) and re-bins every
-     * sample: 8 ranges of 28K bins (2^18 bins on the H100) cost about 8 reads of the data from
-     * L2 and 8x the bin arithmetic, predicted below the global atomics' ~2^28 L2 atomics.
-     * (Predicted.) */
+     * sample. Measured at 65536 bins: 4 ranges 2.27 ms, 8 ranges 4.44 ms, GLOBAL 3.89 ms; at
+     * 2^20 bins (19 ranges at the most per block) SHARED 19.0 ms, GLOBAL 3.16 ms. */
     uint32_t max_ranges;
-    /* Use CLUSTER automatically above this many bins (0: never; measured first). */
+    /* Use CLUSTER automatically above this many bins (0: never). Measured: never the fastest:
+     * 65536 bins K = 2 1.670 ms (SHARED 1.437 ms), 2^20 bins K = 16 3.81 ms (GLOBAL 3.16 ms);
+     * the all-in-one-bin rows are slower still (2^20: K = 16 1.78-2.04 ms, GLOBAL 0.50 ms). */
     uint64_t cluster_min_bins;
-    uint32_t cluster_size; /* default K for CLUSTER */
+    uint32_t cluster_size; /* default K for CLUSTER when forced: the fastest at 2^20 bins */
 };
-static const hist_thresholds hist_thr = {0.5, 32u << 10, 2, 8, 0, 16};
+static const hist_thresholds hist_thr = {0.5, 32u << 10, 1, 4, 0, 16};
 
 enum hist_strategy { HS_AUTO = 0, HS_SHARED, HS_GLOBAL, HS_CLUSTER, HS_U8 };
 const char *const hist_strategy_name[] = {"auto", "shared", "global", "cluster", "u8"};
@@ -132,7 +135,6 @@ struct hist_tuning {
     uint32_t cluster;    /* 0: chooser */
     uint32_t grid_waves;
     int agg;             /* SHARED's wave aggregation: 0 chooser, 1 on, 2 off */
-    uint32_t pipelined;  /* sample loads overlap counting (default 1) */
     int verbose;
     hist_strategy rbi_strategy;
     uint32_t rbi_copies;
@@ -167,7 +169,6 @@ static hist_tuning read_tuning()
     if (t.grid_waves == 0 || t.grid_waves > 64) t.grid_waves = 1;
     t.agg = (int)env_u64("PP_HIP_HIST_AGG");
     if (t.agg > 2) t.agg = 0;
-    t.pipelined = getenv("PP_HIP_HIST_PIPELINE") ? env_u64("PP_HIP_HIST_PIPELINE") != 0 : 1;
     t.verbose = env_u64("PP_HIP_HIST_VERBOSE") != 0;
     t.rbi_strategy = env_strategy("PP_HIP_RBI_STRATEGY");
     if (t.rbi_strategy != HS_SHARED && t.rbi_strategy != HS_GLOBAL) t.rbi_strategy = HS_AUTO;
@@ -247,7 +248,6 @@ template <typename T> struct samples16 {
     uint32_t nhead;
     const T *tail;
     uint32_t ntail;
-    uint32_t pipelined; /* for_each_sample: next tile's loads overlap this tile's counting */
 };
 
 template <typename T> samples16<T> cut_samples(const T *p, uint64_t n)
@@ -261,7 +261,6 @@ template <typename T> samples16<T> cut_samples(const T *p, uint64_t n)
     s.ntiles = (sp.nvec + HTILE - 1) / HTILE;
     s.tail = s.body + sp.nvec * (16 / sizeof(T));
     s.ntail = (uint32_t)sp.tail;
-    s.pipelined = 1;
     return s;
 }
 
@@ -273,39 +272,23 @@ template <typename T> samples16<T> cut_samples(const T *p, uint64_t n)
 template <typename T, typename F>
 PP_DEVICE void for_each_sample(const samples16<T> &s, uint64_t t0, uint64_t t1, bool first, bool last, F &&f)
 {
+    /* All of a tile's loads, then all of its samples. (Issuing each vector's load for the next
+     * tile as soon as the vector was counted measured 6-36% slower on the H100: bench/NOTES.md.) */
     constexpr int VEC = 16 / sizeof(T);
-    pp_vec16 raw[HV];
-    bool ok[HV];
-    auto load = [&](uint64_t t, int j) {
-        const uint64_t vi = t * HTILE + threadIdx.x + (uint64_t)j * HB;
-        ok[j] = vi < s.nvec;
-        raw[j] = ok[j] ? pp_load16_stream(s.body + vi * VEC) : pp_vec16{};
-    };
-    if (s.pipelined) {
-        /* Each vector's load for the next tile is issued as soon as the vector is consumed, so
-         * HV - 1 loads stay in flight while the samples are counted, in the same registers. */
-        if (t0 < t1) {
+    for (uint64_t t = t0; t < t1; ++t) {
+        const uint64_t v0 = t * HTILE + threadIdx.x;
+        pp_vec16 raw[HV];
+        bool ok[HV];
 #pragma unroll
-            for (int j = 0; j < HV; ++j) load(t0, j);
+        for (int j = 0; j < HV; ++j) {
+            const uint64_t vi = v0 + (uint64_t)j * HB;
+            ok[j] = vi < s.nvec;
+            raw[j] = ok[j] ? pp_load16_stream(s.body + vi * VEC) : pp_vec16{};
         }
-        for (uint64_t t = t0; t < t1; ++t) {
-            const bool more = t + 1 < t1;
 #pragma unroll
-            for (int j = 0; j < HV; ++j) {
+        for (int j = 0; j < HV; ++j)
 #pragma unroll
-                for (int k = 0; k < VEC; ++k) f(pp_vec_elem<T>(raw[j], k), ok[j]);
-                if (more) load(t + 1, j);
-            }
-        }
-    } else {
-        for (uint64_t t = t0; t < t1; ++t) { /* all of a tile's loads, then all of its samples */
-#pragma unroll
-            for (int j = 0; j < HV; ++j) load(t, j);
-#pragma unroll
-            for (int j = 0; j < HV; ++j)
-#pragma unroll
-                for (int k = 0; k < VEC; ++k) f(pp_vec_elem<T>(raw[j], k), ok[j]);
-        }
+            for (int k = 0; k < VEC; ++k) f(pp_vec_elem<T>(raw[j], k), ok[j]);
     }
     /* fewer than 16 head or tail elements, one per thread */
     if (first) {
@@ -794,8 +777,7 @@ pp_status hist_launch(pp_context *ctx, const pp_histogram_args *a, const Binner 
 {
     pp_hip_state *hs = pp_hip(ctx);
     const char *what = a->kind == PP_HIST_EVEN ? "pp_histogram_even" : "pp_histogram_range";
-    samples16<T> s = cut_samples((const T *)a->samples, a->n);
-    s.pipelined = tu.pipelined;
+    const samples16<T> s = cut_samples((const T *)a->samples, a->n);
     Count *counts = (Count *)a->counts;
     const uint32_t nbins = (uint32_t)a->nbins;
     const bool u8 = std::is_same<T, uint8_t>::value;
