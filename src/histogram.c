@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "histogram_bins.h"
 
 #define TRY(x)                                \
     do {                                      \
@@ -123,6 +124,7 @@ static pp_status even_params(pp_context *ctx, const char *fn, pp_dtype t, size_t
                             "%s: arguments 'lower' and 'upper' are too close for %zu bins (nbins / (upper - "
                             "lower) overflows)",
                             fn, nbins);
+        pp_hist_f32_params(p);
         return PP_OK;
     }
     /* Integer samples: exact arithmetic on whole-number bounds. */

@@ -77,6 +77,60 @@ PP_HD uint32_t pp_hist_bin_float(double x, const pp_hist_even *p)
 #endif
 }
 
+/*
+ * Parameters of pp_hist_bin_f32 (below), set by src/histogram.c from the others: the bin of an f32 sample x from float
+ * arithmetic, tf = x * fscale + foff (fused or not), wherever tf is farther than ferr from every
+ * integer. The bound, with u = 2^-24 and M = max(|lower|, |upper|), for x in [lower, upper):
+ * fscale and foff carry relative errors <= u (foff also the double product's 2^-53), the
+ * product and the sum (or the fused operation) add <= u |x| scale and <= u (nbins + 1), and
+ * the definition's own t (two double roundings) lies within 2^-52 (2 M scale + nbins) of the
+ * exact (x - lower) scale; so |tf - t| <= 3u (M scale + nbins + 1) < ferr = 4u (M scale + nbins + 1).
+ * Float underflow adds at most 2^-149 per operation, far below ferr >= 4u. Used only where ferr
+ * < 1/8 (nbins up to about 2^19 for a range around zero) and every float is finite and normal.
+ */
+PP_HD void pp_hist_f32_params(pp_hist_even *p)
+{
+    p->f32_fast = 0;
+    p->fscale = p->foff = p->ferr = 0.0f;
+    const double al = p->lower < 0 ? -p->lower : p->lower, au = p->upper < 0 ? -p->upper : p->upper;
+    const double M = al > au ? al : au;
+    const double s = p->scale, off = -p->lower * p->scale;
+    if (!(s >= 0x1p-100 && s <= 0x1p100 && M * s <= 0x1p100 && off <= 0x1p100 && off >= -0x1p100)) return;
+    const double err = 4 * 0x1p-24 * (M * s + (double)p->nbins + 1);
+    if (!(err < 0.125)) return;
+    p->fscale = (float)s;
+    p->foff = (float)off;
+    p->ferr = (float)(err * (1 + 0x1p-20)); /* rounded to float: never below err */
+    p->f32_fast = 1;
+}
+
+/*
+ * Bin of an f32 sample, the same as pp_hist_bin_float((double)x, p), mostly in float arithmetic:
+ * the scalar form of the CPU backend's vector loop for f32 samples (cpu/histogram.c, twice the
+ * lanes per vector of doubles). (Measured on the H100 and not used there: FP64 adds run at half
+ * the FP32 rate, and the fallback's divergence cost more than the floats saved.)
+ * The range test is exact on the float (flower / fupper). In range, tf estimates the
+ * definition's t within ferr (pp_hist_f32_params above proves the bound); where tf is more than ferr
+ * from every integer, floor(t) = floor(tf) (t >= 0 in range, so truncation is the floor). A
+ * tf within ferr of an integer (about 2 ferr of the samples, 2.5e-4 for 256 bins over [-1, 1))
+ * takes the double definition.
+ */
+PP_HD uint32_t pp_hist_bin_f32(float x, const pp_hist_even *p)
+{
+    const int in = (x >= p->flower) & (x < p->fupper); /* NaN fails both */
+    if (!p->f32_fast) return pp_hist_bin_float((double)x, p);
+    float t = x * p->fscale + p->foff;
+    t = in ? t : 0.0f; /* out of range: any finite value (the conversion below stays defined) */
+    const int32_t b = (int32_t)t; /* |t| <= nbins + 1 < 2^20 */
+    const float frac = t - (float)b; /* exact; negative for t in (-1, 0) */
+    if (!in) return PP_HIST_NOBIN;
+    if (frac > p->ferr && frac < 1.0f - p->ferr) {
+        const uint32_t top = p->nbins - 1;
+        return (uint32_t)b < top ? (uint32_t)b : top;
+    }
+    return pp_hist_bin_float((double)x, p);
+}
+
 /* Bin of an integer sample, or PP_HIST_NOBIN. */
 PP_HD uint32_t pp_hist_bin_int(int64_t x, const pp_hist_even *p)
 {

@@ -90,6 +90,10 @@ typedef struct pp_hist_even {
     double lower, upper, scale;
     float flower, fupper; /* the least floats >= lower and >= upper: for an f32 x,
                              lower <= x < upper  <=>  flower <= x < fupper (the CPU's f32 loop) */
+    /* f32 samples in float arithmetic (pp_hist_bin_f32): t ~ x * fscale + foff within ferr of
+     * the definition's t; f32_fast == 0 where that bound is not small (then doubles only) */
+    float fscale, foff, ferr;
+    uint32_t f32_fast;
     /* integer samples */
     int64_t ilower, iupper;
     uint64_t mul;       /* nbins / g */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "histogram_bins.h" /* src/: pp_hist_bin_f32, the GPU's f32 binning, tested on the host */
 
 #define NOBIN UINT32_MAX
 
@@ -819,6 +820,91 @@ static void t_rbi_empty(void **state)
     check_rbi(env, NULL, NULL, 0, PP_F32, PP_OP_MAX, v, 0, 1, "n = 0 and n_out = 0");
 }
 
+/* ---- the f32 binning of the GPU (pp_hist_bin_f32), on the host ---- */
+
+/* The least float >= x (x finite, in float range). */
+static float least_float_at_or_above(double x)
+{
+    float f = (float)x;
+    if ((double)f < x) f = nextafterf(f, INFINITY);
+    return f;
+}
+
+static uint32_t float_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static uint32_t bin_f32_checked(float x, const pp_hist_even *p, const char *what, unsigned long long *checked)
+{
+    const uint32_t fast = pp_hist_bin_f32(x, p), def = pp_hist_bin_float((double)x, p);
+    if (fast != def)
+        fail_msg("%s: f32 binning of %.9g (bits %08x) gives %u, the definition %u (%u bins over [%.17g, %.17g), "
+                 "scale %.9g, offset %.9g, err %.3g)",
+                 what, (double)x, (unsigned)float_bits(x), fast, def, p->nbins, p->lower, p->upper,
+                 (double)p->fscale, (double)p->foff, (double)p->ferr);
+    ++*checked;
+    return fast;
+}
+
+/*
+ * pp_hist_bin_f32 (float arithmetic, falling back to doubles near bin boundaries) must give
+ * the bin of the definition (pp_hist_bin_float on the double of the sample) for every f32
+ * sample. Checked for the bench's binnings, ranges off zero and random ones: random samples,
+ * and the floats within 8 ulps of every bin boundary (where a wrong error bound shows).
+ */
+static void t_f32_binning(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("f32 binning");
+    struct { double lo, hi; uint32_t nbins; } cfg[64] = {
+        {-1, 1, 256}, {-1, 1, 4096}, {-1, 1, 65536}, {-1, 1, 1u << 20}, {0, 1, 256}, {0, 256, 256},
+        {1000, 1001, 4096}, {-3.5, 1e6, 65536}, {0.1, 0.7, 3}, {-1e-30, 1e-30, 1000},
+    };
+    size_t ncfg = 10;
+    while (ncfg < sizeof cfg / sizeof cfg[0]) { /* random ranges and bin counts */
+        const double lo = (tc_unit(&r) - 0.5) * pow(10.0, (double)tc_below(&r, 9) - 3);
+        const double w = pow(10.0, (double)tc_below(&r, 13) - 6) * (0.5 + tc_unit(&r));
+        cfg[ncfg].lo = lo;
+        cfg[ncfg].hi = lo + w;
+        cfg[ncfg].nbins = 1u + (uint32_t)tc_below(&r, (uint64_t)1 << (1 + tc_below(&r, 20)));
+        ncfg++;
+    }
+    unsigned long long checked = 0, fast_cfgs = 0;
+    for (size_t c = 0; c < ncfg; c++) {
+        pp_hist_even p;
+        memset(&p, 0, sizeof p);
+        p.nbins = cfg[c].nbins;
+        p.lower = cfg[c].lo;
+        p.upper = cfg[c].hi;
+        p.scale = (double)p.nbins / (p.upper - p.lower);
+        p.flower = least_float_at_or_above(p.lower);
+        p.fupper = least_float_at_or_above(p.upper);
+        pp_hist_f32_params(&p);
+        fast_cfgs += p.f32_fast;
+        char what[96];
+        snprintf(what, sizeof what, "config %zu", c);
+        for (int i = 0; i < 20000; i++) { /* random samples, a few outside the range */
+            const double x = p.lower + (tc_unit(&r) * 1.1 - 0.05) * (p.upper - p.lower);
+            bin_f32_checked((float)x, &p, what, &checked);
+        }
+        const uint32_t step = p.nbins > 4096 ? p.nbins / 4096 : 1; /* boundaries: all, or 4096 of them */
+        for (uint64_t b = 0; b <= p.nbins; b += step) {
+            const float e = (float)(p.lower + (double)b / p.scale);
+            float lo = e, hi = e;
+            for (int k = 0; k < 8; k++) lo = nextafterf(lo, -INFINITY), hi = nextafterf(hi, INFINITY);
+            for (float x = lo; x <= hi; x = nextafterf(x, INFINITY)) bin_f32_checked(x, &p, what, &checked);
+        }
+        const float special[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, p.flower, p.fupper, 1e-45f, -1e-45f};
+        for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) bin_f32_checked(special[i], &p, what, &checked);
+    }
+    print_message("f32 binning: %llu samples over %zu binnings (%llu with the float path) agree with the definition\n",
+                  checked, ncfg, fast_cfgs);
+    assert_true(fast_cfgs >= 8); /* the float path is in fact exercised */
+}
+
 int main(void)
 {
     tc_init("test_histogram");
@@ -827,6 +913,7 @@ int main(void)
         TC_BOTH(t_even_many_bins),
         TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_HIP(t_hip_strategies),
         TC_BOTH(t_rbi),          TC_BOTH(t_rbi_special),  TC_BOTH(t_rbi_empty),    TC_HIP(t_hip_rbi_strategies),
+        cmocka_unit_test(t_f32_binning),
     };
     return cmocka_run_group_tests_name("histogram", tests, NULL, NULL);
 }
