@@ -4,18 +4,31 @@
 # Run on the lent H100 from the repository root:  bash bench/run_h100.sh  (after
 # `source .gpu/prep.sh`). Logs go to $OUT (or /tmp/h100-out). Env: SKIP_BIG=1, SKIP_SAN=1,
 # SKIP_CTEST=1, BENCH_ARGS="...", SAN_TESTS="test_scan ...", SAN_FILTER=cmocka-pattern, SAN_TIMEOUT=seconds,
-# SAN_PAR=1 (the three tools at once), SWEEP=1 (reduce grid-size sweep through PP_HIP_REDUCE_GRID_WAVES).
+# SAN_PAR=1 (the three tools at once), SAN_CASES="pattern ..." (one sanitizer process per cmocka
+# pattern, side by side; e.g. for test_histogram: "t_even* t_u8* t_range* t_hip_strategies_shared*
+# t_hip_strategies_global* t_hip_strategies_cluster* t_hip_strategies_u8_auto* *rbi*"), SWEEP=1 (reduce grid-size sweep through PP_HIP_REDUCE_GRID_WAVES).
 set -uo pipefail
 OUT="${OUT:-/tmp/h100-out}"; mkdir -p "$OUT"
 B=/tmp/b
 t0=$(date +%s)
+san_one() {  # tool, test, cmocka filter, log name
+    PP_TEST_FILTER="$3" timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool $1 --error-exitcode 9 \
+        $B/tests/$2 >"$OUT/$4.full" 2>&1
+    echo "compute-sanitizer $1 $2 [$3] rc=$? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$4.full" | tail -1)"
+    { head -c 20000 "$OUT/$4.full"; echo ...; tail -c 20000 "$OUT/$4.full"; } >"$OUT/$4.txt"
+    rm -f "$OUT/$4.full"
+}
 san_tool() {  # one compute-sanitizer tool over the GPU cases of each test in SAN_TESTS
     for t in ${SAN_TESTS:-test_reduce test_scan test_parity}; do
-        PP_TEST_FILTER="${SAN_FILTER:-*hip*}" timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool $1 --error-exitcode 9 \
-            $B/tests/$t >"$OUT/san_$1_$t.full" 2>&1
-        echo "compute-sanitizer $1 $t rc=$? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$1_$t.full" | tail -1)"
-        { head -c 20000 "$OUT/san_$1_$t.full"; echo ...; tail -c 20000 "$OUT/san_$1_$t.full"; } >"$OUT/san_$1_$t.txt"
-        rm -f "$OUT/san_$1_$t.full"
+        if [ -n "${SAN_CASES:-}" ]; then  # one process per cmocka pattern, side by side
+            k=0
+            set -f  # the patterns are cmocka's, not the shell's
+            for f in $SAN_CASES; do k=$((k + 1)); san_one $1 $t "$f" "san_$1_${t}_$k" & done
+            set +f
+            wait
+        else
+            san_one $1 $t "${SAN_FILTER:-*hip*}" "san_$1_$t"
+        fi
     done
 }
 cmake -S . -B $B -G Ninja -DPP_HIP=NVIDIA -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/build.txt" 2>&1 &&

@@ -486,9 +486,10 @@ static void set_tuning(const char *strategy, const char *copies, const char *ran
 
 /* HIP: the same checks under each strategy (an unavailable one, e.g. clusters off sm_90,
  * falls back to the automatic choice, which is then checked again). */
-static void t_hip_strategies(void **state)
+/* Every strategy forced in turn (configs[first, last)): split into four cmocka cases so that
+ * compute-sanitizer can take them in parallel processes (PP_TEST_FILTER). */
+static void hip_strategies(tc_env *env, size_t first, size_t last)
 {
-    tc_env *env = tc_envp(state);
     static const char *const configs[][4] = {
         {"shared", NULL, NULL, NULL},   {"shared", "1", NULL, NULL},    {"shared", "32", NULL, NULL},
         {"shared", "4", "1000", NULL},  {"shared", NULL, "257", NULL},   {"global", NULL, NULL, NULL},
@@ -499,7 +500,8 @@ static void t_hip_strategies(void **state)
     tc_rng r = tc_rng_for("strategies");
     const size_t n = 300007;
     void *host = tc_xmalloc(n * 8);
-    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; ++c) {
+    if (last > sizeof configs / sizeof configs[0]) last = sizeof configs / sizeof configs[0];
+    for (size_t c = first; c < last; ++c) {
         set_tuning(configs[c][0], configs[c][1], configs[c][2], configs[c][3]);
         static const size_t nbs[] = {1, 255, 256, 4096, 65536, (size_t)1 << 20};
         for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi) {
@@ -537,6 +539,10 @@ static void t_hip_strategies(void **state)
     set_tuning(NULL, NULL, NULL, NULL);
     free(host);
 }
+static void t_hip_strategies_shared(void **state) { hip_strategies(tc_envp(state), 0, 5); }
+static void t_hip_strategies_global(void **state) { hip_strategies(tc_envp(state), 5, 6); }
+static void t_hip_strategies_cluster(void **state) { hip_strategies(tc_envp(state), 6, 11); }
+static void t_hip_strategies_u8_auto(void **state) { hip_strategies(tc_envp(state), 11, 13); }
 
 /* ---- reduce by index ---- */
 
@@ -911,7 +917,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         TC_BOTH(t_even_f32),     TC_BOTH(t_even_f64),     TC_BOTH(t_even_special), TC_BOTH(t_even_sizes),
         TC_BOTH(t_even_many_bins),
-        TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_HIP(t_hip_strategies),
+        TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_HIP(t_hip_strategies_shared), TC_HIP(t_hip_strategies_global),
+        TC_HIP(t_hip_strategies_cluster), TC_HIP(t_hip_strategies_u8_auto),
         TC_BOTH(t_rbi),          TC_BOTH(t_rbi_special),  TC_BOTH(t_rbi_empty),    TC_HIP(t_hip_rbi_strategies),
         cmocka_unit_test(t_f32_binning),
     };
