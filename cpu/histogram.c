@@ -184,7 +184,9 @@ static void even_f32(const binner *bn, const void *s, size_t b, size_t len, uint
     size_t i = 0;
     for (; i + 16 <= len; i += 16) {
         pp_v16f v;
-        __builtin_prefetch(x + i + PF_AHEAD); /* the hardware prefetcher idles while a block is counted */
+        /* the hardware prefetcher idles while a block is counted; the address as an integer,
+         * since it may lie past the array (a prefetch never faults) */
+        __builtin_prefetch((const void *)((uintptr_t)(x + i) + PF_AHEAD * sizeof(float)));
         memcpy(&v, x + i, sizeof v);
         const pp_v16f t = v * sc + off;
         const pp_v16f y = t + vmagic;
