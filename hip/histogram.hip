@@ -113,7 +113,7 @@ struct hist_thresholds {
     uint32_t split_blocks_per_sm;
     /* At most this many ranges; more: GLOBAL. Each range re-reads (from L2) and re-bins every
      * sample. Measured at 65536 bins: 4 ranges 2.27 ms, 8 ranges 4.44 ms, GLOBAL 3.89 ms; at
-     * 2^20 bins (19 ranges at the most per block) SHARED 19.0 ms, GLOBAL 3.16 ms. */
+     * 2^20 bins (19 ranges of 55189 bins) SHARED 14.2-21.3 ms, GLOBAL 3.16 ms. */
     uint32_t max_ranges;
     /* Use CLUSTER automatically above this many bins (0: never). Measured: never the fastest:
      * 65536 bins K = 2 1.670 ms (SHARED 1.437 ms), 2^20 bins K = 16 3.81 ms (GLOBAL 3.16 ms);
@@ -273,7 +273,7 @@ template <typename T, typename F>
 PP_DEVICE void for_each_sample(const samples16<T> &s, uint64_t t0, uint64_t t1, bool first, bool last, F &&f)
 {
     /* All of a tile's loads, then all of its samples. (Issuing each vector's load for the next
-     * tile as soon as the vector was counted measured 6-36% slower on the H100: bench/NOTES.md.) */
+     * tile as soon as the vector was counted measured 8-36% slower on the H100: bench/NOTES.md.) */
     constexpr int VEC = 16 / sizeof(T);
     for (uint64_t t = t0; t < t1; ++t) {
         const uint64_t v0 = t * HTILE + threadIdx.x;
