@@ -131,6 +131,19 @@ static void even_f32_double(const binner *bn, const void *s, size_t b, size_t le
     }
 }
 
+/* The float form only where the redone lanes are few: a block with any near lane scans its
+ * 256 lanes (~1 cycle each), so the fraction of such blocks, about 512 ferr, must stay small:
+ * ferr <= 2^-12, about 600 bins over [-1, 1) (256 bins: ferr 9.2e-5, 5% of blocks). Measured,
+ * one thread, 2^26 samples, min of 5: 4096 bins (ferr 1.5e-3, 77% of blocks) 44-45 ms in
+ * doubles, 54-76 ms in floats; 65536 bins (ferr 0.023) 72-88 ms in doubles, 100-106 in floats. */
+#define F32_MAX_ERR (1.0f / 4096)
+#ifndef PF_AHEAD
+#define PF_AHEAD 2048 /* samples: 8 KiB ahead */
+#endif
+typedef float pp_v16f __attribute__((vector_size(64)));
+typedef int32_t pp_v16i __attribute__((vector_size(64)));
+typedef uint32_t pp_v16u __attribute__((vector_size(64)));
+
 /*
  * f32 samples where pp_hist_f32_params allows (f32_fast): the bins in float arithmetic, 16
  * samples a vector (gcc's vector extensions: one AVX-512 register, two AVX2 ones or four SSE2
@@ -148,19 +161,6 @@ static void even_f32_double(const binner *bn, const void *s, size_t b, size_t le
  * also outside. So every bin is the definition's (test_histogram's t_f32_binning checks the
  * scalar form; the CPU cases check this one against the oracle).
  */
-/* The float form only where the redone lanes are few: a block with any near lane scans its
- * 256 lanes (~1 cycle each), so the fraction of such blocks, about 512 ferr, must stay small:
- * ferr <= 2^-12, about 600 bins over [-1, 1) (256 bins: ferr 9.2e-5, 5% of blocks). Measured,
- * one thread, 2^26 samples, min of 5: 4096 bins (ferr 1.5e-3, 77% of blocks) 44-45 ms in
- * doubles, 54-76 ms in floats; 65536 bins (ferr 0.023) 72-88 ms in doubles, 100-106 in floats. */
-#define F32_MAX_ERR (1.0f / 4096)
-#ifndef PF_AHEAD
-#define PF_AHEAD 2048 /* samples: 8 KiB ahead */
-#endif
-typedef float pp_v16f __attribute__((vector_size(64)));
-typedef int32_t pp_v16i __attribute__((vector_size(64)));
-typedef uint32_t pp_v16u __attribute__((vector_size(64)));
-
 PP_WIDE_CLONES
 static void even_f32(const binner *bn, const void *s, size_t b, size_t len, uint32_t *idx)
 {

@@ -82,19 +82,6 @@ static void divider_u64(uint64_t d, uint64_t *magic, uint32_t *shift)
     *shift = l;
 }
 
-/* The least float >= x (x finite): -FLT_MAX below it, +inf above FLT_MAX. */
-static float ceil_to_float(double x)
-{
-    float f = (float)x;
-    if ((double)f < x) { /* the next float up (no libm): one ulp along the bits */
-        uint32_t u;
-        memcpy(&u, &f, sizeof u);
-        u = (u & 0x80000000u) ? u - 1 : u + 1; /* -0.0 cannot occur: x would be below it */
-        memcpy(&f, &u, sizeof f);
-    }
-    return f;
-}
-
 #define TWO53 9007199254740992.0
 
 /* Bin parameters of pp_histogram_even, or a failure naming 'lower' or 'upper'. */
@@ -116,8 +103,8 @@ static pp_status even_params(pp_context *ctx, const char *fn, pp_dtype t, size_t
         if (!isfinite(width))
             return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
                             "%s: arguments 'lower' and 'upper' are too far apart (upper - lower overflows)", fn);
-        p->flower = ceil_to_float(lower);
-        p->fupper = ceil_to_float(upper);
+        p->flower = pp_hist_ceil_to_float(lower);
+        p->fupper = pp_hist_ceil_to_float(upper);
         p->scale = (double)nbins / width;
         if (!isfinite(p->scale) || !(p->scale > 0))
             return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,

@@ -77,6 +77,19 @@ PP_HD uint32_t pp_hist_bin_float(double x, const pp_hist_even *p)
 #endif
 }
 
+/* The least float >= x (x finite): -FLT_MAX below it, +inf above FLT_MAX (flower / fupper). */
+PP_HD float pp_hist_ceil_to_float(double x)
+{
+    union {
+        float f;
+        uint32_t u;
+    } c;
+    c.f = (float)x;
+    if ((double)c.f < x) /* the next float up (no libm): one ulp along the bits */
+        c.u = (c.u & 0x80000000u) ? c.u - 1 : c.u + 1; /* -0.0 cannot occur: x would be below it */
+    return c.f;
+}
+
 /*
  * Parameters of pp_hist_bin_f32 (below), set by src/histogram.c from the others: the bin of an f32 sample x from float
  * arithmetic, tf = x * fscale + foff (fused or not), wherever tf is farther than ferr from every

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "histogram_bins.h" /* src/: pp_hist_bin_f32, the GPU's f32 binning, tested on the host */
+#include "histogram_bins.h" /* src/: pp_hist_bin_f32, the CPU's f32 binning in float arithmetic */
 
 #define NOBIN UINT32_MAX
 
@@ -484,10 +484,10 @@ static void set_tuning(const char *strategy, const char *copies, const char *ran
 #undef SETV
 }
 
-/* HIP: the same checks under each strategy (an unavailable one, e.g. clusters off sm_90,
- * falls back to the automatic choice, which is then checked again). */
-/* Every strategy forced in turn (configs[first, last)): split into four cmocka cases so that
- * compute-sanitizer can take them in parallel processes (PP_TEST_FILTER). */
+/* HIP: the same checks under each strategy forced in turn, configs[first, last) (an
+ * unavailable one, e.g. clusters off sm_90, falls back to the automatic choice, which is then
+ * checked again); four cmocka cases below, so that compute-sanitizer can take them in
+ * parallel processes (PP_TEST_FILTER). */
 static void hip_strategies(tc_env *env, size_t first, size_t last)
 {
     static const char *const configs[][4] = {
@@ -826,15 +826,7 @@ static void t_rbi_empty(void **state)
     check_rbi(env, NULL, NULL, 0, PP_F32, PP_OP_MAX, v, 0, 1, "n = 0 and n_out = 0");
 }
 
-/* ---- the f32 binning of the GPU (pp_hist_bin_f32), on the host ---- */
-
-/* The least float >= x (x finite, in float range). */
-static float least_float_at_or_above(double x)
-{
-    float f = (float)x;
-    if ((double)f < x) f = nextafterf(f, INFINITY);
-    return f;
-}
+/* ---- the f32 binning in float arithmetic (pp_hist_bin_f32; the CPU's vector loop) ---- */
 
 static uint32_t float_bits(float x)
 {
@@ -886,8 +878,8 @@ static void t_f32_binning(void **state)
         p.lower = cfg[c].lo;
         p.upper = cfg[c].hi;
         p.scale = (double)p.nbins / (p.upper - p.lower);
-        p.flower = least_float_at_or_above(p.lower);
-        p.fupper = least_float_at_or_above(p.upper);
+        p.flower = pp_hist_ceil_to_float(p.lower);
+        p.fupper = pp_hist_ceil_to_float(p.upper);
         pp_hist_f32_params(&p);
         fast_cfgs += p.f32_fast;
         char what[96];
