@@ -3,7 +3,7 @@
 # there), the big test, parprim-bench with CUB, then compute-sanitizer on the GPU cases.
 # Run on the lent H100 from the repository root:  bash bench/run_h100.sh  (after
 # `source .gpu/prep.sh`). Logs go to $OUT (or /tmp/h100-out). Env: SKIP_BIG=1, SKIP_SAN=1,
-# SKIP_CTEST=1, BENCH_ARGS="...", SAN_TESTS="test_scan ...", SAN_FILTER=cmocka-pattern, SAN_TIMEOUT=seconds,
+# SKIP_CTEST=1, SKIP_BENCH=1, BENCH_ARGS="...", SAN_TOOLS="racecheck ...", SAN_TESTS="test_scan ...", SAN_FILTER=cmocka-pattern, SAN_TIMEOUT=seconds,
 # SAN_PAR=1 (the three tools at once), SAN_CASES="pattern ..." (one sanitizer process per cmocka
 # pattern, side by side; e.g. for test_histogram: "t_even* t_u8* t_range* t_hip_strategies_shared*
 # t_hip_strategies_global* t_hip_strategies_cluster* t_hip_strategies_u8_auto* *rbi*"), SWEEP=1 (reduce grid-size sweep through PP_HIP_REDUCE_GRID_WAVES).
@@ -48,12 +48,14 @@ if [ "${SWEEP:-0}" = 1 ]; then
         PP_HIP_REDUCE_GRID_WAVES=$w $B/bench/parprim-bench --backend hip --only reduce_sum --no-cub 2>&1 | grep -E "reduce_sum +f32 "
     done
 fi
-$B/bench/parprim-bench --backend hip ${BENCH_ARGS:-} --csv "$OUT/bench.csv" 2>&1 | tee "$OUT/bench.txt"
-echo "bench done: $(( $(date +%s) - t0 )) s"
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+    $B/bench/parprim-bench --backend hip ${BENCH_ARGS:-} --csv "$OUT/bench.csv" 2>&1 | tee "$OUT/bench.txt"
+    echo "bench done: $(( $(date +%s) - t0 )) s"
+fi
 # The sanitizers run after the bench (so they cannot disturb its timings), the three tools
 # side by side (SAN_PAR=1) or one after another; each log is cut to its first and last 20 KB.
 if [ "${SKIP_SAN:-0}" != 1 ]; then
-    for tool in memcheck racecheck synccheck; do
+    for tool in ${SAN_TOOLS:-memcheck racecheck synccheck}; do
         if [ "${SAN_PAR:-0}" = 1 ]; then san_tool $tool & else san_tool $tool; fi
     done
     wait
