@@ -5,7 +5,7 @@
  * Bins. Every sample's bin comes from src/histogram_bins.h, the arithmetic every backend
  * shares, so the counts are bitwise those of the HIP backend.
  *
- * Histograms (u32 / u64 counts). The samples are cut into one contiguous slice per thread; a
+ * Histograms (u32 / u64 counts). The threads claim chunks of CHUNK samples in turn; a
  * thread computes the bins of a block of BLK samples into a small index buffer (a loop that
  * vectorizes for float even bins), then increments its private table; the tables are summed
  * into the counts at the end (in parallel over the bins). Three layouts by the size of a
@@ -21,8 +21,8 @@
  *       MAX_PASSES ranges (or with fewer samples than nbins / 4) the threads increment the
  *       output counts directly with relaxed atomics (few collisions when the bins are that
  *       many).
- * Private counters are 32-bit: a thread counts at most ROUND samples before its table is
- * added to the counts, so none can overflow.
+ * Private counters are 32-bit: the threads count at most ROUND samples in all before the
+ * tables are added to the counts, so none can overflow.
  * u8 samples are first counted by value (256 counters, 4 sub-tables), whatever the binning;
  * the 256 value counts are then folded into the bins (bin of each value).
  *
@@ -53,7 +53,8 @@
 #define PRIVATE_TOTAL_BYTES ((size_t)64 << 20) /* all threads' tables together, at most */
 #define RBI_PRIVATE_BYTES ((size_t)4 << 20) /* reduce by index: private copies up to this */
 #define MAX_PASSES 16                             /* more bin ranges: atomics into the counts */
-#define ROUND ((size_t)1 << 31)                   /* samples per thread between table flushes */
+#define ROUND ((size_t)1 << 31)                   /* samples between table flushes (all threads) */
+#define CHUNK ((size_t)1 << 16)                   /* samples a thread claims at a time */
 #define PAR_MIN_SAMPLES ((size_t)1 << 16)         /* fewer samples: one thread */
 
 static inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
@@ -74,6 +75,8 @@ typedef struct binner {
     const uint32_t *first;
     uint32_t buckets;
     double inv;
+    /* even f32 samples: the float-vector form for this CPU (f32_vec_fn below), NULL: none */
+    size_t (*f32_vec)(const struct binner *, const float *, size_t, uint32_t *);
 } binner;
 
 static inline uint32_t rel(uint32_t bin, uint32_t r0, uint32_t rb)
@@ -140,73 +143,122 @@ static void even_f32_double(const binner *bn, const void *s, size_t b, size_t le
 #ifndef PF_AHEAD
 #define PF_AHEAD 2048 /* samples: 8 KiB ahead */
 #endif
-typedef float pp_v16f __attribute__((vector_size(64)));
-typedef int32_t pp_v16i __attribute__((vector_size(64)));
-typedef uint32_t pp_v16u __attribute__((vector_size(64)));
 
 /*
- * f32 samples where pp_hist_f32_params allows (f32_fast): the bins in float arithmetic, 16
- * samples a vector (gcc's vector extensions: one AVX-512 register, two AVX2 ones or four SSE2
- * ones, per clone), with no float comparison (gcc 12 turns vector float comparisons into
- * scalar code) and no float-to-int conversion:
+ * f32 samples where pp_hist_f32_params allows (f32_fast): the bins in float arithmetic, L
+ * samples a vector (gcc's vector extensions), with no float comparison (gcc 12 turns vector
+ * float comparisons into scalar code) and no float-to-int conversion:
  *   t = x * fscale + foff, pp_hist_bin_f32's estimate of the definition's t (within ferr);
  *   y = t + 1.5 * 2^23 rounds t to the nearest integer r, which is bits(y) - bits(1.5 * 2^23)
  *   for |t| < 2^22; d = t - (y - 1.5 * 2^23) = t - r is exact, in [-1/2, 1/2].
  * Where |d| > ferr no integer lies between t and the estimate, so floor(t) = r - (d < 0); the
  * lanes with |d| <= ferr (2 ferr of the samples: 1.8e-4 for 256 bins over [-1, 1); they
- * include t near 0 and near nbins, the range's ends) are marked and redone with the double
- * definition after the block. Out of range the estimate is < -ferr or > nbins + ferr, and r -
- * (d < 0) falls outside [0, nbins); for |t| >= 2^22, infinities and NaN the bit difference is
- * at least 2^22 > nbins (f32_fast implies nbins < 2^19) or, for negative y, wraps above 2^31:
- * also outside. So every bin is the definition's (test_histogram's t_f32_binning checks the
- * scalar form; the CPU cases check this one against the oracle).
+ * include t near 0 and near nbins, the range's ends) are found again after the block and
+ * redone with the double definition. Out of range the estimate is < -ferr or > nbins + ferr,
+ * and r - (d < 0) falls outside [0, nbins); for |t| >= 2^22, infinities and NaN the bit
+ * difference is at least 2^22 > nbins (f32_fast implies nbins < 2^19) or, for negative y,
+ * wraps above 2^31: also outside. So every bin is the definition's (test_histogram's
+ * t_f32_binning checks the scalar form; the CPU cases check this one against the oracle, at
+ * every vector width: t_even_f32_widths).
+ *
+ * The vector width is the machine's own, one function per width (gcc lowers a generic vector
+ * wider than the target's registers lane by lane: 16 lanes built for AVX2 ran 6x slower than
+ * for AVX-512 here), chosen per call (f32_vec_choose): 16 lanes with AVX-512 (x86-64-v4), 8
+ * with AVX2, else 4 (SSE2, NEON). Returns how many samples (a multiple of L) it binned.
  */
-PP_WIDE_CLONES
+#define EVEN_F32_VEC(NAME, ATTR, L)                                                                      \
+    ATTR static size_t NAME(const binner *bn, const float *x, size_t len, uint32_t *idx)                 \
+    {                                                                                                    \
+        typedef float vf __attribute__((vector_size(4 * L)));                                            \
+        typedef int32_t vi __attribute__((vector_size(4 * L)));                                          \
+        typedef uint32_t vu __attribute__((vector_size(4 * L)));                                         \
+        const pp_hist_even *pe = &bn->a->even;                                                           \
+        const float magic = 12582912.0f; /* 1.5 * 2^23 */                                                \
+        int32_t magic_bits, err_bits;                                                                    \
+        memcpy(&magic_bits, &magic, 4);                                                                  \
+        memcpy(&err_bits, &pe->ferr, 4);                                                                 \
+        const vf zf = {0};                                                                               \
+        const vi zi = {0};                                                                               \
+        const vf sc = zf + pe->fscale, off = zf + pe->foff, vmagic = zf + magic;                         \
+        const vi vmagic_bits = zi + magic_bits, abs_mask = zi + 0x7FFFFFFF;                              \
+        const vu r0 = (vu)zi + bn->r0, rb = (vu)zi + bn->rb;                                             \
+        /* |d| as bits (signed compares: no lane is negative), per lane the least of the block */     \
+        vi dmin = zi + 0x7FFFFFFF;                                                                       \
+        size_t i = 0;                                                                                    \
+        for (; i + L <= len; i += L) {                                                                   \
+            vf v;                                                                                        \
+            /* the hardware prefetcher idles while a block is counted; the address as an integer, \
+             * since it may lie past the array (a prefetch never faults) */                           \
+            if (i % 16 == 0) __builtin_prefetch((const void *)((uintptr_t)(x + i) + PF_AHEAD * sizeof(float))); \
+            memcpy(&v, x + i, sizeof v);                                                                 \
+            const vf t = v * sc + off, y = t + vmagic;                                                   \
+            const vi db = (vi)(t - (y - vmagic));                                                        \
+            const vu r = (vu)y - (vu)vmagic_bits; /* unsigned: wraps, defined */                         \
+            const vu k = r + (vu)(db >> 31) - r0; /* floor, relative to the pass */                      \
+            const vi in = (vi)(k < rb);                                                                  \
+            const vu out = (vu)(((vi)k & in) | ((vi)rb & ~in)); /* rel(): rb outside */                  \
+            memcpy(idx + i, &out, sizeof out);                                                           \
+            const vi ad = db & abs_mask, lt = ad < dmin;                                                 \
+            dmin = (ad & lt) | (dmin & ~lt); /* a vector min */                                          \
+        }                                                                                                \
+        int redo = 0;                                                                                    \
+        for (int j = 0; j < L; ++j) redo |= dmin[j] <= err_bits;                                         \
+        /* Rare (256 bins over [-1, 1): 1.8e-4 of the samples, in 4.5% of the blocks): the lanes \
+         * too near a bin boundary, found again vector by vector (the same operations, so the  \
+         * same d) and redone with the double definition. */                                          \
+        for (size_t c = 0; redo && c < i; c += L) {                                                      \
+            vf v;                                                                                        \
+            memcpy(&v, x + c, sizeof v);                                                                 \
+            const vf t = v * sc + off, y = t + vmagic;                                                   \
+            const vi near = ((vi)(t - (y - vmagic)) & abs_mask) <= err_bits;                             \
+            uint64_t w[L / 2];                                                                           \
+            memcpy(w, &near, sizeof w);                                                                  \
+            uint64_t any = 0;                                                                            \
+            for (int j = 0; j < L / 2; ++j) any |= w[j];                                                 \
+            if (!any) continue;                                                                          \
+            for (int j = 0; j < L; ++j)                                                                  \
+                if (near[j]) idx[c + j] = rel(pp_hist_bin_float((double)x[c + j], pe), bn->r0, bn->rb);  \
+        }                                                                                                \
+        return i;                                                                                        \
+    }
+
+typedef size_t (*f32_vec_fn)(const binner *, const float *, size_t, uint32_t *);
+EVEN_F32_VEC(even_f32_v4, , 4)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+EVEN_F32_VEC(even_f32_v8, __attribute__((target("avx2"))), 8)
+EVEN_F32_VEC(even_f32_v16, __attribute__((target("arch=x86-64-v4"))), 16)
+#define PP_F32_WIDTHS 1
+#endif
+
+/* The width for this call: the widest the CPU runs, or PP_CPU_HIST_LANES (4, 8, 16: the tests
+ * run every width the CPU has; a width it lacks is ignored). NULL: the double form. */
+static f32_vec_fn f32_vec_choose(const pp_histogram_args *a)
+{
+    if (a->kind != PP_HIST_EVEN || a->sample_type != PP_F32 || !a->even.f32_fast || a->even.ferr > F32_MAX_ERR)
+        return NULL;
+#ifdef PP_F32_WIDTHS
+    const int v16 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                    __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    const int v8 = __builtin_cpu_supports("avx2");
+    const char *want = getenv("PP_CPU_HIST_LANES");
+    const int lanes = want ? atoi(want) : 0;
+    if (lanes == 4) return even_f32_v4;
+    if (lanes == 8 && v8) return even_f32_v8;
+    if (v16 && lanes != 8) return even_f32_v16;
+    if (v8) return even_f32_v8;
+#endif
+    return even_f32_v4;
+}
+
 static void even_f32(const binner *bn, const void *s, size_t b, size_t len, uint32_t *idx)
 {
-    const pp_hist_even *pe = &bn->a->even;
-    if (!pe->f32_fast || pe->ferr > F32_MAX_ERR) {
+    if (!bn->f32_vec) {
         even_f32_double(bn, s, b, len, idx);
         return;
     }
-    const float magic = 12582912.0f; /* 1.5 * 2^23 */
-    int32_t magic_bits, err_bits;
-    memcpy(&magic_bits, &magic, 4);
-    memcpy(&err_bits, &pe->ferr, 4);
-    const pp_v16f zf = {0};
-    const pp_v16i zi = {0};
-    const pp_v16f sc = zf + pe->fscale, off = zf + pe->foff, vmagic = zf + magic;
-    const pp_v16i vmagic_bits = zi + magic_bits, verr_bits = zi + err_bits, abs_mask = zi + 0x7FFFFFFF;
-    const pp_v16u r0 = (pp_v16u)zi + bn->r0, rb = (pp_v16u)zi + bn->rb;
     const float *x = (const float *)s + b;
-    pp_v16i near[BLK / 16];
-    pp_v16i any = zi;
-    size_t i = 0;
-    for (; i + 16 <= len; i += 16) {
-        pp_v16f v;
-        /* the hardware prefetcher idles while a block is counted; the address as an integer,
-         * since it may lie past the array (a prefetch never faults) */
-        __builtin_prefetch((const void *)((uintptr_t)(x + i) + PF_AHEAD * sizeof(float)));
-        memcpy(&v, x + i, sizeof v);
-        const pp_v16f t = v * sc + off;
-        const pp_v16f y = t + vmagic;
-        const pp_v16f d = t - (y - vmagic);
-        const pp_v16i db = (pp_v16i)d;
-        const pp_v16u r = (pp_v16u)y - (pp_v16u)vmagic_bits; /* unsigned: wraps, defined */
-        const pp_v16u k = r + (pp_v16u)(db >> 31) - r0;      /* floor, relative to the pass */
-        const pp_v16i in = (pp_v16i)(k < rb);
-        const pp_v16u out = (pp_v16u)(((pp_v16i)k & in) | ((pp_v16i)rb & ~in)); /* rel(): rb outside */
-        memcpy(idx + i, &out, sizeof out);
-        near[i / 16] = (db & abs_mask) <= verr_bits;
-        any |= near[i / 16];
-    }
-    int redo = 0;
-    for (int j = 0; j < 16; ++j) redo |= any[j];
-    if (redo) /* rare: the lanes too near a bin boundary for the float estimate */
-        for (size_t c = 0; c < i / 16; ++c)
-            for (int j = 0; j < 16; ++j)
-                if (near[c][j]) idx[c * 16 + j] = rel(pp_hist_bin_float((double)x[c * 16 + j], pe), bn->r0, bn->rb);
-    for (; i < len; ++i) idx[i] = rel(pp_hist_bin_f32(x[i], pe), bn->r0, bn->rb);
+    size_t i = bn->f32_vec(bn, x, len, idx);
+    for (; i < len; ++i) idx[i] = rel(pp_hist_bin_f32(x[i], &bn->a->even), bn->r0, bn->rb);
 }
 
 BIN_BLOCK(, even_u8, uint8_t, pp_hist_bin_int((int64_t)x[i], &p))
@@ -415,23 +467,29 @@ static pp_status histogram_private(pp_context *ctx, const pp_histogram_args *a, 
     uint32_t *tables = NULL;
     pp_status st = pp__scratch(ctx, (size_t)threads * per_thread * sizeof(uint32_t), (void **)&tables);
     if (st != PP_OK) return st;
-    const size_t round = ROUND * (size_t)threads;
     if (n == 0) zero_counts(a->counts, a->count_type, nbins);
     for (size_t r0 = 0; r0 < nbins; r0 += range_bins) {
         const uint32_t rb = (uint32_t)min_sz(range_bins, nbins - r0);
         bn->r0 = (uint32_t)r0;
         bn->rb = rb;
-        for (size_t base = 0; base < n; base += round) {
-            const size_t m = min_sz(round, n - base);
+        /* A round is at most ROUND samples in all (so no 32-bit counter can overflow, however
+         * the chunks fall to the threads), claimed CHUNK samples at a time: on a shared or
+         * virtual machine a thread that loses its core for a while leaves its chunks to the
+         * others instead of holding up the whole call (a fixed split waits for the slowest). */
+        for (size_t base = 0; base < n; base += ROUND) {
+            const size_t m = min_sz(ROUND, n - base);
+            const long long chunks = (long long)((m + CHUNK - 1) / CHUNK);
             const int add = base > 0;
 #pragma omp parallel num_threads(threads)
             {
                 const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-                const size_t lo = base + m / (size_t)nt * (size_t)t + min_sz((size_t)t, m % (size_t)nt);
-                const size_t hi = lo + m / (size_t)nt + ((size_t)t < m % (size_t)nt);
                 uint32_t *mine = tables + (size_t)t * per_thread;
                 memset(mine, 0, per_thread * sizeof(uint32_t));
-                count_slice(bn, f, lo, hi, mine, stride, subs);
+#pragma omp for schedule(dynamic, 1) nowait
+                for (long long c = 0; c < chunks; ++c) {
+                    const size_t lo = base + (size_t)c * CHUNK;
+                    count_slice(bn, f, lo, lo + min_sz(CHUNK, base + m - lo), mine, stride, subs);
+                }
 #pragma omp barrier
                 /* Sum the tables into the counts, the bins split over the threads. */
 #pragma omp for schedule(static)
@@ -520,7 +578,7 @@ pp_status pp__cpu_histogram(pp_context *ctx, const pp_histogram_args *a)
         pp_status st = check_edges(ctx, a->edges, a->nbins);
         if (st != PP_OK) return st;
     }
-    binner bn = {a, pp_hist_pow2_floor((uint32_t)a->nbins), 0, (uint32_t)a->nbins, NULL, 0, 0.0};
+    binner bn = {a, pp_hist_pow2_floor((uint32_t)a->nbins), 0, (uint32_t)a->nbins, NULL, 0, 0.0, f32_vec_choose(a)};
     uint32_t *guide = a->kind == PP_HIST_RANGE && a->sample_type != PP_U8 ? range_guide(a, &bn) : NULL;
     pp_status st = histogram_dispatch(ctx, a, &bn);
     free(guide);

@@ -251,6 +251,44 @@ static void even_float(tc_env *env, pp_dtype st)
 static void t_even_f32(void **state) { even_float(tc_envp(state), PP_F32); }
 static void t_even_f64(void **state) { even_float(tc_envp(state), PP_F64); }
 
+/* CPU: the float-vector binning of f32 samples at each of its widths (PP_CPU_HIST_LANES: 4,
+ * 8, 16 lanes; cpu/histogram.c picks the widest the CPU runs, and ignores a width the CPU
+ * lacks), over the bin counts where that form applies (ferr <= 2^-12), with tails of every
+ * length below 16, misaligned starts and samples at and next to the bin edges. */
+static void t_even_f32_widths(void **state)
+{
+    tc_env *env = tc_envp(state);
+    static const char *const widths[] = {"4", "8", "16"};
+    static const size_t nbs[] = {1, 2, 255, 256, 257, 500};
+    static const double ranges[][2] = {{-1.0, 1.0}, {0.0, 1.0}, {-1000.5, 3.25e3}};
+    static const size_t sizes[] = {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 255, 256, 257, 4099};
+    tc_rng r = tc_rng_for("even f32 widths");
+    const size_t n = 100003;
+    void *host = tc_xmalloc(n * 4 + 64);
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    print_message("this CPU: avx2 %d, avx512f %d\n", __builtin_cpu_supports("avx2") != 0,
+                  __builtin_cpu_supports("avx512f") != 0);
+#endif
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; ++wi) {
+        setenv("PP_CPU_HIST_LANES", widths[wi], 1);
+        for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi)
+            for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ++ri) {
+                char what[96];
+                snprintf(what, sizeof what, "%s lanes, %zu bins over [%g, %g)", widths[wi], nbs[bi], ranges[ri][0],
+                         ranges[ri][1]);
+                const hspec h = {PP_F32, nbs[bi], 0, ranges[ri][0], ranges[ri][1], NULL, (bi + ri) & 1 ? PP_U64 : PP_U32};
+                fill_uniform(&r, host, n, PP_F32, h.lo, h.hi);
+                check_hist(env, host, n, &h, what);
+                fill_edges(&r, host, n, PP_F32, nbs[bi], h.lo, h.hi);
+                check_hist(env, host, n, &h, what);
+                for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+                    check_hist_off(env, host, sizes[si], &h, what, si % 5);
+            }
+    }
+    unsetenv("PP_CPU_HIST_LANES");
+    free(host);
+}
+
 /* NaN, infinities, zeros of both signs, subnormals, the bounds and their neighbours. */
 static void t_even_special(void **state)
 {
@@ -914,7 +952,7 @@ int main(void)
     tc_init("test_histogram");
     const struct CMUnitTest tests[] = {
         TC_BOTH(t_even_f32),     TC_BOTH(t_even_f64),     TC_BOTH(t_even_special), TC_BOTH(t_even_sizes),
-        TC_BOTH(t_even_many_bins),
+        TC_BOTH(t_even_many_bins), TC_CPU(t_even_f32_widths),
         TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_HIP(t_hip_strategies_shared), TC_HIP(t_hip_strategies_global),
         TC_HIP(t_hip_strategies_cluster), TC_HIP(t_hip_strategies_cluster_k2), TC_HIP(t_hip_strategies_cluster_k4),
         TC_HIP(t_hip_strategies_cluster_k8), TC_HIP(t_hip_strategies_cluster_k16), TC_HIP(t_hip_strategies_u8_auto),
