@@ -6,7 +6,9 @@
 # SKIP_CTEST=1, SKIP_BENCH=1, BENCH_ARGS="...", SAN_TOOLS="racecheck ...", SAN_TESTS="test_scan ...", SAN_FILTER=cmocka-pattern, SAN_TIMEOUT=seconds,
 # SAN_PAR=1 (the three tools at once), SAN_CASES="pattern ..." (one sanitizer process per cmocka
 # pattern, side by side; e.g. for test_histogram: "t_even* t_u8* t_range* t_hip_strategies_shared*
-# t_hip_strategies_global* t_hip_strategies_cluster* t_hip_strategies_u8_auto* *rbi*"), SWEEP=1 (reduce grid-size sweep through PP_HIP_REDUCE_GRID_WAVES).
+# t_hip_strategies_global* t_hip_strategies_cluster* t_hip_strategies_u8_auto* *rbi*"; racecheck of the
+# cluster cases alone: "t_hip_strategies_cluster?[hip] t_hip_strategies_cluster_big* t_hip_strategies_cluster_k16?[hip]
+# t_hip_strategies_cluster_k16_big*", ~300-600 s each), SWEEP=1 (reduce grid-size sweep through PP_HIP_REDUCE_GRID_WAVES).
 set -uo pipefail
 OUT="${OUT:-/tmp/h100-out}"; mkdir -p "$OUT"
 B=/tmp/b

@@ -526,7 +526,7 @@ static void set_tuning(const char *strategy, const char *copies, const char *ran
  * unavailable one, e.g. clusters off sm_90, falls back to the automatic choice, which is then
  * checked again); several cmocka cases below, so that compute-sanitizer can take them in
  * parallel processes (PP_TEST_FILTER). */
-static void hip_strategies(tc_env *env, size_t first, size_t last)
+static void hip_strategies_bins(tc_env *env, size_t first, size_t last, size_t nb_first, size_t nb_last)
 {
     static const char *const configs[][4] = {
         {"shared", NULL, NULL, NULL},   {"shared", "1", NULL, NULL},    {"shared", "32", NULL, NULL},
@@ -542,7 +542,7 @@ static void hip_strategies(tc_env *env, size_t first, size_t last)
     for (size_t c = first; c < last; ++c) {
         set_tuning(configs[c][0], configs[c][1], configs[c][2], configs[c][3]);
         static const size_t nbs[] = {1, 255, 256, 4096, 65536, (size_t)1 << 20};
-        for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi) {
+        for (size_t bi = nb_first; bi < nb_last && bi < sizeof nbs / sizeof nbs[0]; ++bi) {
             char what[128];
             snprintf(what, sizeof what, "strategy %s copies %s range_bins %s cluster %s", configs[c][0],
                      configs[c][1] ? configs[c][1] : "-", configs[c][2] ? configs[c][2] : "-",
@@ -577,15 +577,20 @@ static void hip_strategies(tc_env *env, size_t first, size_t last)
     set_tuning(NULL, NULL, NULL, NULL);
     free(host);
 }
+static void hip_strategies(tc_env *env, size_t first, size_t last) { hip_strategies_bins(env, first, last, 0, 6); }
 static void t_hip_strategies_shared(void **state) { hip_strategies(tc_envp(state), 0, 5); }
 static void t_hip_strategies_global(void **state) { hip_strategies(tc_envp(state), 5, 6); }
-/* The clusters one configuration per case: racecheck instruments every distributed-shared-memory
- * access, and the five together did not finish in 480 s under it. */
-static void t_hip_strategies_cluster(void **state) { hip_strategies(tc_envp(state), 6, 7); }
+/* The clusters one configuration per case, the slowest two also split by bin count (1 to
+ * 4096; 65536 and 2^20): racecheck instruments every distributed-shared-memory access; the
+ * five configurations together did not finish in 480 s under it, and alone the chooser's
+ * cluster size and 16 blocks per cluster did not finish in 575 s (2 to 8 blocks: 252-521 s). */
+static void t_hip_strategies_cluster(void **state) { hip_strategies_bins(tc_envp(state), 6, 7, 0, 4); }
+static void t_hip_strategies_cluster_big(void **state) { hip_strategies_bins(tc_envp(state), 6, 7, 4, 6); }
 static void t_hip_strategies_cluster_k2(void **state) { hip_strategies(tc_envp(state), 7, 8); }
 static void t_hip_strategies_cluster_k4(void **state) { hip_strategies(tc_envp(state), 8, 9); }
 static void t_hip_strategies_cluster_k8(void **state) { hip_strategies(tc_envp(state), 9, 10); }
-static void t_hip_strategies_cluster_k16(void **state) { hip_strategies(tc_envp(state), 10, 11); }
+static void t_hip_strategies_cluster_k16(void **state) { hip_strategies_bins(tc_envp(state), 10, 11, 0, 4); }
+static void t_hip_strategies_cluster_k16_big(void **state) { hip_strategies_bins(tc_envp(state), 10, 11, 4, 6); }
 static void t_hip_strategies_u8_auto(void **state) { hip_strategies(tc_envp(state), 11, 13); }
 
 /* ---- reduce by index ---- */
@@ -954,8 +959,9 @@ int main(void)
         TC_BOTH(t_even_f32),     TC_BOTH(t_even_f64),     TC_BOTH(t_even_special), TC_BOTH(t_even_sizes),
         TC_BOTH(t_even_many_bins), TC_CPU(t_even_f32_widths),
         TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_HIP(t_hip_strategies_shared), TC_HIP(t_hip_strategies_global),
-        TC_HIP(t_hip_strategies_cluster), TC_HIP(t_hip_strategies_cluster_k2), TC_HIP(t_hip_strategies_cluster_k4),
-        TC_HIP(t_hip_strategies_cluster_k8), TC_HIP(t_hip_strategies_cluster_k16), TC_HIP(t_hip_strategies_u8_auto),
+        TC_HIP(t_hip_strategies_cluster), TC_HIP(t_hip_strategies_cluster_big), TC_HIP(t_hip_strategies_cluster_k2),
+        TC_HIP(t_hip_strategies_cluster_k4), TC_HIP(t_hip_strategies_cluster_k8), TC_HIP(t_hip_strategies_cluster_k16),
+        TC_HIP(t_hip_strategies_cluster_k16_big), TC_HIP(t_hip_strategies_u8_auto),
         TC_BOTH(t_rbi),          TC_BOTH(t_rbi_special),  TC_BOTH(t_rbi_empty),    TC_HIP(t_hip_rbi_strategies),
         cmocka_unit_test(t_f32_binning),
     };
