@@ -55,10 +55,19 @@ constexpr int SCAN_WAVES = SCAN_BLOCK / PP_WAVE;
 #endif
 
 /* Elements per thread: 16 (4096 per tile) for 1-byte inputs and for 4-byte inputs with a
- * 4-byte accumulator; 8 when the input or the accumulator is 8 bytes wide (registers). */
+ * 4-byte accumulator; 8 when the input or the accumulator is 8 bytes wide (registers).
+ * SCAN_ITEMS4 and SCAN_WIDE_ITEMS override the last two for tuning builds
+ * (bench/sweep_scan_h100.sh): fewer, larger tiles mean fewer look-backs per byte, at the
+ * cost of registers (SCAN_MIN_BLOCKS must then allow fewer blocks). */
+#ifndef SCAN_ITEMS4
+#define SCAN_ITEMS4 16
+#endif
+#ifndef SCAN_WIDE_ITEMS
+#define SCAN_WIDE_ITEMS 8
+#endif
 template <typename In, typename A> constexpr int scan_items()
 {
-    return sizeof(In) == 1 ? 16 : (sizeof(In) == 8 || sizeof(A) == 8) ? 8 : 16;
+    return sizeof(In) == 1 ? 16 : (sizeof(In) == 8 || sizeof(A) == 8) ? SCAN_WIDE_ITEMS : SCAN_ITEMS4;
 }
 
 /* A scanned value: the accumulator and, for segmented scans, whether a segment starts

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# bench/sweep_scan_h100.sh -- one device call (after `source .gpu/prep.sh`): the scan's
+# occupancy / tile-size variants side by side. Builds the library and bench (no tests) once
+# per variant in parallel, runs the default build's scan rows with CUB, then every variant's
+# without. Variants: CMAKE_CUDA_FLAGS for hip/scan.hip's SCAN_MIN_BLOCKS (resident blocks
+# per SM the registers must allow), SCAN_ITEMS4 (elements per thread for 4-byte types) and
+# SCAN_WIDE_ITEMS (for 8-byte types);
+# VARIANTS="name:flag#flag ..." ("#" separates the flags of one variant).
+set -uo pipefail
+OUT="${OUT:-/tmp/h100-out}"; mkdir -p "$OUT"
+VARIANTS=${VARIANTS:-"mb4:-DSCAN_MIN_BLOCKS=4 i32mb2:-DSCAN_ITEMS4=32#-DSCAN_MIN_BLOCKS=2 i24mb3:-DSCAN_ITEMS4=24#-DSCAN_MIN_BLOCKS=3 wide16:-DSCAN_WIDE_ITEMS=16 wide16mb2:-DSCAN_WIDE_ITEMS=16#-DSCAN_MIN_BLOCKS=2"}
+build() {  # build DIR FLAGS
+    cmake -S . -B "$1" -G Ninja -DPP_HIP=NVIDIA -DCMAKE_CUDA_ARCHITECTURES=90 -DPP_BUILD_TESTS=OFF \
+        -DPP_RESOURCE_USAGE=ON "-DCMAKE_CUDA_FLAGS=${2//#/ }" >"$OUT/build_$(basename "$1").txt" 2>&1 &&
+        cmake --build "$1" -j6 >>"$OUT/build_$(basename "$1").txt" 2>&1 || echo "build $1 failed"
+}
+t0=$(date +%s)
+build /tmp/sw_default "" &
+for v in $VARIANTS; do build "/tmp/sw_${v%%:*}" "${v#*:}" & done
+wait
+echo "builds: $(( $(date +%s) - t0 )) s"
+regs() {  # registers and spills of the plain f32 / f64 sum kernels
+    grep -A3 -E "scan_tiles.*plain_policyI(ff|dd)9pp_op_sum.*Lb0E" "$1"/CMakeFiles/parprim_objects.dir/hip/scan.hip.o.resource-usage.txt 2>/dev/null |
+        grep -oE "Used [0-9]+ registers|[0-9]+ bytes spill stores" | paste -sd' ' -
+}
+echo "== default  $(regs /tmp/sw_default)"
+/tmp/sw_default/bench/parprim-bench --backend hip --only scan 2>&1 | grep -E "^(seg)?scan|^latency"
+for v in $VARIANTS; do
+    d="/tmp/sw_${v%%:*}"
+    echo "== ${v%%:*} (${v#*:})  $(regs "$d")"
+    [ -x "$d/bench/parprim-bench" ] && "$d/bench/parprim-bench" --backend hip --only scan --no-cub 2>&1 | grep -E "^(seg)?scan"
+done
+echo "total: $(( $(date +%s) - t0 )) s"
