@@ -10,7 +10,9 @@
  *             Blelloch up/down sweep does half the operations in twice the steps, and
  *             shuffles, not operations, are what costs here);
  *   block  -- the wave totals (at most W of them) scanned by wave 0 the same way;
- *   device -- a decoupled look-back whose combination order is a fixed binary tree.
+ *   device -- a decoupled look-back: for float accumulators one whose combination order is
+ *             a fixed binary tree (below); for integer accumulators the classic chain
+ *             (lookback_chain), as any association gives them the same bits.
  * The classic look-back (Merrill & Garland) adds predecessors' aggregates until it meets an
  * inclusive prefix, so the association of a float sum depends on timing. Here the prefix of
  * tile t is the fold, largest run first, of the aligned runs of tiles that the binary digits
@@ -177,6 +179,89 @@ PP_DEVICE typename SO::T lb_wait(typename lb_word<A>::type *st, uint64_t e, int 
     }
     const unsigned long long b = (lo & 0xFFFFFFFFull) | ((hi & 0xFFFFFFFFull) << 32);
     return SO::make(lb_value<A>(b), (uint32_t)(lo >> 32) & 1u);
+}
+
+/* lb_wait without the wait: whether entry e is ready, and its value in x if so. */
+template <typename SO, typename A>
+PP_DEVICE bool lb_try(typename lb_word<A>::type *st, uint64_t e, typename SO::T &x)
+{
+    volatile unsigned long long *p = reinterpret_cast<volatile unsigned long long *>(st + e);
+    const unsigned long long lo = p[0];
+    unsigned long long hi = 0;
+    if constexpr (!lb_word<A>::packed) hi = p[1];
+    if (!((lo >> 63) && (lb_word<A>::packed || (hi >> 63)))) return false;
+    const unsigned long long b = (lo & 0xFFFFFFFFull) | ((hi & 0xFFFFFFFFull) << 32);
+    x = SO::make(lb_value<A>(b), (uint32_t)(lo >> 32) & 1u);
+    return true;
+}
+
+/* Integer accumulators: the classic chained look-back (Merrill & Garland), which any
+ * association of an integer operator (wrapping sums and products, min, max, and, or, xor;
+ * the segmented operator over them) leaves bitwise the same, so the result is still the
+ * same every run. States: the tile aggregates at st[0, tiles), the inclusive prefixes at
+ * st[tiles, 2 tiles), each entry written once with its ready bits (lb_publish). Lanes 0..31
+ * of wave 0 read a window of the 32 tiles before `end`, each lane spinning until its tile
+ * has published its inclusive prefix or at least its aggregate; the nearest tile with an
+ * inclusive prefix closes the look-back, otherwise the window's aggregates are folded in and
+ * the window moves back. Unlike the tree, a tile waits only on the tiles just before it,
+ * which have usually finished their reduction already. */
+template <typename SO, typename A>
+PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t tiles, uint64_t t, typename SO::T agg,
+                                        int pause)
+{
+    using T = typename SO::T;
+    auto *aggs = st, *incl = st + tiles;
+    const unsigned lane = pp_lane_id();
+    if (t == 0) {
+        if (lane == 0) lb_publish<SO, A>(incl, 0, agg);
+        return SO::identity();
+    }
+    if (lane == 0) lb_publish<SO, A>(aggs, t, agg);
+    T p = SO::identity(); /* the fold of tiles [end, t), in tile order */
+    uint64_t end = t;
+    for (;;) {
+        const bool active = lane < (unsigned)LB_RADIX && (uint64_t)lane < end;
+        T v = SO::identity();
+        bool inclusive = false;
+        if (active) {
+            const uint64_t i = end - 1 - lane;
+            for (;;) {
+                if (lb_try<SO, A>(incl, i, v)) {
+                    inclusive = true;
+                    break;
+                }
+                if (lb_try<SO, A>(aggs, i, v)) break;
+                if (!(pause & 2)) pp_spin_pause();
+            }
+        }
+        const pp_lanemask_t m = pp_ballot(inclusive) & 0xFFFFFFFFull;
+        const unsigned stop = m ? (unsigned)(__ffsll((long long)m) - 1) : (unsigned)LB_RADIX;
+        if (lane > stop) v = SO::identity(); /* tiles before the nearest inclusive prefix */
+        /* Fold lanes 0..31, the higher lane (the earlier tile) on the left. */
+#pragma unroll
+        for (unsigned s = 1; s < (unsigned)LB_RADIX; s <<= 1) {
+            const T o = SO::shfl(v, (int)(lane + s < (unsigned)LB_RADIX ? lane + s : lane));
+            if (lane + s < (unsigned)LB_RADIX) v = SO::apply(o, v);
+        }
+        p = SO::apply(SO::shfl(v, 0), p);
+        /* Done at an inclusive prefix, at tile 0 (which publishes only that), or where a
+         * segment starts: nothing before it can change the prefix. */
+        if (m || end <= (uint64_t)LB_RADIX || p.f) break;
+        end -= LB_RADIX;
+    }
+    if (lane == 0) lb_publish<SO, A>(incl, t, SO::apply(p, agg));
+    return p;
+}
+
+/* Whether the scan of accumulator A takes the chained look-back (else the tree; a build
+ * with -DSCAN_TREE_INTEGERS keeps the tree for integers too, to compare the two). */
+template <typename A> constexpr bool scan_chain()
+{
+#ifdef SCAN_TREE_INTEGERS
+    return false;
+#else
+    return std::is_integral<A>::value;
+#endif
 }
 
 /* Canonical sums of aligned blocks of lanes: lane c (< 32) ends with the balanced binary
@@ -394,7 +479,8 @@ struct scan_params {
     uint64_t nseg;
     int exclusive;
     int vec_in, vec_out, vec_flags; /* 16-byte aligned pointers */
-    int exp;                        /* PP_HIP_SCAN_EXP: tuning experiments (1: no look-back) */
+    int exp; /* PP_HIP_SCAN_EXP: tuning experiments (1: no look-back, results wrong; 2: spin without
+                pause) */
 };
 
 template <typename P, typename Out, bool SEG>
@@ -490,9 +576,11 @@ __global__ __launch_bounds__(SCAN_BLOCK, SCAN_MIN_BLOCKS) void scan_tiles(const 
             pp_wave_sync();
             if (lane < (unsigned)SCAN_WAVES) wave_excl[lane] = ex;
             T p = SO::identity();
-            if (prm.tiles > 1 && !(prm.exp & 1))
-                p = lookback<SO, A>(reinterpret_cast<typename lb_word<A>::type *>(prm.state), prm.tiles, t, agg,
-                                    prm.exp);
+            auto *lb_state = reinterpret_cast<typename lb_word<A>::type *>(prm.state);
+            if (prm.tiles > 1 && !(prm.exp & 1)) {
+                if constexpr (scan_chain<A>()) p = lookback_chain<SO, A>(lb_state, prm.tiles, t, agg, prm.exp);
+                else p = lookback<SO, A>(lb_state, prm.tiles, t, agg, prm.exp);
+            }
             if (lane == 0) tile_prefix = p;
         }
         __syncthreads();
@@ -557,7 +645,9 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
 
     /* Scratch: [head flags (offsets form)] [ticket, 256 bytes] [tile states]. */
     const size_t flag_bytes = a->offsets ? pp_align256(n) : 0;
-    const size_t state_bytes = tiles > 1 ? 256 + pp_align256(lb_entries(tiles) * sizeof(typename lb_word<A>::type)) : 0;
+    /* the tree's nodes, or the chain's aggregates and inclusive prefixes */
+    const uint64_t entries = scan_chain<A>() ? 2 * tiles : lb_entries(tiles);
+    const size_t state_bytes = tiles > 1 ? 256 + pp_align256(entries * sizeof(typename lb_word<A>::type)) : 0;
     char *scratch = nullptr;
     if (flag_bytes + state_bytes > 0) {
         void *sp = nullptr;
