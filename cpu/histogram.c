@@ -35,6 +35,9 @@
  */
 #include <math.h>
 #include <omp.h>
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +45,9 @@
 #include "cpu.h"
 #include "histogram_bins.h"
 
+#ifndef BLK
 #define BLK 256 /* samples per block: bins computed (vectorized), then counted, while in L1 */
+#endif
 #define SUBS 4                                    /* interleaved sub-tables for small nbins */
 #define SUB_TABLE_BYTES ((size_t)16 << 10)        /* nbins up to this (x 4 bytes): SUBS tables */
 /* Largest private table (one per thread): 8 MiB, about a thread's share of a server's L3.
@@ -164,9 +169,10 @@ static void even_f32_double(const binner *bn, const void *s, size_t b, size_t le
  * The vector width is the machine's own, one function per width (gcc lowers a generic vector
  * wider than the target's registers lane by lane: 16 lanes built for AVX2 ran 6x slower than
  * for AVX-512 here), chosen per call (f32_vec_choose): 16 lanes with AVX-512 (x86-64-v4), 8
- * with AVX2, else 4 (SSE2, NEON). Returns how many samples (a multiple of L) it binned.
+ * with AVX2 and FMA, else 4 (SSE2, NEON). Returns how many samples (a multiple of L) it
+ * binned. MINU / MINS: lane-wise unsigned / signed minimum; FMA: t's multiply-add.
  */
-#define EVEN_F32_VEC(NAME, ATTR, L)                                                                      \
+#define EVEN_F32_VEC(NAME, ATTR, L, MINU, MINS, FMA)                                                    \
     ATTR static size_t NAME(const binner *bn, const float *x, size_t len, uint32_t *idx)                 \
     {                                                                                                    \
         typedef float vf __attribute__((vector_size(4 * L)));                                            \
@@ -191,15 +197,13 @@ static void even_f32_double(const binner *bn, const void *s, size_t b, size_t le
              * since it may lie past the array (a prefetch never faults) */                           \
             if (i % 16 == 0) __builtin_prefetch((const void *)((uintptr_t)(x + i) + PF_AHEAD * sizeof(float))); \
             memcpy(&v, x + i, sizeof v);                                                                 \
-            const vf t = v * sc + off, y = t + vmagic;                                                   \
+            const vf t = FMA(v, sc, off), y = t + vmagic;                                                   \
             const vi db = (vi)(t - (y - vmagic));                                                        \
             const vu r = (vu)y - (vu)vmagic_bits; /* unsigned: wraps, defined */                         \
             const vu k = r + (vu)(db >> 31) - r0; /* floor, relative to the pass */                      \
-            const vi in = (vi)(k < rb);                                                                  \
-            const vu out = (vu)(((vi)k & in) | ((vi)rb & ~in)); /* rel(): rb outside */                  \
+            const vu out = MINU(k, rb); /* rel(): rb outside */                                          \
             memcpy(idx + i, &out, sizeof out);                                                           \
-            const vi ad = db & abs_mask, lt = ad < dmin;                                                 \
-            dmin = (ad & lt) | (dmin & ~lt); /* a vector min */                                          \
+            dmin = MINS(db & abs_mask, dmin);                                                            \
         }                                                                                                \
         int redo = 0;                                                                                    \
         for (int j = 0; j < L; ++j) redo |= dmin[j] <= err_bits;                                         \
@@ -209,7 +213,7 @@ static void even_f32_double(const binner *bn, const void *s, size_t b, size_t le
         for (size_t c = 0; redo && c < i; c += L) {                                                      \
             vf v;                                                                                        \
             memcpy(&v, x + c, sizeof v);                                                                 \
-            const vf t = v * sc + off, y = t + vmagic;                                                   \
+            const vf t = FMA(v, sc, off), y = t + vmagic;                                                   \
             const vi near = ((vi)(t - (y - vmagic)) & abs_mask) <= err_bits;                             \
             uint64_t w[L / 2];                                                                           \
             memcpy(w, &near, sizeof w);                                                                  \
@@ -222,11 +226,24 @@ static void even_f32_double(const binner *bn, const void *s, size_t b, size_t le
         return i;                                                                                        \
     }
 
+/* Lane-wise minima: generic (a compare and a blend: SSE2 has no unsigned compare), and one
+ * instruction with AVX2 / AVX-512 (gcc does not turn the generic form into it). */
+#define MIN_GENERIC(A, B) (__typeof__(A))(((vi)(A) & (vi)((A) < (B))) | ((vi)(B) & ~(vi)((A) < (B))))
+/* t = x fscale + foff, fused where the CPU has FMA (the bound of pp_hist_f32_params holds
+ * fused or not; the main loop and the redo compute the same t, so they agree on the near
+ * lanes) */
+#define MULADD_GENERIC(V, S, O) ((V) * (S) + (O))
 typedef size_t (*f32_vec_fn)(const binner *, const float *, size_t, uint32_t *);
-EVEN_F32_VEC(even_f32_v4, , 4)
+EVEN_F32_VEC(even_f32_v4, , 4, MIN_GENERIC, MIN_GENERIC, MULADD_GENERIC)
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-EVEN_F32_VEC(even_f32_v8, __attribute__((target("avx2"))), 8)
-EVEN_F32_VEC(even_f32_v16, __attribute__((target("arch=x86-64-v4"))), 16)
+#define MINU8(A, B) (vu) _mm256_min_epu32((__m256i)(A), (__m256i)(B))
+#define MINS8(A, B) (vi) _mm256_min_epi32((__m256i)(A), (__m256i)(B))
+#define MINU16(A, B) (vu) _mm512_min_epu32((__m512i)(A), (__m512i)(B))
+#define MINS16(A, B) (vi) _mm512_min_epi32((__m512i)(A), (__m512i)(B))
+#define FMA8(V, S, O) (vf) _mm256_fmadd_ps((__m256)(V), (__m256)(S), (__m256)(O))
+#define FMA16(V, S, O) (vf) _mm512_fmadd_ps((__m512)(V), (__m512)(S), (__m512)(O))
+EVEN_F32_VEC(even_f32_v8, __attribute__((target("avx2,fma"))), 8, MINU8, MINS8, FMA8)
+EVEN_F32_VEC(even_f32_v16, __attribute__((target("arch=x86-64-v4"))), 16, MINU16, MINS16, FMA16)
 #define PP_F32_WIDTHS 1
 #endif
 
@@ -239,7 +256,7 @@ static f32_vec_fn f32_vec_choose(const pp_histogram_args *a)
 #ifdef PP_F32_WIDTHS
     const int v16 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                     __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-    const int v8 = __builtin_cpu_supports("avx2");
+    const int v8 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     const char *want = getenv("PP_CPU_HIST_LANES");
     const int lanes = want ? atoi(want) : 0;
     if (lanes == 4) return even_f32_v4;
