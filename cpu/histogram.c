@@ -481,6 +481,12 @@ static pp_status histogram_private(pp_context *ctx, const pp_histogram_args *a, 
     const int subs = (range_bins + 1) * 4 <= SUB_TABLE_BYTES ? SUBS : 1;
     const size_t stride = (range_bins + 1 + 15) & ~(size_t)15; /* 64-byte rows */
     const size_t per_thread = stride * (size_t)subs;
+    /* samples per round: ROUND, or fewer (a multiple of CHUNK) with PP_CPU_HIST_ROUND, so that
+     * the tests run many rounds (the counts added round after round) on small inputs */
+    size_t round = ROUND;
+    const char *want = getenv("PP_CPU_HIST_ROUND");
+    if (want && strtoull(want, NULL, 0) >= CHUNK && strtoull(want, NULL, 0) < ROUND)
+        round = (size_t)strtoull(want, NULL, 0) / CHUNK * CHUNK;
     uint32_t *tables = NULL;
     pp_status st = pp__scratch(ctx, (size_t)threads * per_thread * sizeof(uint32_t), (void **)&tables);
     if (st != PP_OK) return st;
@@ -493,8 +499,8 @@ static pp_status histogram_private(pp_context *ctx, const pp_histogram_args *a, 
          * the chunks fall to the threads), claimed CHUNK samples at a time: on a shared or
          * virtual machine a thread that loses its core for a while leaves its chunks to the
          * others instead of holding up the whole call (a fixed split waits for the slowest). */
-        for (size_t base = 0; base < n; base += ROUND) {
-            const size_t m = min_sz(ROUND, n - base);
+        for (size_t base = 0; base < n; base += round) {
+            const size_t m = min_sz(round, n - base);
             const long long chunks = (long long)((m + CHUNK - 1) / CHUNK);
             const int add = base > 0;
 #pragma omp parallel num_threads(threads)

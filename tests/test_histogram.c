@@ -289,6 +289,31 @@ static void t_even_f32_widths(void **state)
     free(host);
 }
 
+/* CPU: the private tables flushed into the counts round after round (PP_CPU_HIST_ROUND: a
+ * round of 2^16 samples instead of 2^31), for one table, interleaved sub-tables and bin
+ * ranges, u32 and u64 counts, uniform and skewed samples. */
+static void t_even_rounds(void **state)
+{
+    tc_env *env = tc_envp(state);
+    tc_rng r = tc_rng_for("even rounds");
+    const size_t n = ((size_t)1 << 20) + 12345;
+    void *host = tc_xmalloc(n * 4);
+    static const size_t nbs[] = {1, 256, 4096, ((size_t)1 << 21) + 1};
+    setenv("PP_CPU_HIST_ROUND", "65536", 1);
+    for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi) {
+        const hspec hf = {PP_F32, nbs[bi], 0, -1, 1, NULL, bi & 1 ? PP_U64 : PP_U32};
+        fill_uniform(&r, host, n, PP_F32, -1, 1);
+        check_hist(env, host, n, &hf, "rounds of 2^16 samples");
+        fill_skewed(host, n, PP_F32, nbs[bi], -1, 1);
+        check_hist(env, host, n, &hf, "rounds of 2^16 samples, all in one bin");
+        const hspec hi = {PP_I32, nbs[bi], 0, -5000, 5000, NULL, PP_U32};
+        fill_uniform(&r, host, n, PP_I32, -5000, 5000);
+        check_hist(env, host, n, &hi, "rounds of 2^16 samples");
+    }
+    unsetenv("PP_CPU_HIST_ROUND");
+    free(host);
+}
+
 /* NaN, infinities, zeros of both signs, subnormals, the bounds and their neighbours. */
 static void t_even_special(void **state)
 {
@@ -957,7 +982,7 @@ int main(void)
     tc_init("test_histogram");
     const struct CMUnitTest tests[] = {
         TC_BOTH(t_even_f32),     TC_BOTH(t_even_f64),     TC_BOTH(t_even_special), TC_BOTH(t_even_sizes),
-        TC_BOTH(t_even_many_bins), TC_CPU(t_even_f32_widths),
+        TC_BOTH(t_even_many_bins), TC_CPU(t_even_f32_widths), TC_CPU(t_even_rounds),
         TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_HIP(t_hip_strategies_shared), TC_HIP(t_hip_strategies_global),
         TC_HIP(t_hip_strategies_cluster), TC_HIP(t_hip_strategies_cluster_big), TC_HIP(t_hip_strategies_cluster_k2),
         TC_HIP(t_hip_strategies_cluster_k4), TC_HIP(t_hip_strategies_cluster_k8), TC_HIP(t_hip_strategies_cluster_k16),
