@@ -10,9 +10,10 @@
  *             Blelloch up/down sweep does half the operations in twice the steps, and
  *             shuffles, not operations, are what costs here);
  *   block  -- the wave totals (at most W of them) scanned by wave 0 the same way;
- *   device -- a decoupled look-back: for float accumulators one whose combination order is
- *             a fixed binary tree (below); for integer accumulators the classic chain
- *             (lookback_chain), as any association gives them the same bits.
+ *   device -- a decoupled look-back: the classic chain (lookback_chain) for integer
+ *             accumulators, as any association gives them the same bits, and for f32 sums
+ *             carried in f64 and folded in tile order; for the other float scans one whose
+ *             combination order is a fixed binary tree (below).
  * The classic look-back (Merrill & Garland) adds predecessors' aggregates until it meets an
  * inclusive prefix, so the association of a float sum depends on timing. Here the prefix of
  * tile t is the fold, largest run first, of the aligned runs of tiles that the binary digits
@@ -195,17 +196,23 @@ PP_DEVICE bool lb_try(typename lb_word<A>::type *st, uint64_t e, typename SO::T 
     return true;
 }
 
-/* Integer accumulators: the classic chained look-back (Merrill & Garland), which any
- * association of an integer operator (wrapping sums and products, min, max, and, or, xor;
- * the segmented operator over them) leaves bitwise the same, so the result is still the
- * same every run. States: the tile aggregates at st[0, tiles), the inclusive prefixes at
- * st[tiles, 2 tiles), each entry written once with its ready bits (lb_publish). Lanes 0..31
- * of wave 0 read a window of the 32 tiles before `end`, each lane spinning until its tile
- * has published its inclusive prefix or at least its aggregate; the nearest tile with an
- * inclusive prefix closes the look-back, otherwise the window's aggregates are folded in and
- * the window moves back. Unlike the tree, a tile waits only on the tiles just before it,
- * which have usually finished their reduction already. */
-template <typename SO, typename A>
+/* The chained look-back (Merrill & Garland), for the accumulators whose chain stays
+ * reproducible (scan_chain below). Each tile publishes its aggregate, then its inclusive
+ * prefix: the aggregates at st[0, tiles), the prefixes at st[tiles, 2 tiles), each entry
+ * written once with its ready bits (lb_publish). Lanes 0..31 of wave 0 read a window of the
+ * 32 tiles before `end`, each lane spinning until its tile has published its inclusive prefix
+ * or at least its aggregate; the nearest tile with an inclusive prefix (or, segmented, with
+ * a segment head) starts the fold. A tile waits only on the tiles just before it, which
+ * have usually finished their reduction already; the tree instead waits on the last tile of
+ * every group of 32^j.
+ *   SEQ false (integers: any association gives the same bits): the window is folded as a
+ *     tree, and without a start in it the window moves back (CUB's look-back).
+ *   SEQ true (f32 sums carried in f64): the fold runs strictly in tile order from the start,
+ *     one value after another, so by induction every published prefix is the sequential f64
+ *     sum of the tile aggregates (whatever the timing: reproducible); without a start in the
+ *     window, the lane of its oldest tile waits for that tile's inclusive prefix (tile t-32,
+ *     which started 32 tickets earlier and depends only on tiles before it). */
+template <typename SO, typename A, bool SEQ>
 PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t tiles, uint64_t t, typename SO::T agg,
                                         int pause)
 {
@@ -234,35 +241,64 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
                 if (!(pause & 2)) pp_spin_pause();
             }
         }
-        const pp_lanemask_t m = pp_ballot(inclusive) & 0xFFFFFFFFull;
-        const unsigned stop = m ? (unsigned)(__ffsll((long long)m) - 1) : (unsigned)LB_RADIX;
-        if (lane > stop) v = SO::identity(); /* tiles before the nearest inclusive prefix */
-        /* Fold lanes 0..31, the higher lane (the earlier tile) on the left. */
+        /* lanes that start the fold: an inclusive prefix, or a segment head in the tile */
+        pp_lanemask_t m = pp_ballot(inclusive || (active && v.f != 0)) & 0xFFFFFFFFull;
+        if constexpr (SEQ) {
+            const unsigned last = end < (uint64_t)LB_RADIX ? (unsigned)end - 1 : (unsigned)LB_RADIX - 1;
+            if (!m) { /* no start in the window: its oldest tile's inclusive prefix */
+                if (lane == last) v = lb_wait<SO, A>(incl, end - 1 - last, pause);
+                m = 1ull << last;
+            }
+            const unsigned stop = (unsigned)(__ffsll((long long)m) - 1);
+            /* Strictly in tile order: lanes stop, stop - 1, ..., 0. */
+            T w = SO::shfl(v, (int)stop);
+            for (int k = (int)stop - 1; k >= 0; --k) w = SO::apply(w, SO::shfl(v, k));
+            p = w; /* one window only: p held nothing yet */
+            break;
+        } else {
+            const unsigned stop = m ? (unsigned)(__ffsll((long long)m) - 1) : (unsigned)LB_RADIX;
+            if (lane > stop) v = SO::identity(); /* tiles before the start */
+            /* Fold lanes 0..31, the higher lane (the earlier tile) on the left. */
 #pragma unroll
-        for (unsigned s = 1; s < (unsigned)LB_RADIX; s <<= 1) {
-            const T o = SO::shfl(v, (int)(lane + s < (unsigned)LB_RADIX ? lane + s : lane));
-            if (lane + s < (unsigned)LB_RADIX) v = SO::apply(o, v);
+            for (unsigned s = 1; s < (unsigned)LB_RADIX; s <<= 1) {
+                const T o = SO::shfl(v, (int)(lane + s < (unsigned)LB_RADIX ? lane + s : lane));
+                if (lane + s < (unsigned)LB_RADIX) v = SO::apply(o, v);
+            }
+            p = SO::apply(SO::shfl(v, 0), p);
+            /* Done at a start, or at tile 0 (which publishes only its inclusive prefix). */
+            if (m || end <= (uint64_t)LB_RADIX) break;
+            end -= LB_RADIX;
         }
-        p = SO::apply(SO::shfl(v, 0), p);
-        /* Done at an inclusive prefix, at tile 0 (which publishes only that), or where a
-         * segment starts: nothing before it can change the prefix. */
-        if (m || end <= (uint64_t)LB_RADIX || p.f) break;
-        end -= LB_RADIX;
     }
     if (lane == 0) lb_publish<SO, A>(incl, t, SO::apply(p, agg));
     return p;
 }
 
-/* Whether the scan of accumulator A takes the chained look-back (else the tree; a build
- * with -DSCAN_TREE_INTEGERS keeps the tree for integers too, to compare the two). */
-template <typename A> constexpr bool scan_chain()
+/* Op for another accumulator type: pp_op_sum<float> -> pp_op_sum<double>. */
+template <typename Op, typename C> struct op_rebind;
+template <template <typename> class OpT, typename X, typename C> struct op_rebind<OpT<X>, C> {
+    using type = OpT<C>;
+};
+
+/* How the scan of accumulator A with Op looks back: 0 the tree; 1 the chain in A (integers);
+ * 2 the chain carried in double and folded in tile order (f32 sums: the sequential f64 sum of
+ * up to 2^29 f32 tile aggregates -- n < 2^41 -- errs by less than one f32 rounding of the sum
+ * of their magnitudes, so parprim.h's bound holds with the chain counted as one rounding,
+ * where the tree counted 2 log2(tiles)). -DSCAN_TREE_INTEGERS / -DSCAN_TREE_FLOATS
+ * keep the tree, to compare both in one run (bench/sweep_scan_h100.sh). */
+template <typename Op, typename A> constexpr int scan_chain()
 {
-#ifdef SCAN_TREE_INTEGERS
-    return false;
-#else
-    return std::is_integral<A>::value;
+#ifndef SCAN_TREE_INTEGERS
+    if (std::is_integral<A>::value) return 1;
 #endif
+#ifndef SCAN_TREE_FLOATS
+    if (std::is_same<A, float>::value && std::is_same<Op, pp_op_sum<float>>::value) return 2;
+#endif
+    return 0;
 }
+/* The chain's accumulator. */
+template <typename Op, typename A>
+using chain_acc = typename std::conditional<scan_chain<Op, A>() == 2, double, A>::type;
 
 /* Canonical sums of aligned blocks of lanes: lane c (< 32) ends with the balanced binary
  * sum of the block of 2^r lanes that holds it, lower half first, where 2^r = block(c). */
@@ -578,8 +614,16 @@ __global__ __launch_bounds__(SCAN_BLOCK, SCAN_MIN_BLOCKS) void scan_tiles(const 
             T p = SO::identity();
             auto *lb_state = reinterpret_cast<typename lb_word<A>::type *>(prm.state);
             if (prm.tiles > 1 && !(prm.exp & 1)) {
-                if constexpr (scan_chain<A>()) p = lookback_chain<SO, A>(lb_state, prm.tiles, t, agg, prm.exp);
-                else p = lookback<SO, A>(lb_state, prm.tiles, t, agg, prm.exp);
+                if constexpr (scan_chain<Op, A>() != 0) {
+                    using C = chain_acc<Op, A>;
+                    using CO = scan_op<typename op_rebind<Op, C>::type, C, SEG>;
+                    const typename CO::T pc = lookback_chain<CO, C, scan_chain<Op, A>() == 2>(
+                        reinterpret_cast<typename lb_word<C>::type *>(prm.state), prm.tiles, t, CO::make(C(agg.v), agg.f),
+                        prm.exp);
+                    p = SO::make(A(pc.v), pc.f);
+                } else {
+                    p = lookback<SO, A>(lb_state, prm.tiles, t, agg, prm.exp);
+                }
             }
             if (lane == 0) tile_prefix = p;
         }
@@ -646,8 +690,11 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
     /* Scratch: [head flags (offsets form)] [ticket, 256 bytes] [tile states]. */
     const size_t flag_bytes = a->offsets ? pp_align256(n) : 0;
     /* the tree's nodes, or the chain's aggregates and inclusive prefixes */
-    const uint64_t entries = scan_chain<A>() ? 2 * tiles : lb_entries(tiles);
-    const size_t state_bytes = tiles > 1 ? 256 + pp_align256(entries * sizeof(typename lb_word<A>::type)) : 0;
+    using Op = typename P::op;
+    const size_t state_bytes =
+        tiles > 1 ? 256 + pp_align256(scan_chain<Op, A>() ? 2 * tiles * sizeof(typename lb_word<chain_acc<Op, A>>::type)
+                                                           : lb_entries(tiles) * sizeof(typename lb_word<A>::type))
+                  : 0;
     char *scratch = nullptr;
     if (flag_bytes + state_bytes > 0) {
         void *sp = nullptr;
