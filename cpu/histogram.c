@@ -139,12 +139,16 @@ static void even_f32_double(const binner *bn, const void *s, size_t b, size_t le
     }
 }
 
-/* The float form only where the redone lanes are few: a block with any near lane scans its
- * 256 lanes (~1 cycle each), so the fraction of such blocks, about 512 ferr, must stay small:
- * ferr <= 2^-12, about 600 bins over [-1, 1) (256 bins: ferr 9.2e-5, 5% of blocks). Measured,
- * one thread, 2^26 samples, min of 5: 4096 bins (ferr 1.5e-3, 77% of blocks) 44-45 ms in
- * doubles, 54-76 ms in floats; 65536 bins (ferr 0.023) 72-88 ms in doubles, 100-106 in floats. */
-#define F32_MAX_ERR (1.0f / 4096)
+/* The float form only where the redone lanes are few: a block with a near lane is derived
+ * again vector by vector, and a vector with one is redone lane by lane, so the fraction of
+ * such blocks (about 512 ferr) must stay moderate. Measured, one thread, 2^15 samples in L2
+ * over [-1, 1), min of 200, ns a sample in floats / in doubles: 1024 bins (ferr 3.7e-4) 0.55 /
+ * 0.63; 1536 0.62-0.63 / 0.68; 2048 (7.3e-4) 0.70 / 0.74; 3072 (1.1e-3) 0.82-0.83 / 0.84;
+ * 4096 (1.5e-3) 0.86-0.91 / 0.77; 65536 3.9 / 3.6. So floats where ferr <= 2^-10, about 2700
+ * bins over [-1, 1). */
+#ifndef F32_MAX_ERR
+#define F32_MAX_ERR (1.0f / 1024)
+#endif
 #ifndef PF_AHEAD
 #define PF_AHEAD 2048 /* samples: 8 KiB ahead */
 #endif

@@ -253,13 +253,13 @@ static void t_even_f64(void **state) { even_float(tc_envp(state), PP_F64); }
 
 /* CPU: the float-vector binning of f32 samples at each of its widths (PP_CPU_HIST_LANES: 4,
  * 8, 16 lanes; cpu/histogram.c picks the widest the CPU runs, and ignores a width the CPU
- * lacks), over the bin counts where that form applies (ferr <= 2^-12), with tails of every
+ * lacks), over the bin counts where that form applies (ferr <= 2^-10), with tails of every
  * length below 16, misaligned starts and samples at and next to the bin edges. */
 static void t_even_f32_widths(void **state)
 {
     tc_env *env = tc_envp(state);
     static const char *const widths[] = {"4", "8", "16"};
-    static const size_t nbs[] = {1, 2, 255, 256, 257, 500};
+    static const size_t nbs[] = {1, 2, 255, 256, 257, 500, 1024, 2500};
     static const double ranges[][2] = {{-1.0, 1.0}, {0.0, 1.0}, {-1000.5, 3.25e3}};
     static const size_t sizes[] = {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 255, 256, 257, 4099};
     tc_rng r = tc_rng_for("even f32 widths");
