@@ -207,11 +207,12 @@ PP_DEVICE bool lb_try(typename lb_word<A>::type *st, uint64_t e, typename SO::T 
  * every group of 32^j.
  *   SEQ false (integers: any association gives the same bits): the window is folded as a
  *     tree, and without a start in it the window moves back (CUB's look-back).
- *   SEQ true (f32 sums carried in f64): the fold runs strictly in tile order from the start,
- *     one value after another, so by induction every published prefix is the sequential f64
- *     sum of the tile aggregates (whatever the timing: reproducible); without a start in the
- *     window, the lane of its oldest tile waits for that tile's inclusive prefix (tile t-32,
- *     which started 32 tickets earlier and depends only on tiles before it). */
+ *   SEQ true (f32 sums carried in f64): the windows move back in the same way until one holds
+ *     a start, then the fold runs strictly in tile order from it, one value after another (the
+ *     windows in between read again), so by induction every published prefix is the
+ *     sequential f64 sum of the tile aggregates, whatever the timing: reproducible. (Waiting
+ *     instead for the inclusive prefix of the window's oldest tile would chain every 32nd
+ *     tile's publication: #tiles / 32 round trips in a row.) */
 template <typename SO, typename A, bool SEQ>
 PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t tiles, uint64_t t, typename SO::T agg,
                                         int pause)
@@ -244,16 +245,24 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
         /* lanes that start the fold: an inclusive prefix, or a segment head in the tile */
         pp_lanemask_t m = pp_ballot(inclusive || (active && v.f != 0)) & 0xFFFFFFFFull;
         if constexpr (SEQ) {
-            const unsigned last = end < (uint64_t)LB_RADIX ? (unsigned)end - 1 : (unsigned)LB_RADIX - 1;
-            if (!m) { /* no start in the window: its oldest tile's inclusive prefix */
-                if (lane == last) v = lb_wait<SO, A>(incl, end - 1 - last, pause);
-                m = 1ull << last;
+            if (!m) { /* no start here: the window before (tile 0 always starts one) */
+                end -= LB_RADIX;
+                continue;
             }
+            /* Strictly in tile order from the start: lanes stop, stop - 1, ..., 0 of this
+             * window, then every later window, oldest first, lanes 31 .. 0: their aggregates,
+             * read again (kept, they cost registers the segmented f32 kernel does not have;
+             * each was published before its tile's inclusive prefix, but that order is not
+             * guaranteed to be seen, so they are waited for). */
             const unsigned stop = (unsigned)(__ffsll((long long)m) - 1);
-            /* Strictly in tile order: lanes stop, stop - 1, ..., 0. */
             T w = SO::shfl(v, (int)stop);
             for (int k = (int)stop - 1; k >= 0; --k) w = SO::apply(w, SO::shfl(v, k));
-            p = w; /* one window only: p held nothing yet */
+            for (uint64_t e = end + LB_RADIX; e <= t; e += LB_RADIX) {
+                T x = SO::identity();
+                if (lane < (unsigned)LB_RADIX) x = lb_wait<SO, A>(aggs, e - 1 - lane, pause);
+                for (int k = LB_RADIX - 1; k >= 0; --k) w = SO::apply(w, SO::shfl(x, k));
+            }
+            p = w;
             break;
         } else {
             const unsigned stop = m ? (unsigned)(__ffsll((long long)m) - 1) : (unsigned)LB_RADIX;
