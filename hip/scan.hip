@@ -15,8 +15,8 @@
  *             carried in f64 and folded in tile order; for the other float scans one whose
  *             combination order is a fixed binary tree (below).
  * The classic look-back (Merrill & Garland) adds predecessors' aggregates until it meets an
- * inclusive prefix, so the association of a float sum depends on timing. Here the prefix of
- * tile t is the fold, largest run first, of the aligned runs of tiles that the binary digits
+ * inclusive prefix, so the association of a float sum depends on timing. In the tree the
+ * prefix of tile t is the fold, largest run first, of the aligned runs of tiles that the binary digits
  * of t describe (a Fenwick decomposition), each run summed as a balanced binary tree. Every
  * value is computed in one order whatever the timing, so results are bitwise reproducible,
  * and a float passes through about 2 log2(#tiles) roundings across tiles, not #tiles.
@@ -251,9 +251,9 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
             }
             /* Strictly in tile order from the start: lanes stop, stop - 1, ..., 0 of this
              * window, then every later window, oldest first, lanes 31 .. 0: their aggregates,
-             * read again (kept, they cost registers the segmented f32 kernel does not have;
-             * each was published before its tile's inclusive prefix, but that order is not
-             * guaranteed to be seen, so they are waited for). */
+             * read again (keeping them would cost registers the segmented f32 kernel does not
+             * have; each was published before its tile's inclusive prefix, but that order is
+             * not guaranteed to be seen, so they are waited for). */
             const unsigned stop = (unsigned)(__ffsll((long long)m) - 1);
             T w = SO::shfl(v, (int)stop);
             for (int k = (int)stop - 1; k >= 0; --k) w = SO::apply(w, SO::shfl(v, k));
