@@ -8,7 +8,11 @@
 # VARIANTS="name:flag#flag ..." ("#" separates the flags of one variant).
 set -uo pipefail
 OUT="${OUT:-/tmp/h100-out}"; mkdir -p "$OUT"
-VARIANTS=${VARIANTS:-"treeint:-DSCAN_TREE_INTEGERS treef32:-DSCAN_TREE_FLOATS mb4:-DSCAN_MIN_BLOCKS=4 i32mb2:-DSCAN_ITEMS4=32#-DSCAN_MIN_BLOCKS=2 wide16:-DSCAN_WIDE_ITEMS=16 wide16mb2:-DSCAN_WIDE_ITEMS=16#-DSCAN_MIN_BLOCKS=2"}
+VARIANTS=${VARIANTS:-"t128i24m6:-DSCAN_THREADS=128#-DSCAN_ITEMS4=24#-DSCAN_WIDE_ITEMS=16#-DSCAN_MIN_BLOCKS=6 t128i24:-DSCAN_THREADS=128#-DSCAN_ITEMS4=24#-DSCAN_WIDE_ITEMS=16#-DSCAN_MIN_BLOCKS=8 t128i16:-DSCAN_THREADS=128#-DSCAN_WIDE_ITEMS=16#-DSCAN_MIN_BLOCKS=8 t128i24m6tf:-DSCAN_THREADS=128#-DSCAN_ITEMS4=24#-DSCAN_WIDE_ITEMS=16#-DSCAN_MIN_BLOCKS=6#-DSCAN_TREE_FLOATS"}
+# KNOBS="name:VAR=value#VAR=value ..." runs again, without CUB, the builds named in KNOB_ON ("default" and
+# variant names) with those look-back sleeps (PP_HIP_SCAN_DELAY / PP_HIP_SCAN_PAUSE, nanoseconds).
+KNOBS=${KNOBS:-"d1000p500:PP_HIP_SCAN_DELAY=1000#PP_HIP_SCAN_PAUSE=500 d500p200:PP_HIP_SCAN_DELAY=500#PP_HIP_SCAN_PAUSE=200 p200:PP_HIP_SCAN_PAUSE=200"}
+KNOB_ON=${KNOB_ON:-"default t128i24m6"}
 build() {  # build DIR FLAGS
     cmake -S . -B "$1" -G Ninja -DPP_HIP=NVIDIA -DCMAKE_CUDA_ARCHITECTURES=90 -DPP_BUILD_TESTS=OFF \
         -DPP_RESOURCE_USAGE=ON "-DCMAKE_CUDA_FLAGS=${2//#/ }" >"$OUT/build_$(basename "$1").txt" 2>&1 &&
@@ -19,8 +23,8 @@ build /tmp/sw_default "" &
 for v in $VARIANTS; do build "/tmp/sw_${v%%:*}" "${v#*:}" & done
 wait
 echo "builds: $(( $(date +%s) - t0 )) s"
-regs() {  # registers and spills of the plain f32 / f64 sum kernels
-    grep -A3 -E "scan_tiles.*plain_policyI(ff|dd)9pp_op_sum.*Lb0E" "$1"/CMakeFiles/parprim_objects.dir/hip/scan.hip.o.resource-usage.txt 2>/dev/null |
+regs() {  # registers and spills of the plain f32 / u32 / f64 sum kernels
+    grep -A3 -E "scan_tiles.*plain_policyI(ff|jj|dd)9pp_op_sum.*Lb0E" "$1"/CMakeFiles/parprim_objects.dir/hip/scan.hip.o.resource-usage.txt 2>/dev/null |
         grep -oE "Used [0-9]+ registers|[0-9]+ bytes spill stores" | paste -sd' ' -
 }
 echo "== default  $(regs /tmp/sw_default)"
@@ -29,5 +33,11 @@ for v in $VARIANTS; do
     d="/tmp/sw_${v%%:*}"
     echo "== ${v%%:*} (${v#*:})  $(regs "$d")"
     [ -x "$d/bench/parprim-bench" ] && "$d/bench/parprim-bench" --backend hip --only scan --no-cub 2>&1 | grep -E "^(seg)?scan"
+done
+for b in $KNOB_ON; do
+    for k in $KNOBS; do
+        echo "== $b with ${k#*:}"
+        (eval "export $(echo "${k#*:}" | tr '#' ' ')"; /tmp/sw_$b/bench/parprim-bench --backend hip --only scan --no-cub 2>&1 | grep -E "^(seg)?scan")
+    done
 done
 echo "total: $(( $(date +%s) - t0 )) s"

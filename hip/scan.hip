@@ -50,7 +50,11 @@
 
 namespace {
 
-constexpr int SCAN_BLOCK = 256;
+#ifndef SCAN_THREADS
+#define SCAN_THREADS 256
+#endif
+constexpr int SCAN_BLOCK = SCAN_THREADS;
+static_assert(SCAN_BLOCK % PP_WAVE == 0 && SCAN_BLOCK / PP_WAVE <= PP_WAVE, "the wave totals fit one wave");
 constexpr int SCAN_WAVES = SCAN_BLOCK / PP_WAVE;
 /* Resident blocks per SM/CU the register allocation must allow (tiles in flight). */
 #ifndef SCAN_MIN_BLOCKS
@@ -150,6 +154,27 @@ template <typename A> struct lb_word {
     using type = typename std::conditional<packed, unsigned long long, lb_wide>::type;
 };
 
+/* Look-back experiment knobs (PP_HIP_SCAN_EXP bits, PP_HIP_SCAN_PAUSE / PP_HIP_SCAN_DELAY
+ * nanoseconds; see scan_params). */
+struct lb_knobs {
+    int exp;
+    unsigned pause_ns; /* sleep between two polls of a state not yet published (0: the default) */
+    unsigned delay_ns; /* sleep once between publishing the aggregate and the first poll */
+};
+
+/* Back off inside a look-back poll. */
+PP_DEVICE void lb_pause(const lb_knobs &k)
+{
+    if (k.exp & 2) return;
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__)
+    if (k.pause_ns) {
+        __nanosleep(k.pause_ns);
+        return;
+    }
+#endif
+    pp_spin_pause();
+}
+
 PP_DEVICE uint64_t lb_index(uint64_t tiles, int j, uint64_t i)
 {
     uint64_t base = 0;
@@ -167,7 +192,7 @@ PP_DEVICE void lb_publish(typename lb_word<A>::type *st, uint64_t e, typename SO
 }
 
 template <typename SO, typename A>
-PP_DEVICE typename SO::T lb_wait(typename lb_word<A>::type *st, uint64_t e, int pause)
+PP_DEVICE typename SO::T lb_wait(typename lb_word<A>::type *st, uint64_t e, const lb_knobs &pause)
 {
     volatile unsigned long long *p = reinterpret_cast<volatile unsigned long long *>(st + e);
     unsigned long long lo, hi = 0;
@@ -175,8 +200,8 @@ PP_DEVICE typename SO::T lb_wait(typename lb_word<A>::type *st, uint64_t e, int 
         lo = p[0];
         if constexpr (!lb_word<A>::packed) hi = p[1];
         const bool ready = (lo >> 63) && (lb_word<A>::packed || (hi >> 63));
-        if (ready || (pause & 16)) break;
-        if (!(pause & 2)) pp_spin_pause();
+        if (ready || (pause.exp & 16)) break;
+        lb_pause(pause);
     }
     const unsigned long long b = (lo & 0xFFFFFFFFull) | ((hi & 0xFFFFFFFFull) << 32);
     return SO::make(lb_value<A>(b), (uint32_t)(lo >> 32) & 1u);
@@ -215,7 +240,7 @@ PP_DEVICE bool lb_try(typename lb_word<A>::type *st, uint64_t e, typename SO::T 
  *     tile's publication: #tiles / 32 round trips in a row.) */
 template <typename SO, typename A, bool SEQ>
 PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t tiles, uint64_t t, typename SO::T agg,
-                                        int pause)
+                                        const lb_knobs &pause)
 {
     using T = typename SO::T;
     auto *aggs = st, *incl = st + tiles;
@@ -225,6 +250,9 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
         return SO::identity();
     }
     if (lane == 0) lb_publish<SO, A>(aggs, t, agg);
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__)
+    if (pause.delay_ns) __nanosleep(pause.delay_ns);
+#endif
     T p = SO::identity(); /* the fold of tiles [end, t), in tile order */
     uint64_t end = t;
     for (;;) {
@@ -239,7 +267,7 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
                     break;
                 }
                 if (lb_try<SO, A>(aggs, i, v)) break;
-                if (!(pause & 2)) pp_spin_pause();
+                lb_pause(pause);
             }
         }
         /* lanes that start the fold: an inclusive prefix, or a segment head in the tile */
@@ -256,10 +284,16 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
              * not guaranteed to be seen, so they are waited for). */
             const unsigned stop = (unsigned)(__ffsll((long long)m) - 1);
             T w = SO::shfl(v, (int)stop);
-            for (int k = (int)stop - 1; k >= 0; --k) w = SO::apply(w, SO::shfl(v, k));
+            /* Unrolled with a predicate, so that the shuffles do not wait on the sums. */
+#pragma unroll
+            for (int k = LB_RADIX - 2; k >= 0; --k) {
+                const T o = SO::shfl(v, k);
+                if (k < (int)stop) w = SO::apply(w, o);
+            }
             for (uint64_t e = end + LB_RADIX; e <= t; e += LB_RADIX) {
                 T x = SO::identity();
                 if (lane < (unsigned)LB_RADIX) x = lb_wait<SO, A>(aggs, e - 1 - lane, pause);
+#pragma unroll
                 for (int k = LB_RADIX - 1; k >= 0; --k) w = SO::apply(w, SO::shfl(x, k));
             }
             p = w;
@@ -328,7 +362,7 @@ template <typename SO> PP_DEVICE typename SO::T lane_blocks(typename SO::T v, un
  * consecutive level-j nodes, summed here by lane_blocks. */
 template <typename SO, typename A>
 PP_DEVICE typename SO::T lookback(typename lb_word<A>::type *st, uint64_t tiles, uint64_t t, typename SO::T agg,
-                                  int pause)
+                                  const lb_knobs &pause)
 {
     using T = typename SO::T;
     const unsigned lane = pp_lane_id();
@@ -345,7 +379,10 @@ PP_DEVICE typename SO::T lookback(typename lb_word<A>::type *st, uint64_t tiles,
         own = SO::shfl(own, 0);
         if (lane == 0) lb_publish<SO, A>(st, lb_index(tiles, j, first / LB_RADIX), own);
     }
-    if (t == 0 || (pause & 8)) return SO::identity();
+    if (t == 0 || (pause.exp & 8)) return SO::identity();
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__)
+    if (pause.delay_ns) __nanosleep(pause.delay_ns);
+#endif
     /* Prefix: for each radix-32 digit d_j of t (high first), the first d_j children of the
      * level-j parent that holds t; each set bit r of d_j is one run of 2^r of them. */
     T p = SO::identity();
@@ -497,11 +534,13 @@ PP_DEVICE uint32_t load_flags(const uint8_t *src, uint32_t valid, bool fast)
 #pragma unroll
             for (int k = 0; k < 16; ++k) b[k] = u.e[k];
         } else {
+            static_assert(ITEMS % 8 == 0, "flags are read 8 bytes at a time");
             union {
-                uint2 v;
-                uint8_t e[8];
+                uint2 v[ITEMS / 8];
+                uint8_t e[ITEMS];
             } u;
-            u.v = *reinterpret_cast<const uint2 *>(p);
+#pragma unroll
+            for (int j = 0; j < ITEMS / 8; ++j) u.v[j] = reinterpret_cast<const uint2 *>(p)[j];
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) b[k] = u.e[k];
         }
@@ -526,6 +565,8 @@ struct scan_params {
     int vec_in, vec_out, vec_flags; /* 16-byte aligned pointers */
     int exp; /* PP_HIP_SCAN_EXP: tuning experiments (1: no look-back, results wrong; 2: spin without
                 pause) */
+    unsigned pause_ns, delay_ns; /* PP_HIP_SCAN_PAUSE / PP_HIP_SCAN_DELAY (NVIDIA): look-back sleeps in
+                                    nanoseconds, see lb_knobs (0: the defaults) */
 };
 
 template <typename P, typename Out, bool SEG>
@@ -622,16 +663,17 @@ __global__ __launch_bounds__(SCAN_BLOCK, SCAN_MIN_BLOCKS) void scan_tiles(const 
             if (lane < (unsigned)SCAN_WAVES) wave_excl[lane] = ex;
             T p = SO::identity();
             auto *lb_state = reinterpret_cast<typename lb_word<A>::type *>(prm.state);
+            const lb_knobs knobs = {prm.exp, prm.pause_ns, prm.delay_ns};
             if (prm.tiles > 1 && !(prm.exp & 1)) {
                 if constexpr (scan_chain<Op, A>() != 0) {
                     using C = chain_acc<Op, A>;
                     using CO = scan_op<typename op_rebind<Op, C>::type, C, SEG>;
                     const typename CO::T pc = lookback_chain<CO, C, scan_chain<Op, A>() == 2>(
                         reinterpret_cast<typename lb_word<C>::type *>(prm.state), prm.tiles, t, CO::make(C(agg.v), agg.f),
-                        prm.exp);
+                        knobs);
                     p = SO::make(A(pc.v), pc.f);
                 } else {
-                    p = lookback<SO, A>(lb_state, prm.tiles, t, agg, prm.exp);
+                    p = lookback<SO, A>(lb_state, prm.tiles, t, agg, knobs);
                 }
             }
             if (lane == 0) tile_prefix = p;
@@ -739,6 +781,9 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
     prm.vec_flags = aligned16(flags);
     const char *exp = getenv("PP_HIP_SCAN_EXP");
     prm.exp = exp ? atoi(exp) : 0;
+    const char *pause_ns = getenv("PP_HIP_SCAN_PAUSE"), *delay_ns = getenv("PP_HIP_SCAN_DELAY");
+    prm.pause_ns = pause_ns ? (unsigned)atoi(pause_ns) : 0u;
+    prm.delay_ns = delay_ns ? (unsigned)atoi(delay_ns) : 0u;
     Out init_out;
     memcpy(&init_out, a->init, sizeof init_out);
     const uint64_t grid = tiles;
