@@ -50,31 +50,53 @@
 
 namespace {
 
-#ifndef SCAN_THREADS
-#define SCAN_THREADS 256
+/* Block shape per input / accumulator width: threads per block, elements per thread, and the
+ * resident blocks per SM/CU the register allocation must allow (tiles in flight).
+ * NVIDIA (chosen on the H100 with bench/sweep_scan_h100.sh, figures in bench/NOTES.md):
+ *   1-byte inputs:           256 x 16 (4096 per tile), 3 blocks;
+ *   4-byte input and acc.:   128 x 24 (3072), 6 blocks;
+ *   8-byte input or acc.:    128 x 16 (2048), 6 blocks.
+ * Small blocks with many elements each (as CUB's sm_90 tuning has them) keep more tiles
+ * loading while others look back: a waiting tile holds its block's slot, and a 128-thread
+ * block holds half the registers of a 256-thread one.
+ * AMD (compiled, never run here): 256 x 16 / 256 x 8, 3 blocks, the shape that compiles
+ * without spills on gfx90a, gfx940 and gfx1030 (128 threads with 6 blocks caps the VGPRs
+ * at 80 and spills).
+ * SCAN_THREADS, SCAN_MIN_BLOCKS, SCAN_ITEMS4 and SCAN_WIDE_ITEMS override them for tuning
+ * builds (SCAN_THREADS and SCAN_MIN_BLOCKS then apply to every width). The wave totals of a
+ * block are scanned by one wave, so a block has at most PP_WAVE waves. */
+#if defined(PP_PORT_NVIDIA)
+#define SCAN_NV_SHAPE 1
+#else
+#define SCAN_NV_SHAPE 0
 #endif
-constexpr int SCAN_BLOCK = SCAN_THREADS;
-static_assert(SCAN_BLOCK % PP_WAVE == 0 && SCAN_BLOCK / PP_WAVE <= PP_WAVE, "the wave totals fit one wave");
-constexpr int SCAN_WAVES = SCAN_BLOCK / PP_WAVE;
-/* Resident blocks per SM/CU the register allocation must allow (tiles in flight). */
-#ifndef SCAN_MIN_BLOCKS
-#define SCAN_MIN_BLOCKS 3
-#endif
-
-/* Elements per thread: 16 (4096 per tile) for 1-byte inputs and for 4-byte inputs with a
- * 4-byte accumulator; 8 when the input or the accumulator is 8 bytes wide (registers).
- * SCAN_ITEMS4 and SCAN_WIDE_ITEMS override the last two for tuning builds
- * (bench/sweep_scan_h100.sh): fewer, larger tiles mean fewer look-backs per byte, at the
- * cost of registers (SCAN_MIN_BLOCKS must then allow fewer blocks). */
 #ifndef SCAN_ITEMS4
-#define SCAN_ITEMS4 16
+#define SCAN_ITEMS4 (SCAN_NV_SHAPE ? 24 : 16)
 #endif
 #ifndef SCAN_WIDE_ITEMS
-#define SCAN_WIDE_ITEMS 8
+#define SCAN_WIDE_ITEMS (SCAN_NV_SHAPE ? 16 : 8)
 #endif
-template <typename In, typename A> constexpr int scan_items()
+template <typename In, typename A> struct scan_shape {
+    static constexpr int cls = sizeof(In) == 1 ? 1 : (sizeof(In) == 8 || sizeof(A) == 8) ? 8 : 4;
+#ifdef SCAN_THREADS
+    static constexpr int threads = SCAN_THREADS;
+#else
+    static constexpr int threads = cls == 1 || !SCAN_NV_SHAPE ? 256 : 128;
+#endif
+#ifdef SCAN_MIN_BLOCKS
+    static constexpr int min_blocks = SCAN_MIN_BLOCKS;
+#else
+    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3 : 6;
+#endif
+    static constexpr int items = cls == 1 ? 16 : cls == 8 ? SCAN_WIDE_ITEMS : SCAN_ITEMS4;
+    static constexpr int waves = threads / PP_WAVE;
+    static_assert(threads % PP_WAVE == 0 && waves <= PP_WAVE, "the wave totals fit one wave");
+};
+/* The same for a policy P (one template argument: __launch_bounds__ is a macro on HIP). */
+template <typename P> constexpr int scan_threads() { return scan_shape<typename P::in_t, typename P::acc_t>::threads; }
+template <typename P> constexpr int scan_min_blocks()
 {
-    return sizeof(In) == 1 ? 16 : (sizeof(In) == 8 || sizeof(A) == 8) ? SCAN_WIDE_ITEMS : SCAN_ITEMS4;
+    return scan_shape<typename P::in_t, typename P::acc_t>::min_blocks;
 }
 
 /* A scanned value: the accumulator and, for segmented scans, whether a segment starts
@@ -183,12 +205,32 @@ PP_DEVICE uint64_t lb_index(uint64_t tiles, int j, uint64_t i)
 }
 
 template <typename SO, typename A>
-PP_DEVICE void lb_publish(typename lb_word<A>::type *st, uint64_t e, typename SO::T x)
+PP_DEVICE void lb_publish(typename lb_word<A>::type *st, uint64_t e, typename SO::T x, bool inclusive = false)
 {
     const unsigned long long b = lb_bits(x.v), ready = 1ull << 63, seg = (unsigned long long)x.f << 32;
+    const unsigned long long kind = inclusive ? 1ull << 62 : 0ull; /* the chain's inclusive prefix */
     volatile unsigned long long *p = reinterpret_cast<volatile unsigned long long *>(st + e);
-    p[0] = ready | seg | (b & 0xFFFFFFFFull);
-    if constexpr (!lb_word<A>::packed) p[1] = ready | (b >> 32);
+    p[0] = ready | kind | seg | (b & 0xFFFFFFFFull);
+    if constexpr (!lb_word<A>::packed) p[1] = ready | kind | (b >> 32);
+}
+
+/* One poll of a chain entry that holds first the tile's aggregate, then (overwritten) its
+ * inclusive prefix: 0 nothing yet, 1 the aggregate, 2 the inclusive prefix. The two words of
+ * an 8-byte value count only when both come from the same publication (same kind bit). */
+template <typename SO, typename A>
+PP_DEVICE int lb_poll(typename lb_word<A>::type *st, uint64_t e, typename SO::T &x)
+{
+    volatile unsigned long long *p = reinterpret_cast<volatile unsigned long long *>(st + e);
+    const unsigned long long lo = p[0];
+    unsigned long long hi = 0;
+    if constexpr (!lb_word<A>::packed) {
+        hi = p[1];
+        if (!(hi >> 63) || (((lo ^ hi) >> 62) & 1u)) return 0;
+    }
+    if (!(lo >> 63)) return 0;
+    const unsigned long long b = (lo & 0xFFFFFFFFull) | ((hi & 0xFFFFFFFFull) << 32);
+    x = SO::make(lb_value<A>(b), (uint32_t)(lo >> 32) & 1u);
+    return ((lo >> 62) & 1u) ? 2 : 1;
 }
 
 template <typename SO, typename A>
@@ -243,10 +285,12 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
                                         const lb_knobs &pause)
 {
     using T = typename SO::T;
-    auto *aggs = st, *incl = st + tiles;
+    /* SEQ re-reads aggregates, so it keeps them apart from the inclusive prefixes; otherwise
+     * one word per tile holds the aggregate, then the inclusive prefix (one load a poll). */
+    auto *aggs = st, *incl = SEQ ? st + tiles : st;
     const unsigned lane = pp_lane_id();
     if (t == 0) {
-        if (lane == 0) lb_publish<SO, A>(incl, 0, agg);
+        if (lane == 0) lb_publish<SO, A>(incl, 0, agg, true);
         return SO::identity();
     }
     if (lane == 0) lb_publish<SO, A>(aggs, t, agg);
@@ -262,11 +306,19 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
         if (active) {
             const uint64_t i = end - 1 - lane;
             for (;;) {
-                if (lb_try<SO, A>(incl, i, v)) {
-                    inclusive = true;
-                    break;
+                if constexpr (SEQ) {
+                    if (lb_try<SO, A>(incl, i, v)) {
+                        inclusive = true;
+                        break;
+                    }
+                    if (lb_try<SO, A>(aggs, i, v)) break;
+                } else {
+                    const int k = lb_poll<SO, A>(st, i, v);
+                    if (k) {
+                        inclusive = k == 2;
+                        break;
+                    }
                 }
-                if (lb_try<SO, A>(aggs, i, v)) break;
                 lb_pause(pause);
             }
         }
@@ -313,7 +365,7 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
             end -= LB_RADIX;
         }
     }
-    if (lane == 0) lb_publish<SO, A>(incl, t, SO::apply(p, agg));
+    if (lane == 0) lb_publish<SO, A>(incl, t, SO::apply(p, agg), true);
     return p;
 }
 
@@ -324,24 +376,33 @@ template <template <typename> class OpT, typename X, typename C> struct op_rebin
 };
 
 /* How the scan of accumulator A with Op looks back: 0 the tree; 1 the chain in A (integers);
- * 2 the chain carried in double and folded in tile order (f32 sums: the sequential f64 sum of
- * up to 2^29 f32 tile aggregates -- n < 2^41 -- errs by less than one f32 rounding of the sum
- * of their magnitudes, so parprim.h's bound holds with the chain counted as one rounding,
- * where the tree counted 2 log2(tiles)). -DSCAN_TREE_INTEGERS / -DSCAN_TREE_FLOATS
- * keep the tree, to compare both in one run (bench/sweep_scan_h100.sh). */
-template <typename Op, typename A> constexpr int scan_chain()
+ * 2 the chain carried in double and folded in tile order (segmented f32 sums: the sequential
+ * f64 sum of up to 2^29 f32 tile aggregates -- n < 2^40 -- errs by less than one f32 rounding
+ * of the sum of their magnitudes, so parprim.h's bound holds with the chain counted as one
+ * rounding, where the tree counted 2 log2(tiles)). Plain f32 sums keep the tree: the
+ * in-order fold re-reads every window back to the nearest inclusive prefix, and without
+ * segment heads to stop it that was slower than the tree (H100, 2^28: 1.15-1.47 ms against
+ * 1.01-1.03 ms); with heads every few tiles it is faster (1.08-1.12 ms against 1.23-1.43).
+ * -DSCAN_TREE_INTEGERS / -DSCAN_TREE_FLOATS keep the tree, -DSCAN_CHAIN_PLAIN_F32 takes the
+ * chain for plain f32 sums too, to compare them in one run (bench/sweep_scan_h100.sh). */
+template <typename Op, typename A, bool SEG> constexpr int scan_chain()
 {
 #ifndef SCAN_TREE_INTEGERS
     if (std::is_integral<A>::value) return 1;
 #endif
 #ifndef SCAN_TREE_FLOATS
-    if (std::is_same<A, float>::value && std::is_same<Op, pp_op_sum<float>>::value) return 2;
+#ifdef SCAN_CHAIN_PLAIN_F32
+    constexpr bool f32_chain = true;
+#else
+    constexpr bool f32_chain = SEG;
+#endif
+    if (f32_chain && std::is_same<A, float>::value && std::is_same<Op, pp_op_sum<float>>::value) return 2;
 #endif
     return 0;
 }
 /* The chain's accumulator. */
-template <typename Op, typename A>
-using chain_acc = typename std::conditional<scan_chain<Op, A>() == 2, double, A>::type;
+template <typename Op, typename A, bool SEG>
+using chain_acc = typename std::conditional<scan_chain<Op, A, SEG>() == 2, double, A>::type;
 
 /* Canonical sums of aligned blocks of lanes: lane c (< 32) ends with the balanced binary
  * sum of the block of 2^r lanes that holds it, lower half first, where 2^r = block(c). */
@@ -570,7 +631,7 @@ struct scan_params {
 };
 
 template <typename P, typename Out, bool SEG>
-__global__ __launch_bounds__(SCAN_BLOCK, SCAN_MIN_BLOCKS) void scan_tiles(const typename P::in_t *in, Out *out,
+__global__ __launch_bounds__(scan_threads<P>(), scan_min_blocks<P>()) void scan_tiles(const typename P::in_t *in, Out *out,
                                                          const uint8_t *__restrict__ flags,
                                                          typename P::acc_t init, scan_params prm)
 {
@@ -579,9 +640,10 @@ __global__ __launch_bounds__(SCAN_BLOCK, SCAN_MIN_BLOCKS) void scan_tiles(const 
     using Op = typename P::op;
     using SO = scan_op<Op, A, SEG>;
     using T = typename SO::T;
-    constexpr int ITEMS = scan_items<In, A>();
+    using SH = scan_shape<In, A>;
+    constexpr int ITEMS = SH::items, SCAN_WAVES = SH::waves;
     constexpr uint32_t WAVE_ITEMS = (uint32_t)PP_WAVE * ITEMS;
-    constexpr uint64_t TILE = (uint64_t)SCAN_BLOCK * ITEMS;
+    constexpr uint64_t TILE = (uint64_t)SH::threads * ITEMS;
     constexpr int XB = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
     constexpr int BUF_VECS = PP_WAVE * ITEMS * XB / 16;
 
@@ -665,10 +727,10 @@ __global__ __launch_bounds__(SCAN_BLOCK, SCAN_MIN_BLOCKS) void scan_tiles(const 
             auto *lb_state = reinterpret_cast<typename lb_word<A>::type *>(prm.state);
             const lb_knobs knobs = {prm.exp, prm.pause_ns, prm.delay_ns};
             if (prm.tiles > 1 && !(prm.exp & 1)) {
-                if constexpr (scan_chain<Op, A>() != 0) {
-                    using C = chain_acc<Op, A>;
+                if constexpr (scan_chain<Op, A, SEG>() != 0) {
+                    using C = chain_acc<Op, A, SEG>;
                     using CO = scan_op<typename op_rebind<Op, C>::type, C, SEG>;
-                    const typename CO::T pc = lookback_chain<CO, C, scan_chain<Op, A>() == 2>(
+                    const typename CO::T pc = lookback_chain<CO, C, scan_chain<Op, A, SEG>() == 2>(
                         reinterpret_cast<typename lb_word<C>::type *>(prm.state), prm.tiles, t, CO::make(C(agg.v), agg.f),
                         knobs);
                     p = SO::make(A(pc.v), pc.f);
@@ -703,11 +765,12 @@ __global__ __launch_bounds__(SCAN_BLOCK, SCAN_MIN_BLOCKS) void scan_tiles(const 
 }
 
 /* Offsets form: flag the first element of every non-empty (clamped) segment. */
-__global__ __launch_bounds__(SCAN_BLOCK) void scan_offset_heads(const size_t *__restrict__ offsets, uint64_t nseg,
+constexpr int HEADS_BLOCK = 256;
+__global__ __launch_bounds__(HEADS_BLOCK) void scan_offset_heads(const size_t *__restrict__ offsets, uint64_t nseg,
                                                                 uint64_t n, uint8_t *__restrict__ flags)
 {
-    const uint64_t stride = (uint64_t)gridDim.x * SCAN_BLOCK;
-    for (uint64_t s = (uint64_t)blockIdx.x * SCAN_BLOCK + threadIdx.x; s < nseg; s += stride) {
+    const uint64_t stride = (uint64_t)gridDim.x * HEADS_BLOCK;
+    for (uint64_t s = (uint64_t)blockIdx.x * HEADS_BLOCK + threadIdx.x; s < nseg; s += stride) {
         uint64_t b = offsets[s], e = offsets[s + 1];
         if (b > n) b = n;
         if (e > n) e = n;
@@ -729,7 +792,8 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
 {
     using In = typename P::in_t;
     using A = typename P::acc_t;
-    constexpr uint64_t TILE = (uint64_t)SCAN_BLOCK * scan_items<In, A>();
+    using SH = scan_shape<In, A>;
+    constexpr uint64_t TILE = (uint64_t)SH::threads * SH::items;
     pp_hip_state *hs = pp_hip(ctx);
     const uint64_t n = a->n;
     const uint64_t tiles = (n + TILE - 1) / TILE;
@@ -743,7 +807,7 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
     /* the tree's nodes, or the chain's aggregates and inclusive prefixes */
     using Op = typename P::op;
     const size_t state_bytes =
-        tiles > 1 ? 256 + pp_align256(scan_chain<Op, A>() ? 2 * tiles * sizeof(typename lb_word<chain_acc<Op, A>>::type)
+        tiles > 1 ? 256 + pp_align256(scan_chain<Op, A, SEG>() ? 2 * tiles * sizeof(typename lb_word<chain_acc<Op, A, SEG>>::type)
                                                            : lb_entries(tiles) * sizeof(typename lb_word<A>::type))
                   : 0;
     char *scratch = nullptr;
@@ -757,10 +821,10 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
     if (a->offsets) {
         uint8_t *f = (uint8_t *)scratch;
         PP_HIP_TRY(ctx, hipMemsetAsync(f, 0, n, hs->stream));
-        uint64_t g = (a->n_segments + SCAN_BLOCK - 1) / SCAN_BLOCK;
+        uint64_t g = (a->n_segments + HEADS_BLOCK - 1) / HEADS_BLOCK;
         const uint64_t gmax = (uint64_t)hs->cu_count * 16;
         if (g > gmax) g = gmax;
-        scan_offset_heads<<<(unsigned)g, SCAN_BLOCK, 0, hs->stream>>>(a->offsets, a->n_segments, n, f);
+        scan_offset_heads<<<(unsigned)g, HEADS_BLOCK, 0, hs->stream>>>(a->offsets, a->n_segments, n, f);
         PP_HIP_CHECK_LAUNCH(ctx, "scan_offset_heads");
         flags = f;
     }
@@ -787,7 +851,7 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
     Out init_out;
     memcpy(&init_out, a->init, sizeof init_out);
     const uint64_t grid = tiles;
-    scan_tiles<P, Out, SEG><<<(unsigned)grid, SCAN_BLOCK, 0, hs->stream>>>((const In *)a->in, (Out *)a->out, flags,
+    scan_tiles<P, Out, SEG><<<(unsigned)grid, SH::threads, 0, hs->stream>>>((const In *)a->in, (Out *)a->out, flags,
                                                                           A(init_out), prm);
     PP_HIP_CHECK_LAUNCH(ctx, "scan_tiles");
     return PP_OK;
