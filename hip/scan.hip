@@ -53,12 +53,13 @@ namespace {
 /* Block shape per input / accumulator width: threads per block, elements per thread, and the
  * resident blocks per SM/CU the register allocation must allow (tiles in flight).
  * NVIDIA (chosen on the H100 with bench/sweep_scan_h100.sh, figures in bench/NOTES.md):
- *   1-byte inputs:           256 x 16 (4096 per tile), 3 blocks;
- *   4-byte input and acc.:   128 x 24 (3072), 6 blocks;
+ *   1-byte inputs:           256 x 16 (4096 per tile), 3 blocks (4 fit);
+ *   4-byte input and acc.:   128 x 32 (4096), 5 blocks (6 fit);
  *   8-byte input or acc.:    128 x 16 (2048), 6 blocks.
  * Small blocks with many elements each (as CUB's sm_90 tuning has them) keep more tiles
  * loading while others look back: a waiting tile holds its block's slot, and a 128-thread
- * block holds half the registers of a 256-thread one.
+ * block holds half the registers of a 256-thread one (u32 at 2^28: 256 x 16 1.015 ms,
+ * 128 x 24 0.999, 128 x 32 0.902 with the chain's sleeps; f32: 1.03, 1.01, 0.904).
  * AMD (compiled, never run here): 256 x 16 / 256 x 8, 3 blocks, the shape that compiles
  * without spills on gfx90a, gfx940 and gfx1030 (128 threads with 6 blocks caps the VGPRs
  * at 80 and spills).
@@ -71,7 +72,7 @@ namespace {
 #define SCAN_NV_SHAPE 0
 #endif
 #ifndef SCAN_ITEMS4
-#define SCAN_ITEMS4 (SCAN_NV_SHAPE ? 24 : 16)
+#define SCAN_ITEMS4 (SCAN_NV_SHAPE ? 32 : 16)
 #endif
 #ifndef SCAN_WIDE_ITEMS
 #define SCAN_WIDE_ITEMS (SCAN_NV_SHAPE ? 16 : 8)
@@ -86,7 +87,7 @@ template <typename In, typename A> struct scan_shape {
 #ifdef SCAN_MIN_BLOCKS
     static constexpr int min_blocks = SCAN_MIN_BLOCKS;
 #else
-    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3 : 6;
+    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3 : cls == 4 ? 5 : 6;
 #endif
     static constexpr int items = cls == 1 ? 16 : cls == 8 ? SCAN_WIDE_ITEMS : SCAN_ITEMS4;
     static constexpr int waves = threads / PP_WAVE;
@@ -205,32 +206,12 @@ PP_DEVICE uint64_t lb_index(uint64_t tiles, int j, uint64_t i)
 }
 
 template <typename SO, typename A>
-PP_DEVICE void lb_publish(typename lb_word<A>::type *st, uint64_t e, typename SO::T x, bool inclusive = false)
+PP_DEVICE void lb_publish(typename lb_word<A>::type *st, uint64_t e, typename SO::T x)
 {
     const unsigned long long b = lb_bits(x.v), ready = 1ull << 63, seg = (unsigned long long)x.f << 32;
-    const unsigned long long kind = inclusive ? 1ull << 62 : 0ull; /* the chain's inclusive prefix */
     volatile unsigned long long *p = reinterpret_cast<volatile unsigned long long *>(st + e);
-    p[0] = ready | kind | seg | (b & 0xFFFFFFFFull);
-    if constexpr (!lb_word<A>::packed) p[1] = ready | kind | (b >> 32);
-}
-
-/* One poll of a chain entry that holds first the tile's aggregate, then (overwritten) its
- * inclusive prefix: 0 nothing yet, 1 the aggregate, 2 the inclusive prefix. The two words of
- * an 8-byte value count only when both come from the same publication (same kind bit). */
-template <typename SO, typename A>
-PP_DEVICE int lb_poll(typename lb_word<A>::type *st, uint64_t e, typename SO::T &x)
-{
-    volatile unsigned long long *p = reinterpret_cast<volatile unsigned long long *>(st + e);
-    const unsigned long long lo = p[0];
-    unsigned long long hi = 0;
-    if constexpr (!lb_word<A>::packed) {
-        hi = p[1];
-        if (!(hi >> 63) || (((lo ^ hi) >> 62) & 1u)) return 0;
-    }
-    if (!(lo >> 63)) return 0;
-    const unsigned long long b = (lo & 0xFFFFFFFFull) | ((hi & 0xFFFFFFFFull) << 32);
-    x = SO::make(lb_value<A>(b), (uint32_t)(lo >> 32) & 1u);
-    return ((lo >> 62) & 1u) ? 2 : 1;
+    p[0] = ready | seg | (b & 0xFFFFFFFFull);
+    if constexpr (!lb_word<A>::packed) p[1] = ready | (b >> 32);
 }
 
 template <typename SO, typename A>
@@ -285,12 +266,13 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
                                         const lb_knobs &pause)
 {
     using T = typename SO::T;
-    /* SEQ re-reads aggregates, so it keeps them apart from the inclusive prefixes; otherwise
-     * one word per tile holds the aggregate, then the inclusive prefix (one load a poll). */
-    auto *aggs = st, *incl = SEQ ? st + tiles : st;
+    /* The aggregates and the inclusive prefixes in separate arrays. (One word per tile,
+     * holding the aggregate and then overwritten by the inclusive prefix, one load a poll,
+     * was slower on the H100: u32 at 2^28 0.999 -> 1.106 ms, u8 -> u64 1.035 -> 1.111 ms.) */
+    auto *aggs = st, *incl = st + tiles;
     const unsigned lane = pp_lane_id();
     if (t == 0) {
-        if (lane == 0) lb_publish<SO, A>(incl, 0, agg, true);
+        if (lane == 0) lb_publish<SO, A>(incl, 0, agg);
         return SO::identity();
     }
     if (lane == 0) lb_publish<SO, A>(aggs, t, agg);
@@ -306,19 +288,11 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
         if (active) {
             const uint64_t i = end - 1 - lane;
             for (;;) {
-                if constexpr (SEQ) {
-                    if (lb_try<SO, A>(incl, i, v)) {
-                        inclusive = true;
-                        break;
-                    }
-                    if (lb_try<SO, A>(aggs, i, v)) break;
-                } else {
-                    const int k = lb_poll<SO, A>(st, i, v);
-                    if (k) {
-                        inclusive = k == 2;
-                        break;
-                    }
+                if (lb_try<SO, A>(incl, i, v)) {
+                    inclusive = true;
+                    break;
                 }
+                if (lb_try<SO, A>(aggs, i, v)) break;
                 lb_pause(pause);
             }
         }
@@ -365,7 +339,7 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
             end -= LB_RADIX;
         }
     }
-    if (lane == 0) lb_publish<SO, A>(incl, t, SO::apply(p, agg), true);
+    if (lane == 0) lb_publish<SO, A>(incl, t, SO::apply(p, agg));
     return p;
 }
 
@@ -627,7 +601,7 @@ struct scan_params {
     int exp; /* PP_HIP_SCAN_EXP: tuning experiments (1: no look-back, results wrong; 2: spin without
                 pause) */
     unsigned pause_ns, delay_ns; /* PP_HIP_SCAN_PAUSE / PP_HIP_SCAN_DELAY (NVIDIA): look-back sleeps in
-                                    nanoseconds, see lb_knobs (0: the defaults) */
+                                    nanoseconds, see lb_knobs and scan_launch */
 };
 
 template <typename P, typename Out, bool SEG>
@@ -845,9 +819,15 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
     prm.vec_flags = aligned16(flags);
     const char *exp = getenv("PP_HIP_SCAN_EXP");
     prm.exp = exp ? atoi(exp) : 0;
+    /* The chain sleeps as CUB's sm_90 look-back does: once before its first poll, and between
+     * polls, so that waiting tiles do not crowd the L2 with polls of the state words their
+     * predecessors are about to write (H100, u32 at 2^28: no sleeps 1.020 ms, 1000 / 500 ns
+     * 0.941, 1500 / 700 ns 0.902, 2000 / 1000 ns no better). The tree, whose reads are
+     * mostly of nodes published long before, was best without (f32 0.904, 0.907, 0.919 ms). */
+    const bool chain = scan_chain<Op, A, SEG>() != 0;
     const char *pause_ns = getenv("PP_HIP_SCAN_PAUSE"), *delay_ns = getenv("PP_HIP_SCAN_DELAY");
-    prm.pause_ns = pause_ns ? (unsigned)atoi(pause_ns) : 0u;
-    prm.delay_ns = delay_ns ? (unsigned)atoi(delay_ns) : 0u;
+    prm.pause_ns = pause_ns ? (unsigned)atoi(pause_ns) : chain ? 700u : 0u;
+    prm.delay_ns = delay_ns ? (unsigned)atoi(delay_ns) : chain ? 1500u : 0u;
     Out init_out;
     memcpy(&init_out, a->init, sizeof init_out);
     const uint64_t grid = tiles;
