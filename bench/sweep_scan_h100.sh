@@ -2,17 +2,19 @@
 # bench/sweep_scan_h100.sh -- one device call (after `source .gpu/prep.sh`): the scan's
 # occupancy / tile-size variants side by side. Builds the library and bench (no tests) once
 # per variant in parallel, runs the default build's scan rows with CUB, then every variant's
-# without. Variants: CMAKE_CUDA_FLAGS for hip/scan.hip's SCAN_MIN_BLOCKS (resident blocks
-# per SM the registers must allow), SCAN_ITEMS4 (elements per thread for 4-byte types) and
-# SCAN_WIDE_ITEMS (for 8-byte types);
+# without, then KNOB_ON's builds again with each KNOBS setting of the look-back's sleeps.
+# Variants: CMAKE_CUDA_FLAGS for hip/scan.hip's scan_shape (SCAN_THREADS, SCAN_MIN_BLOCKS:
+# threads per block and resident blocks per SM the registers must allow, for every width;
+# SCAN_ITEMS4 / SCAN_WIDE_ITEMS: elements per thread for 4-byte / 8-byte types) and its
+# look-back choice (SCAN_TREE_INTEGERS, SCAN_TREE_FLOATS, SCAN_CHAIN_PLAIN_F32);
 # VARIANTS="name:flag#flag ..." ("#" separates the flags of one variant).
 set -uo pipefail
 OUT="${OUT:-/tmp/h100-out}"; mkdir -p "$OUT"
-VARIANTS=${VARIANTS:-"t128i24m6:-DSCAN_THREADS=128#-DSCAN_ITEMS4=24#-DSCAN_WIDE_ITEMS=16#-DSCAN_MIN_BLOCKS=6 t128i24:-DSCAN_THREADS=128#-DSCAN_ITEMS4=24#-DSCAN_WIDE_ITEMS=16#-DSCAN_MIN_BLOCKS=8 t128i16:-DSCAN_THREADS=128#-DSCAN_WIDE_ITEMS=16#-DSCAN_MIN_BLOCKS=8 t128i24m6tf:-DSCAN_THREADS=128#-DSCAN_ITEMS4=24#-DSCAN_WIDE_ITEMS=16#-DSCAN_MIN_BLOCKS=6#-DSCAN_TREE_FLOATS"}
+VARIANTS=${VARIANTS:-"wide24m4:-DSCAN_WIDE_ITEMS=24#-DSCAN_MIN_BLOCKS=4 wide32m4:-DSCAN_WIDE_ITEMS=32#-DSCAN_MIN_BLOCKS=4 t128i24m6:-DSCAN_ITEMS4=24#-DSCAN_MIN_BLOCKS=6 chainf32:-DSCAN_CHAIN_PLAIN_F32"}
 # KNOBS="name:VAR=value#VAR=value ..." runs again, without CUB, the builds named in KNOB_ON ("default" and
 # variant names) with those look-back sleeps (PP_HIP_SCAN_DELAY / PP_HIP_SCAN_PAUSE, nanoseconds).
-KNOBS=${KNOBS:-"d1000p500:PP_HIP_SCAN_DELAY=1000#PP_HIP_SCAN_PAUSE=500 d500p200:PP_HIP_SCAN_DELAY=500#PP_HIP_SCAN_PAUSE=200 p200:PP_HIP_SCAN_PAUSE=200"}
-KNOB_ON=${KNOB_ON:-"default t128i24m6"}
+KNOBS=${KNOBS:-"exp1:PP_HIP_SCAN_EXP=1 d1200p400:PP_HIP_SCAN_DELAY=1200#PP_HIP_SCAN_PAUSE=400"}
+KNOB_ON=${KNOB_ON:-"default"}
 build() {  # build DIR FLAGS
     cmake -S . -B "$1" -G Ninja -DPP_HIP=NVIDIA -DCMAKE_CUDA_ARCHITECTURES=90 -DPP_BUILD_TESTS=OFF \
         -DPP_RESOURCE_USAGE=ON "-DCMAKE_CUDA_FLAGS=${2//#/ }" >"$OUT/build_$(basename "$1").txt" 2>&1 &&

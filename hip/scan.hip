@@ -2,7 +2,7 @@
  * scan.hip -- the scan family on the GPU: inclusive and exclusive scans, plain and segmented
  * (by head flags, or by offsets turned into head flags), in one pass over the data.
  *
- * One kernel, one tile per block (256 threads x ITEMS elements), tiles taken in the order of
+ * One kernel, one tile per block (scan_shape: THREADS x ITEMS elements), tiles taken in the order of
  * an atomic ticket, so a tile only ever waits on tiles that have already started.
  *   thread -- ITEMS consecutive elements, scanned sequentially in registers;
  *   wave   -- the thread totals, scanned by shuffles over the compile-time wave width
@@ -11,9 +11,9 @@
  *             shuffles, not operations, are what costs here);
  *   block  -- the wave totals (at most W of them) scanned by wave 0 the same way;
  *   device -- a decoupled look-back: the classic chain (lookback_chain) for integer
- *             accumulators, as any association gives them the same bits, and for f32 sums
- *             carried in f64 and folded in tile order; for the other float scans one whose
- *             combination order is a fixed binary tree (below).
+ *             accumulators, as any association gives them the same bits, and for segmented
+ *             f32 sums carried in f64 and folded in tile order; for the other float scans
+ *             one whose combination order is a fixed binary tree (below).
  * The classic look-back (Merrill & Garland) adds predecessors' aggregates until it meets an
  * inclusive prefix, so the association of a float sum depends on timing. In the tree the
  * prefix of tile t is the fold, largest run first, of the aligned runs of tiles that the binary digits
@@ -94,7 +94,10 @@ template <typename In, typename A> struct scan_shape {
     static_assert(threads % PP_WAVE == 0 && waves <= PP_WAVE, "the wave totals fit one wave");
 };
 /* The same for a policy P (one template argument: __launch_bounds__ is a macro on HIP). */
-template <typename P> constexpr int scan_threads() { return scan_shape<typename P::in_t, typename P::acc_t>::threads; }
+template <typename P> constexpr int scan_threads()
+{
+    return scan_shape<typename P::in_t, typename P::acc_t>::threads;
+}
 template <typename P> constexpr int scan_min_blocks()
 {
     return scan_shape<typename P::in_t, typename P::acc_t>::min_blocks;
@@ -351,14 +354,15 @@ template <template <typename> class OpT, typename X, typename C> struct op_rebin
 
 /* How the scan of accumulator A with Op looks back: 0 the tree; 1 the chain in A (integers);
  * 2 the chain carried in double and folded in tile order (segmented f32 sums: the sequential
- * f64 sum of up to 2^29 f32 tile aggregates -- n < 2^40 -- errs by less than one f32 rounding
- * of the sum of their magnitudes, so parprim.h's bound holds with the chain counted as one
- * rounding, where the tree counted 2 log2(tiles)). Plain f32 sums keep the tree: the
- * in-order fold re-reads every window back to the nearest inclusive prefix, and without
- * segment heads to stop it that was slower than the tree (H100, 2^28: 1.15-1.47 ms against
- * 1.01-1.03 ms); with heads every few tiles it is faster (1.08-1.12 ms against 1.23-1.43).
- * -DSCAN_TREE_INTEGERS / -DSCAN_TREE_FLOATS keep the tree, -DSCAN_CHAIN_PLAIN_F32 takes the
- * chain for plain f32 sums too, to compare them in one run (bench/sweep_scan_h100.sh). */
+ * f64 sum of up to 2^29 f32 tile aggregates -- n < 2^41 with 4096-element tiles -- errs by
+ * less than one f32 rounding of the sum of their magnitudes, so parprim.h's bound holds with
+ * the chain counted as one rounding, where the tree counted 2 log2(tiles)).
+ * Plain f32 sums keep the tree: the in-order fold re-reads every window back to the nearest
+ * inclusive prefix, and without segment heads to stop it that was slower than the tree
+ * (H100, 2^28: 1.15-1.47 ms against 1.01-1.03 ms); with heads every few tiles it is faster
+ * (1.08-1.12 ms against 1.23-1.43). -DSCAN_TREE_INTEGERS / -DSCAN_TREE_FLOATS keep the tree,
+ * -DSCAN_CHAIN_PLAIN_F32 takes the chain for plain f32 sums too, to compare them in one run
+ * (bench/sweep_scan_h100.sh). */
 template <typename Op, typename A, bool SEG> constexpr int scan_chain()
 {
 #ifndef SCAN_TREE_INTEGERS

@@ -303,8 +303,8 @@ PP_API pp_status pp_segmented_reduce(pp_context *ctx, const void *in, size_t n, 
  * including the f32 -> f64 widening sum), and
  *     D_scan(m) = 2 * ceil(log2(m)) + PP_SCAN_DEPTH_SLACK.
  * Every term reaches out[i] through at most D_scan(m) roundings (the GPU combines tiles by a
- * fixed binary tree; f32 sums, by a sum in f64 taken in tile order, whose error is below one
- * f32 rounding for n < 2^41), so
+ * fixed binary tree; segmented f32 sums, by a sum in f64 taken in tile order, whose error is
+ * below one f32 rounding for n < 2^41), so
  *     |out[i] - exact_i| <= g * (|init| + sum |x_j|),   g = D_scan(m) * u / (1 - D_scan(m) * u).
  * The order of operations is fixed for a backend (and, on the GPU, for a device): the same
  * input gives the same bits every run, with no atomics in the arithmetic. Different backends
