@@ -830,8 +830,13 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
      * mostly of nodes published long before, was best without (f32 0.904, 0.907, 0.919 ms). */
     const bool chain = scan_chain<Op, A, SEG>() != 0;
     const char *pause_ns = getenv("PP_HIP_SCAN_PAUSE"), *delay_ns = getenv("PP_HIP_SCAN_DELAY");
-    prm.pause_ns = pause_ns ? (unsigned)atoi(pause_ns) : chain ? 700u : 0u;
-    prm.delay_ns = delay_ns ? (unsigned)atoi(delay_ns) : chain ? 1500u : 0u;
+    auto ns = [](const char *v, unsigned dflt) -> unsigned {
+        if (!v) return dflt;
+        const long x = atol(v);
+        return x < 0 ? 0u : x > 100000 ? 100000u : (unsigned)x; /* at most 0.1 ms */
+    };
+    prm.pause_ns = ns(pause_ns, chain ? 700u : 0u);
+    prm.delay_ns = ns(delay_ns, chain ? 1500u : 0u);
     Out init_out;
     memcpy(&init_out, a->init, sizeof init_out);
     const uint64_t grid = tiles;
