@@ -489,8 +489,8 @@ static pp_status histogram_private(pp_context *ctx, const pp_histogram_args *a, 
      * the tests run many rounds (the counts added round after round) on small inputs */
     size_t round = ROUND;
     const char *want = getenv("PP_CPU_HIST_ROUND");
-    if (want && strtoull(want, NULL, 0) >= CHUNK && strtoull(want, NULL, 0) < ROUND)
-        round = (size_t)strtoull(want, NULL, 0) / CHUNK * CHUNK;
+    const unsigned long long want_n = want ? strtoull(want, NULL, 0) : 0;
+    if (want_n >= CHUNK && want_n < ROUND) round = (size_t)want_n / CHUNK * CHUNK;
     uint32_t *tables = NULL;
     pp_status st = pp__scratch(ctx, (size_t)threads * per_thread * sizeof(uint32_t), (void **)&tables);
     if (st != PP_OK) return st;

@@ -158,6 +158,19 @@ PP_DEVICE void pp_spin_pause()
 #endif
 }
 
+/* Sleep for about ns nanoseconds (a poll's back-off). NVIDIA: __nanosleep (sm_70 and later);
+ * AMD: s_sleep in steps of 64 cycles, about 32 ns at 2 GHz (the count must be a constant). */
+PP_DEVICE void pp_sleep_ns(unsigned ns)
+{
+#if defined(PP_PORT_NVIDIA)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    __nanosleep(ns);
+#endif
+#else
+    for (unsigned k = 0; k < ns; k += 32) __builtin_amdgcn_s_sleep(1);
+#endif
+}
+
 /* 16-byte load of data read once (streamed): bypasses L1 allocation where the target has
  * such a hint. `p` must be 16-byte aligned. */
 struct alignas(16) pp_vec16 {

@@ -134,7 +134,8 @@ template <typename Op, typename A, bool SEG> struct scan_op {
 };
 
 /* ---- published tile states ----
- * The tree over tiles has radix 32: node (j, i) holds the canonical (balanced binary) sum
+ * The tree over tiles has radix LB_RADIX = 32 (a constant of the tree, not the wave width;
+ * "32" below is that radix): node (j, i) holds the canonical (balanced binary) sum
  * of tiles [i * 32^j, (i + 1) * 32^j), that is S(t, 5j) for t = (i + 1) * 32^j - 1. Level 0
  * holds the tile aggregates; a level-j node is published by its last tile, which computes
  * it from its 32 level-(j-1) children in one round of reads (a butterfly that keeps the
@@ -180,8 +181,8 @@ template <typename A> struct lb_word {
     using type = typename std::conditional<packed, unsigned long long, lb_wide>::type;
 };
 
-/* Look-back experiment knobs (PP_HIP_SCAN_EXP bits, PP_HIP_SCAN_PAUSE / PP_HIP_SCAN_DELAY
- * nanoseconds; see scan_params). */
+/* Look-back knobs (PP_HIP_SCAN_EXP bits, PP_HIP_SCAN_PAUSE / PP_HIP_SCAN_DELAY nanoseconds;
+ * see scan_params and scan_launch). */
 struct lb_knobs {
     int exp;
     unsigned pause_ns; /* sleep between two polls of a state not yet published (0: the default) */
@@ -192,13 +193,8 @@ struct lb_knobs {
 PP_DEVICE void lb_pause(const lb_knobs &k)
 {
     if (k.exp & 2) return;
-#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__)
-    if (k.pause_ns) {
-        __nanosleep(k.pause_ns);
-        return;
-    }
-#endif
-    pp_spin_pause();
+    if (k.pause_ns) pp_sleep_ns(k.pause_ns);
+    else pp_spin_pause();
 }
 
 PP_DEVICE uint64_t lb_index(uint64_t tiles, int j, uint64_t i)
@@ -217,6 +213,19 @@ PP_DEVICE void lb_publish(typename lb_word<A>::type *st, uint64_t e, typename SO
     if constexpr (!lb_word<A>::packed) p[1] = ready | (b >> 32);
 }
 
+/* An entry's words: ready (both words of an 8-byte value), and the value they hold. */
+template <typename A> PP_DEVICE bool lb_ready(unsigned long long lo, unsigned long long hi)
+{
+    return (lo >> 63) && (lb_word<A>::packed || (hi >> 63));
+}
+template <typename SO, typename A> PP_DEVICE typename SO::T lb_decode(unsigned long long lo, unsigned long long hi)
+{
+    const unsigned long long b = (lo & 0xFFFFFFFFull) | ((hi & 0xFFFFFFFFull) << 32);
+    return SO::make(lb_value<A>(b), (uint32_t)(lo >> 32) & 1u);
+}
+
+/* Entry e's value, once ready. PP_HIP_SCAN_EXP bit 16: read once and never wait (results
+ * wrong, to time the reads alone). */
 template <typename SO, typename A>
 PP_DEVICE typename SO::T lb_wait(typename lb_word<A>::type *st, uint64_t e, const lb_knobs &pause)
 {
@@ -225,12 +234,10 @@ PP_DEVICE typename SO::T lb_wait(typename lb_word<A>::type *st, uint64_t e, cons
     for (;;) {
         lo = p[0];
         if constexpr (!lb_word<A>::packed) hi = p[1];
-        const bool ready = (lo >> 63) && (lb_word<A>::packed || (hi >> 63));
-        if (ready || (pause.exp & 16)) break;
+        if (lb_ready<A>(lo, hi) || (pause.exp & 16)) break;
         lb_pause(pause);
     }
-    const unsigned long long b = (lo & 0xFFFFFFFFull) | ((hi & 0xFFFFFFFFull) << 32);
-    return SO::make(lb_value<A>(b), (uint32_t)(lo >> 32) & 1u);
+    return lb_decode<SO, A>(lo, hi);
 }
 
 /* lb_wait without the wait: whether entry e is ready, and its value in x if so. */
@@ -241,9 +248,8 @@ PP_DEVICE bool lb_try(typename lb_word<A>::type *st, uint64_t e, typename SO::T 
     const unsigned long long lo = p[0];
     unsigned long long hi = 0;
     if constexpr (!lb_word<A>::packed) hi = p[1];
-    if (!((lo >> 63) && (lb_word<A>::packed || (hi >> 63)))) return false;
-    const unsigned long long b = (lo & 0xFFFFFFFFull) | ((hi & 0xFFFFFFFFull) << 32);
-    x = SO::make(lb_value<A>(b), (uint32_t)(lo >> 32) & 1u);
+    if (!lb_ready<A>(lo, hi)) return false;
+    x = lb_decode<SO, A>(lo, hi);
     return true;
 }
 
@@ -262,8 +268,8 @@ PP_DEVICE bool lb_try(typename lb_word<A>::type *st, uint64_t e, typename SO::T 
  *     a start, then the fold runs strictly in tile order from it, one value after another (the
  *     windows in between read again), so by induction every published prefix is the
  *     sequential f64 sum of the tile aggregates, whatever the timing: reproducible. (Waiting
- *     instead for the inclusive prefix of the window's oldest tile would chain every 32nd
- *     tile's publication: #tiles / 32 round trips in a row.) */
+ *     instead for the inclusive prefix of the window's oldest tile would chain every
+ *     LB_RADIX-th tile's publication: #tiles / LB_RADIX round trips in a row.) */
 template <typename SO, typename A, bool SEQ>
 PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t tiles, uint64_t t, typename SO::T agg,
                                         const lb_knobs &pause)
@@ -279,9 +285,7 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
         return SO::identity();
     }
     if (lane == 0) lb_publish<SO, A>(aggs, t, agg);
-#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__)
-    if (pause.delay_ns) __nanosleep(pause.delay_ns);
-#endif
+    if (pause.delay_ns) pp_sleep_ns(pause.delay_ns);
     T p = SO::identity(); /* the fold of tiles [end, t), in tile order */
     uint64_t end = t;
     for (;;) {
@@ -419,9 +423,7 @@ PP_DEVICE typename SO::T lookback(typename lb_word<A>::type *st, uint64_t tiles,
         if (lane == 0) lb_publish<SO, A>(st, lb_index(tiles, j, first / LB_RADIX), own);
     }
     if (t == 0 || (pause.exp & 8)) return SO::identity();
-#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__)
-    if (pause.delay_ns) __nanosleep(pause.delay_ns);
-#endif
+    if (pause.delay_ns) pp_sleep_ns(pause.delay_ns);
     /* Prefix: for each radix-32 digit d_j of t (high first), the first d_j children of the
      * level-j parent that holds t; each set bit r of d_j is one run of 2^r of them. */
     T p = SO::identity();
@@ -602,9 +604,9 @@ struct scan_params {
     uint64_t nseg;
     int exclusive;
     int vec_in, vec_out, vec_flags; /* 16-byte aligned pointers */
-    int exp; /* PP_HIP_SCAN_EXP: tuning experiments (1: no look-back, results wrong; 2: spin without
-                pause) */
-    unsigned pause_ns, delay_ns; /* PP_HIP_SCAN_PAUSE / PP_HIP_SCAN_DELAY (NVIDIA): look-back sleeps in
+    int exp; /* PP_HIP_SCAN_EXP: tuning experiments (1: no look-back, 8: publish only, 16: read
+                without waiting -- results wrong; 2: spin without pause; 4: tiles by block index) */
+    unsigned pause_ns, delay_ns; /* PP_HIP_SCAN_PAUSE / PP_HIP_SCAN_DELAY: look-back sleeps in
                                     nanoseconds, see lb_knobs and scan_launch */
 };
 
@@ -782,12 +784,12 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
 
     /* Scratch: [head flags (offsets form)] [ticket, 256 bytes] [tile states]. */
     const size_t flag_bytes = a->offsets ? pp_align256(n) : 0;
-    /* the tree's nodes, or the chain's aggregates and inclusive prefixes */
+    /* the chain's aggregates and inclusive prefixes, or the tree's nodes */
     using Op = typename P::op;
-    const size_t state_bytes =
-        tiles > 1 ? 256 + pp_align256(scan_chain<Op, A, SEG>() ? 2 * tiles * sizeof(typename lb_word<chain_acc<Op, A, SEG>>::type)
-                                                           : lb_entries(tiles) * sizeof(typename lb_word<A>::type))
-                  : 0;
+    constexpr bool chain = scan_chain<Op, A, SEG>() != 0;
+    const size_t lb_bytes = chain ? 2 * tiles * sizeof(typename lb_word<chain_acc<Op, A, SEG>>::type)
+                                  : lb_entries(tiles) * sizeof(typename lb_word<A>::type);
+    const size_t state_bytes = tiles > 1 ? 256 + pp_align256(lb_bytes) : 0;
     char *scratch = nullptr;
     if (flag_bytes + state_bytes > 0) {
         void *sp = nullptr;
@@ -827,16 +829,18 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
      * polls, so that waiting tiles do not crowd the L2 with polls of the state words their
      * predecessors are about to write (H100, u32 at 2^28: no sleeps 1.020 ms, 1000 / 500 ns
      * 0.941, 1500 / 700 ns 0.902, 2000 / 1000 ns no better). The tree, whose reads are
-     * mostly of nodes published long before, was best without (f32 0.904, 0.907, 0.919 ms). */
-    const bool chain = scan_chain<Op, A, SEG>() != 0;
+     * mostly of nodes published long before, was best without (f32 0.904, 0.907, 0.919 ms).
+     * The defaults are the H100's; on AMD (not measured) the chain polls as the tree does,
+     * unless the variables ask for sleeps. */
+    const bool nv_sleeps = chain && SCAN_NV_SHAPE;
     const char *pause_ns = getenv("PP_HIP_SCAN_PAUSE"), *delay_ns = getenv("PP_HIP_SCAN_DELAY");
     auto ns = [](const char *v, unsigned dflt) -> unsigned {
         if (!v) return dflt;
         const long x = atol(v);
         return x < 0 ? 0u : x > 100000 ? 100000u : (unsigned)x; /* at most 0.1 ms */
     };
-    prm.pause_ns = ns(pause_ns, chain ? 700u : 0u);
-    prm.delay_ns = ns(delay_ns, chain ? 1500u : 0u);
+    prm.pause_ns = ns(pause_ns, nv_sleeps ? 700u : 0u);
+    prm.delay_ns = ns(delay_ns, nv_sleeps ? 1500u : 0u);
     Out init_out;
     memcpy(&init_out, a->init, sizeof init_out);
     const uint64_t grid = tiles;
