@@ -55,9 +55,7 @@ namespace {
  * NVIDIA (chosen on the H100 with bench/sweep_scan_h100.sh, figures in bench/NOTES.md):
  *   1-byte inputs:           256 x 16 (4096 per tile), 3 blocks (4 fit);
  *   4-byte input and acc.:   128 x 32 (4096), 5 blocks (6 fit);
- *   8-byte input or acc.:    128 x 32 (4096), 4 blocks (f64 at 2^28: 128 x 16 with 6 blocks
- *                            1.896-1.902 ms, 128 x 24 with 4 1.893, 128 x 32 with 4 1.716-1.724:
- *                            half the tiles, so half the look-backs); f64 min / max 128 x 16, 6.
+ *   8-byte input or acc.:    128 x 16 (2048), 6 blocks.
  * Small blocks with many elements each (as CUB's sm_90 tuning has them) keep more tiles
  * loading while others look back: a waiting tile holds its block's slot, and a 128-thread
  * block holds half the registers of a 256-thread one (u32 at 2^28: 256 x 16 1.015 ms,
@@ -77,15 +75,10 @@ namespace {
 #define SCAN_ITEMS4 (SCAN_NV_SHAPE ? 32 : 16)
 #endif
 #ifndef SCAN_WIDE_ITEMS
-#define SCAN_WIDE_ITEMS (SCAN_NV_SHAPE ? 32 : 8)
+#define SCAN_WIDE_ITEMS (SCAN_NV_SHAPE ? 16 : 8)
 #endif
-template <typename In, typename A, typename Op> struct scan_shape {
+template <typename In, typename A> struct scan_shape {
     static constexpr int cls = sizeof(In) == 1 ? 1 : (sizeof(In) == 8 || sizeof(A) == 8) ? 8 : 4;
-    /* NVIDIA, 8-byte class: 128 x 32 with 4 blocks, but for f64 min / max (their NaN-aware
-     * operator needs more registers: 144 bytes of spills at 32 elements), 128 x 16 with 6 */
-    static constexpr bool nv_wide = SCAN_NV_SHAPE && cls == 8 &&
-                                    !(std::is_floating_point<A>::value &&
-                                      (std::is_same<Op, pp_op_min<A>>::value || std::is_same<Op, pp_op_max<A>>::value));
 #ifdef SCAN_THREADS
     static constexpr int threads = SCAN_THREADS;
 #else
@@ -94,16 +87,21 @@ template <typename In, typename A, typename Op> struct scan_shape {
 #ifdef SCAN_MIN_BLOCKS
     static constexpr int min_blocks = SCAN_MIN_BLOCKS;
 #else
-    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3 : cls == 4 ? 5 : nv_wide ? 4 : 6;
+    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3 : cls == 4 ? 5 : 6;
 #endif
-    static constexpr int items = cls == 1 ? 16 : cls == 8 ? (SCAN_NV_SHAPE && !nv_wide ? 16 : SCAN_WIDE_ITEMS) : SCAN_ITEMS4;
+    static constexpr int items = cls == 1 ? 16 : cls == 8 ? SCAN_WIDE_ITEMS : SCAN_ITEMS4;
     static constexpr int waves = threads / PP_WAVE;
     static_assert(threads % PP_WAVE == 0 && waves <= PP_WAVE, "the wave totals fit one wave");
 };
 /* The same for a policy P (one template argument: __launch_bounds__ is a macro on HIP). */
-template <typename P> using scan_shape_of = scan_shape<typename P::in_t, typename P::acc_t, typename P::op>;
-template <typename P> constexpr int scan_threads() { return scan_shape_of<P>::threads; }
-template <typename P> constexpr int scan_min_blocks() { return scan_shape_of<P>::min_blocks; }
+template <typename P> constexpr int scan_threads()
+{
+    return scan_shape<typename P::in_t, typename P::acc_t>::threads;
+}
+template <typename P> constexpr int scan_min_blocks()
+{
+    return scan_shape<typename P::in_t, typename P::acc_t>::min_blocks;
+}
 
 /* A scanned value: the accumulator and, for segmented scans, whether a segment starts
  * inside the span it covers. The segmented operator (a, b) -> b.f ? b : a op b is
@@ -622,7 +620,7 @@ __global__ __launch_bounds__(scan_threads<P>(), scan_min_blocks<P>()) void scan_
     using Op = typename P::op;
     using SO = scan_op<Op, A, SEG>;
     using T = typename SO::T;
-    using SH = scan_shape_of<P>;
+    using SH = scan_shape<In, A>;
     constexpr int ITEMS = SH::items, SCAN_WAVES = SH::waves;
     constexpr uint32_t WAVE_ITEMS = (uint32_t)PP_WAVE * ITEMS;
     constexpr uint64_t TILE = (uint64_t)SH::threads * ITEMS;
@@ -774,7 +772,7 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
 {
     using In = typename P::in_t;
     using A = typename P::acc_t;
-    using SH = scan_shape_of<P>;
+    using SH = scan_shape<In, A>;
     constexpr uint64_t TILE = (uint64_t)SH::threads * SH::items;
     pp_hip_state *hs = pp_hip(ctx);
     const uint64_t n = a->n;
@@ -832,10 +830,10 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
      * predecessors are about to write (H100, u32 at 2^28: no sleeps 1.020 ms, 1000 / 500 ns
      * 0.941, 1500 / 700 ns 0.902, 2000 / 1000 ns no better). The tree, whose reads are
      * mostly of nodes published long before, was best without sleeps between polls (f32
-     * 0.904, 0.907, 0.919 ms), and a little faster with 2000 ns before its first (f32 0.889
-     * ms against 0.901-0.908, f64 1.860 against 1.896-1.900, in one run).
-     * The defaults are the H100's; on AMD (not measured) both poll without sleeps, unless
-     * the variables ask for them. */
+     * 0.904, 0.907, 0.919 ms), and a little faster with 2000 ns before its first (H100, 2^28,
+     * f32 0.889 ms against 0.901-0.908, f64 1.860 ms against 1.896-1.900; f32 894-895 us
+     * against 910 with no delay, in one run). The defaults are the H100's; on AMD (not
+     * measured) both poll without sleeps, unless the variables ask for them. */
     const bool nv_sleeps = chain && SCAN_NV_SHAPE;
     const char *pause_ns = getenv("PP_HIP_SCAN_PAUSE"), *delay_ns = getenv("PP_HIP_SCAN_DELAY");
     auto ns = [](const char *v, unsigned dflt) -> unsigned {
