@@ -139,7 +139,7 @@ template <typename Op, typename A, bool SEG> struct scan_op {
  * of tiles [i * 32^j, (i + 1) * 32^j), that is S(t, 5j) for t = (i + 1) * 32^j - 1. Level 0
  * holds the tile aggregates; a level-j node is published by its last tile, which computes
  * it from its 32 level-(j-1) children in one round of reads (a butterfly that keeps the
- * binary order), not through a chain of pairwise sums. Level j has floor(T / 32^j) nodes,
+ * binary order), not through a chain of pairwise sums. Level j has floor(T / LB_RADIX^j) nodes,
  * stored after those of the lower levels. The radix is the tree's, not the wave's: the
  * look-back uses lanes 0 .. 31 of its wave and shuffles within them, on waves of 32 and 64.
  * Every 64-bit word is written and read whole (single-copy atomic), and each carries its
@@ -834,15 +834,15 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
      * f32 0.889 ms against 0.901-0.908, f64 1.860 ms against 1.896-1.900; f32 894-895 us
      * against 910 with no delay, in one run). The defaults are the H100's; on AMD (not
      * measured) both poll without sleeps, unless the variables ask for them. */
-    const bool nv_sleeps = chain && SCAN_NV_SHAPE;
-    const char *pause_ns = getenv("PP_HIP_SCAN_PAUSE"), *delay_ns = getenv("PP_HIP_SCAN_DELAY");
+    const unsigned dflt_pause = !SCAN_NV_SHAPE ? 0u : chain ? 700u : 0u;
+    const unsigned dflt_delay = !SCAN_NV_SHAPE ? 0u : chain ? 1500u : 2000u;
     auto ns = [](const char *v, unsigned dflt) -> unsigned {
         if (!v) return dflt;
         const long x = atol(v);
         return x < 0 ? 0u : x > 100000 ? 100000u : (unsigned)x; /* at most 0.1 ms */
     };
-    prm.pause_ns = ns(pause_ns, nv_sleeps ? 700u : 0u);
-    prm.delay_ns = ns(delay_ns, !SCAN_NV_SHAPE ? 0u : chain ? 1500u : 2000u);
+    prm.pause_ns = ns(getenv("PP_HIP_SCAN_PAUSE"), dflt_pause);
+    prm.delay_ns = ns(getenv("PP_HIP_SCAN_DELAY"), dflt_delay);
     Out init_out;
     memcpy(&init_out, a->init, sizeof init_out);
     const uint64_t grid = tiles;
