@@ -171,6 +171,34 @@ PP_DEVICE void pp_sleep_ns(unsigned ns)
 #endif
 }
 
+/* A 64-bit word that other blocks write or read while this kernel runs (the scan's
+ * published tile states), loaded and stored whole, relaxed at device scope: no ordering
+ * with other accesses, only single-copy atomicity and freshness (each word the scan
+ * publishes carries its own ready bit). NVIDIA: ld/st.relaxed.gpu (sm_70 and later), as
+ * CUB's look-back polls; otherwise volatile. AMD: agent-scope relaxed atomics. */
+PP_DEVICE unsigned long long pp_load_relaxed(const unsigned long long *p)
+{
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p));
+    return v;
+#elif defined(PP_PORT_NVIDIA)
+    return *reinterpret_cast<const volatile unsigned long long *>(p);
+#else
+    return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+#endif
+}
+PP_DEVICE void pp_store_relaxed(unsigned long long *p, unsigned long long v)
+{
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" : : "l"(p), "l"(v));
+#elif defined(PP_PORT_NVIDIA)
+    *reinterpret_cast<volatile unsigned long long *>(p) = v;
+#else
+    __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+#endif
+}
+
 /* 16-byte load of data read once (streamed): bypasses L1 allocation where the target has
  * such a hint. `p` must be 16-byte aligned. */
 struct alignas(16) pp_vec16 {
@@ -196,6 +224,42 @@ PP_DEVICE pp_vec16 pp_load16_stream(const void *p)
     pp_vec16 r;
     r.w[0] = v.x; r.w[1] = v.y; r.w[2] = v.z; r.w[3] = v.w;
     return r;
+#endif
+}
+
+/* Copies of 16 bytes from global to shared memory that complete later, so that a block
+ * can have the loads of its next piece of work in flight while it waits on something
+ * else. pp_copy16_async(dst, src) starts one (both 16-byte aligned; src read once: no L1
+ * allocation); pp_copy_async_commit() closes the batch this thread started;
+ * pp_copy_async_wait() waits until this thread's batches have landed (then a wave or block
+ * barrier makes them visible to the other threads). NVIDIA sm_80 and later: cp.async.cg.
+ * Elsewhere (AMD) the copy is a plain load and store, complete when the call returns
+ * (PP_ASYNC_COPY 0). */
+#if defined(PP_PORT_NVIDIA) && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800)
+#define PP_ASYNC_COPY 1
+#else
+#define PP_ASYNC_COPY 0
+#endif
+PP_DEVICE void pp_copy_async_commit()
+{
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+PP_DEVICE void pp_copy_async_wait()
+{
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
+}
+
+PP_DEVICE void pp_copy16_async(pp_vec16 *dst, const void *src)
+{
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+#else
+    *dst = pp_load16_stream(src);
 #endif
 }
 

@@ -54,7 +54,9 @@ namespace {
  * resident blocks per SM/CU the register allocation must allow (tiles in flight).
  * NVIDIA (chosen on the H100 with bench/sweep_scan_h100.sh, figures in bench/NOTES.md):
  *   1-byte inputs:           256 x 16 (4096 per tile), 3 blocks (4 fit);
- *   4-byte input and acc.:   128 x 32 (4096), 5 blocks (6 fit);
+ *   4-byte input and acc.:   128 x 32 (4096), 6 blocks (80 registers), segmented 5 (96:
+ *                            at 6 the segmented kernels spill 96-152 bytes; f32 with head
+ *                            flags ran at 1.10 ms against 0.91 with 5 blocks);
  *   8-byte input or acc.:    128 x 16 (2048), 6 blocks.
  * Small blocks with many elements each (as CUB's sm_90 tuning has them) keep more tiles
  * loading while others look back: a waiting tile holds its block's slot, and a 128-thread
@@ -77,7 +79,14 @@ namespace {
 #ifndef SCAN_WIDE_ITEMS
 #define SCAN_WIDE_ITEMS (SCAN_NV_SHAPE ? 16 : 8)
 #endif
-template <typename In, typename A> struct scan_shape {
+/* Whether a block scans tiles one after another, the next one's loads in flight while the
+ * current one looks back (scan_tiles): where copies to shared memory are asynchronous
+ * (NVIDIA). Elsewhere one block scans one tile (the loop would hold its state across tiles:
+ * on gfx90a it spilled SGPRs, and without asynchronous copies it has nothing to overlap). */
+#ifndef SCAN_PERSISTENT
+#define SCAN_PERSISTENT PP_ASYNC_COPY
+#endif
+template <typename In, typename A, bool SEG> struct scan_shape {
     static constexpr int cls = sizeof(In) == 1 ? 1 : (sizeof(In) == 8 || sizeof(A) == 8) ? 8 : 4;
 #ifdef SCAN_THREADS
     static constexpr int threads = SCAN_THREADS;
@@ -87,21 +96,17 @@ template <typename In, typename A> struct scan_shape {
 #ifdef SCAN_MIN_BLOCKS
     static constexpr int min_blocks = SCAN_MIN_BLOCKS;
 #else
-    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3 : cls == 4 ? 5 : 6;
+    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3 : cls == 4 && SEG ? 5 : 6;
 #endif
     static constexpr int items = cls == 1 ? 16 : cls == 8 ? SCAN_WIDE_ITEMS : SCAN_ITEMS4;
     static constexpr int waves = threads / PP_WAVE;
     static_assert(threads % PP_WAVE == 0 && waves <= PP_WAVE, "the wave totals fit one wave");
 };
-/* The same for a policy P (one template argument: __launch_bounds__ is a macro on HIP). */
-template <typename P> constexpr int scan_threads()
-{
-    return scan_shape<typename P::in_t, typename P::acc_t>::threads;
-}
-template <typename P> constexpr int scan_min_blocks()
-{
-    return scan_shape<typename P::in_t, typename P::acc_t>::min_blocks;
-}
+/* The same for a policy P (__launch_bounds__ is a macro on HIP: a comma in its arguments
+ * needs parentheses around them). */
+template <typename P, bool SEG> using scan_shape_of = scan_shape<typename P::in_t, typename P::acc_t, SEG>;
+template <typename P> constexpr int scan_threads() { return scan_shape_of<P, false>::threads; }
+template <typename P, bool SEG> constexpr int scan_min_blocks() { return scan_shape_of<P, SEG>::min_blocks; }
 
 /* A scanned value: the accumulator and, for segmented scans, whether a segment starts
  * inside the span it covers. The segmented operator (a, b) -> b.f ? b : a op b is
@@ -204,13 +209,32 @@ PP_DEVICE uint64_t lb_index(uint64_t tiles, int j, uint64_t i)
     return base + i;
 }
 
+/* One state word, loaded or stored whole. -DSCAN_POLL_RELAXED: relaxed device-scope accesses
+ * (pp_load_relaxed), to compare with the volatile ones in one run. */
+PP_DEVICE unsigned long long lb_ld(const unsigned long long *p)
+{
+#ifdef SCAN_POLL_RELAXED
+    return pp_load_relaxed(p);
+#else
+    return *reinterpret_cast<const volatile unsigned long long *>(p);
+#endif
+}
+PP_DEVICE void lb_st(unsigned long long *p, unsigned long long v)
+{
+#ifdef SCAN_POLL_RELAXED
+    pp_store_relaxed(p, v);
+#else
+    *reinterpret_cast<volatile unsigned long long *>(p) = v;
+#endif
+}
+
 template <typename SO, typename A>
 PP_DEVICE void lb_publish(typename lb_word<A>::type *st, uint64_t e, typename SO::T x)
 {
     const unsigned long long b = lb_bits(x.v), ready = 1ull << 63, seg = (unsigned long long)x.f << 32;
-    volatile unsigned long long *p = reinterpret_cast<volatile unsigned long long *>(st + e);
-    p[0] = ready | seg | (b & 0xFFFFFFFFull);
-    if constexpr (!lb_word<A>::packed) p[1] = ready | (b >> 32);
+    unsigned long long *p = reinterpret_cast<unsigned long long *>(st + e);
+    lb_st(p, ready | seg | (b & 0xFFFFFFFFull));
+    if constexpr (!lb_word<A>::packed) lb_st(p + 1, ready | (b >> 32));
 }
 
 /* An entry's words: ready (both words of an 8-byte value), and the value they hold. */
@@ -229,11 +253,11 @@ template <typename SO, typename A> PP_DEVICE typename SO::T lb_decode(unsigned l
 template <typename SO, typename A>
 PP_DEVICE typename SO::T lb_wait(typename lb_word<A>::type *st, uint64_t e, const lb_knobs &pause)
 {
-    volatile unsigned long long *p = reinterpret_cast<volatile unsigned long long *>(st + e);
+    const unsigned long long *p = reinterpret_cast<const unsigned long long *>(st + e);
     unsigned long long lo, hi = 0;
     for (;;) {
-        lo = p[0];
-        if constexpr (!lb_word<A>::packed) hi = p[1];
+        lo = lb_ld(p);
+        if constexpr (!lb_word<A>::packed) hi = lb_ld(p + 1);
         if (lb_ready<A>(lo, hi) || (pause.exp & 16)) break;
         lb_pause(pause);
     }
@@ -244,10 +268,10 @@ PP_DEVICE typename SO::T lb_wait(typename lb_word<A>::type *st, uint64_t e, cons
 template <typename SO, typename A>
 PP_DEVICE bool lb_try(typename lb_word<A>::type *st, uint64_t e, typename SO::T &x)
 {
-    volatile unsigned long long *p = reinterpret_cast<volatile unsigned long long *>(st + e);
-    const unsigned long long lo = p[0];
+    const unsigned long long *p = reinterpret_cast<const unsigned long long *>(st + e);
+    const unsigned long long lo = lb_ld(p);
     unsigned long long hi = 0;
-    if constexpr (!lb_word<A>::packed) hi = p[1];
+    if constexpr (!lb_word<A>::packed) hi = lb_ld(p + 1);
     if (!lb_ready<A>(lo, hi)) return false;
     x = lb_decode<SO, A>(lo, hi);
     return true;
@@ -464,31 +488,32 @@ template <typename X> PP_DEVICE X &slot_elem(pp_vec16 *buf, unsigned e)
 }
 
 /* Loading this lane's ITEMS consecutive elements of a wave's run of W * ITEMS elements at
- * `src` is split in two, so that a tile's loads can be in flight while the tile before it
- * looks back: load_issue starts the 16-byte loads of a whole, aligned run (striped: vector
- * j * W + lane, or directly blocked when a lane's run is one vector) into registers;
- * load_finish turns them into blocked order through the wave's buffer, or, for a partial
- * or misaligned run (`fast` false), loads the `valid` elements one by one. */
+ * `src` is split in two, so that the loads of a block's next tile are in flight while its
+ * current tile looks back: load_prefetch starts copying a whole, aligned run into the
+ * wave's input buffer (striped: vector j * W + lane to slot swz(j * W + lane); asynchronous
+ * where the target has such copies, pp_copy16_async); load_finish waits for them and reads
+ * the lane's run in blocked order, or, for a partial or misaligned run (not prefetched),
+ * loads the `valid` elements one by one through the wave's staging buffer. */
 template <typename X, int ITEMS> struct lane_run {
     static constexpr int EPV = 16 / sizeof(X);
     static constexpr int V = ITEMS / EPV; /* vectors per lane */
     static_assert(ITEMS % EPV == 0, "a lane's run is whole vectors");
-    pp_vec16 r[V];
 };
 
-template <typename X, int ITEMS> PP_DEVICE void load_issue(const X *src, lane_run<X, ITEMS> &lr)
+template <typename X, int ITEMS> PP_DEVICE void load_prefetch(const X *src, pp_vec16 *ib)
 {
     using L = lane_run<X, ITEMS>;
     const unsigned lane = pp_lane_id();
 #pragma unroll
     for (int j = 0; j < L::V; ++j) {
-        const unsigned vi = L::V == 1 ? lane : (unsigned)j * PP_WAVE + lane;
-        lr.r[j] = pp_load16_stream(src + (size_t)vi * L::EPV);
+        const unsigned vi = (unsigned)j * PP_WAVE + lane;
+        pp_copy16_async(ib + swz(vi), src + (size_t)vi * L::EPV);
     }
+    pp_copy_async_commit();
 }
 
 template <typename X, int ITEMS>
-PP_DEVICE void load_finish(const X *src, uint32_t valid, bool fast, const lane_run<X, ITEMS> &lr, pp_vec16 *buf,
+PP_DEVICE void load_finish(const X *src, uint32_t valid, bool prefetched, const pp_vec16 *ib, pp_vec16 *buf,
                            X (&x)[ITEMS])
 {
     using L = lane_run<X, ITEMS>;
@@ -497,18 +522,16 @@ PP_DEVICE void load_finish(const X *src, uint32_t valid, bool fast, const lane_r
         pp_vec16 v[L::V];
         X e[ITEMS];
     } u;
-    if (fast && L::V == 1) { /* blocked is already coalesced */
-        u.v[0] = lr.r[0];
+    if (prefetched) {
+        pp_copy_async_wait();
+        pp_wave_sync();
+#pragma unroll
+        for (int k = 0; k < L::V; ++k) u.v[k] = ib[swz(lane * L::V + k)];
     } else {
-        if (fast) {
 #pragma unroll
-            for (int j = 0; j < L::V; ++j) buf[swz((unsigned)j * PP_WAVE + lane)] = lr.r[j];
-        } else {
-#pragma unroll
-            for (int j = 0; j < ITEMS; ++j) {
-                const unsigned e = (unsigned)j * PP_WAVE + lane;
-                if (e < valid) slot_elem<X>(buf, e) = src[e];
-            }
+        for (int j = 0; j < ITEMS; ++j) {
+            const unsigned e = (unsigned)j * PP_WAVE + lane;
+            if (e < valid) slot_elem<X>(buf, e) = src[e];
         }
         pp_wave_sync();
 #pragma unroll
@@ -605,13 +628,14 @@ struct scan_params {
     int exclusive;
     int vec_in, vec_out, vec_flags; /* 16-byte aligned pointers */
     int exp; /* PP_HIP_SCAN_EXP: tuning experiments (1: no look-back, 8: publish only, 16: read
-                without waiting -- results wrong; 2: spin without pause; 4: tiles by block index) */
+                without waiting -- results wrong; 2: spin without pause; 4: tiles by block index;
+                32: one block per tile) */
     unsigned pause_ns, delay_ns; /* PP_HIP_SCAN_PAUSE / PP_HIP_SCAN_DELAY: look-back sleeps in
                                     nanoseconds, see lb_knobs and scan_launch */
 };
 
 template <typename P, typename Out, bool SEG>
-__global__ __launch_bounds__(scan_threads<P>(), scan_min_blocks<P>()) void scan_tiles(const typename P::in_t *in, Out *out,
+__global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) void scan_tiles(const typename P::in_t *in, Out *out,
                                                          const uint8_t *__restrict__ flags,
                                                          typename P::acc_t init, scan_params prm)
 {
@@ -620,38 +644,55 @@ __global__ __launch_bounds__(scan_threads<P>(), scan_min_blocks<P>()) void scan_
     using Op = typename P::op;
     using SO = scan_op<Op, A, SEG>;
     using T = typename SO::T;
-    using SH = scan_shape<In, A>;
+    using SH = scan_shape_of<P, SEG>;
     constexpr int ITEMS = SH::items, SCAN_WAVES = SH::waves;
     constexpr uint32_t WAVE_ITEMS = (uint32_t)PP_WAVE * ITEMS;
     constexpr uint64_t TILE = (uint64_t)SH::threads * ITEMS;
     constexpr int XB = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
     constexpr int BUF_VECS = PP_WAVE * ITEMS * XB / 16;
 
-    __shared__ pp_vec16 xbuf[SCAN_WAVES][BUF_VECS];
+    constexpr int IN_VECS = PP_WAVE * ITEMS * (int)sizeof(In) / 16;
+
+    __shared__ pp_vec16 xbuf[SCAN_WAVES][BUF_VECS]; /* staging: partial or misaligned loads, stores */
+    __shared__ pp_vec16 ibuf[SCAN_WAVES][IN_VECS];  /* the input of the tile prefetched next */
     __shared__ T wave_excl[SCAN_WAVES];
     __shared__ T tile_prefix;
-    __shared__ uint64_t next_tile;
+    __shared__ uint64_t tile_no[2]; /* the block's first tile; then the one after the current */
 
     const unsigned lane = pp_lane_id(), w = pp_wave_id();
-    /* Where wave w's run of tile t starts, how many of its elements exist, and whether the
-     * fast (whole, aligned) path applies. */
+    /* Where wave w's run of tile t starts, and how many of its elements exist. */
     auto run_base = [&](uint64_t t) { return t * TILE + (uint64_t)w * WAVE_ITEMS; };
     auto run_valid = [&](uint64_t b) -> uint32_t {
         const uint64_t left = b < prm.n ? prm.n - b : 0;
         return left < WAVE_ITEMS ? (uint32_t)left : WAVE_ITEMS;
     };
-
-    /* One tile per block, taken by ticket so that a tile only waits on started tiles. */
-    if (prm.tiles > 1 && threadIdx.x == 0) next_tile = (prm.exp & 4) ? blockIdx.x : atomicAdd(prm.ticket, 1u);
+    /* Start the loads of wave w's run of tile t if it is whole and aligned. */
+    auto prefetch = [&](uint64_t t) -> bool {
+        const uint64_t base = run_base(t);
+        const bool whole = prm.vec_in && run_valid(base) == WAVE_ITEMS;
+        if (whole) load_prefetch<In, ITEMS>(in + base, ibuf[w]);
+        return whole;
+    };
+    /* A block scans tiles one after another, taken by ticket so that a tile only waits on
+     * started tiles (a block that holds a ticket is running, and the lowest unfinished
+     * ticket never waits). It takes the next ticket while it scans a tile, and that tile's
+     * loads are in flight while the current tile looks back: a waiting block keeps the
+     * memory busy. (Tiles by block index, PP_HIP_SCAN_EXP bit 4, can deadlock when not every
+     * block of the grid is resident: an experiment only.) */
+    auto take = [&](uint64_t after, bool first) -> uint64_t {
+        if (prm.tiles <= 1) return first ? 0 : prm.tiles;
+        if (prm.exp & 4) return first ? blockIdx.x : after + gridDim.x;
+        return atomicAdd(prm.ticket, 1u);
+    };
+    if (threadIdx.x == 0) tile_no[0] = take(0, true);
     __syncthreads();
-    const uint64_t t = prm.tiles > 1 ? next_tile : 0;
-    {
+    uint64_t t = tile_no[0];
+    if (t >= prm.tiles) return;
+    bool pre = prefetch(t);
+    for (;;) {
         const uint64_t base = run_base(t);
         const uint32_t valid = run_valid(base);
         const bool whole = valid == WAVE_ITEMS;
-        const bool fast = whole && prm.vec_in;
-        lane_run<In, ITEMS> pending;
-        if (fast) load_issue<In, ITEMS>(in + base, pending);
 
         /* Covered range relative to this wave's run (offsets form). */
         int64_t lo = 0, hi = WAVE_ITEMS;
@@ -666,7 +707,7 @@ __global__ __launch_bounds__(scan_threads<P>(), scan_min_blocks<P>()) void scan_
 
         /* ---- this lane's elements, scanned ---- */
         In x[ITEMS];
-        load_finish<In, ITEMS>(in + base, valid, fast, pending, xbuf[w], x);
+        load_finish<In, ITEMS>(in + base, valid, pre, ibuf[w], xbuf[w], x);
         uint32_t fm = 0;
         if constexpr (SEG) fm = load_flags<ITEMS>(flags + base, valid, whole && prm.vec_flags);
         /* lv[k]: the lane's inclusive values, restarting at its heads (bit k of fm). */
@@ -718,12 +759,26 @@ __global__ __launch_bounds__(scan_threads<P>(), scan_min_blocks<P>()) void scan_
                     p = lookback<SO, A>(lb_state, prm.tiles, t, agg, knobs);
                 }
             }
-            if (lane == 0) tile_prefix = p;
+            if (lane == 0) {
+                tile_prefix = p;
+                /* The next ticket only now: a tile's aggregate is published soon after its
+                 * ticket is taken, or every tile after it waits (taken before this look-back,
+                 * u32 at 2^28 ran at 1.08 ms against 0.86). */
+                if (SCAN_PERSISTENT) tile_no[1] = take(t, false);
+            }
         }
         __syncthreads();
 
+        /* ---- the next tile's loads, in flight while this one is written ---- */
+        uint64_t t_next = prm.tiles;
+        bool pre_next = false;
+        if constexpr (SCAN_PERSISTENT) {
+            t_next = tile_no[1];
+            pre_next = t_next < prm.tiles && prefetch(t_next);
+        }
+
         /* ---- results: prefix = ((tile prefix op wave prefix) op lane prefix) ---- */
-        const T pre = SO::apply(SO::apply(tile_prefix, wave_excl[w]), lane_excl);
+        const T pre_v = SO::apply(SO::apply(tile_prefix, wave_excl[w]), lane_excl);
         /* Element k's result is pre op lv[k], unless a head at or before k (in this lane)
          * already restarted it: the segmented operator, spelled out per element. */
         Out y[ITEMS];
@@ -732,15 +787,18 @@ __global__ __launch_bounds__(scan_threads<P>(), scan_min_blocks<P>()) void scan_
         for (int k = 0; k < ITEMS; ++k) {
             const bool seen = SEG && (fm & ((2u << k) - 1u)) != 0;
             if (!prm.exclusive) {
-                y[k] = Out(seen ? lv[k] : Op::apply(pre.v, lv[k]));
+                y[k] = Out(seen ? lv[k] : Op::apply(pre_v.v, lv[k]));
             } else {
                 const bool seen_before = SEG && (fm & ((1u << k) - 1u)) != 0;
-                const A e = k == 0 ? pre.v : (seen_before ? lv[k - 1] : Op::apply(pre.v, lv[k - 1]));
+                const A e = k == 0 ? pre_v.v : (seen_before ? lv[k - 1] : Op::apply(pre_v.v, lv[k - 1]));
                 const bool head = SEG && ((fm >> k) & 1u);
                 y[k] = Out(head ? a_init : Op::apply(a_init, e));
             }
         }
         store_blocked<Out, ITEMS>(out + base, valid, lo, hi, whole && covered && prm.vec_out, xbuf[w], y);
+        if (!SCAN_PERSISTENT || t_next >= prm.tiles) break;
+        t = t_next;
+        pre = pre_next;
     }
 }
 
@@ -772,7 +830,7 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
 {
     using In = typename P::in_t;
     using A = typename P::acc_t;
-    using SH = scan_shape<In, A>;
+    using SH = scan_shape_of<P, SEG>;
     constexpr uint64_t TILE = (uint64_t)SH::threads * SH::items;
     pp_hip_state *hs = pp_hip(ctx);
     const uint64_t n = a->n;
@@ -845,9 +903,21 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
     prm.delay_ns = ns(getenv("PP_HIP_SCAN_DELAY"), dflt_delay);
     Out init_out;
     memcpy(&init_out, a->init, sizeof init_out);
-    const uint64_t grid = tiles;
-    scan_tiles<P, Out, SEG><<<(unsigned)grid, SH::threads, 0, hs->stream>>>((const In *)a->in, (Out *)a->out, flags,
-                                                                          A(init_out), prm);
+    /* One block per tile up to the blocks that fit at once; beyond, each block scans tiles
+     * one after another (scan_tiles), prefetching the next while the current looks back. */
+    auto kernel = scan_tiles<P, Out, SEG>;
+    uint64_t grid = tiles;
+    const uint64_t fit_guess = (uint64_t)hs->cu_count * SH::min_blocks;
+    if (SCAN_PERSISTENT && tiles > fit_guess && !(prm.exp & 32)) {
+        int per_cu = 0;
+        if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, kernel, SH::threads, 0) != hipSuccess || per_cu < 1) {
+            (void)hipGetLastError();
+            per_cu = SH::min_blocks;
+        }
+        const uint64_t fit = (uint64_t)hs->cu_count * (unsigned)per_cu;
+        if (grid > fit) grid = fit;
+    }
+    kernel<<<(unsigned)grid, SH::threads, 0, hs->stream>>>((const In *)a->in, (Out *)a->out, flags, A(init_out), prm);
     PP_HIP_CHECK_LAUNCH(ctx, "scan_tiles");
     return PP_OK;
 }
