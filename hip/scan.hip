@@ -57,7 +57,9 @@ namespace {
  *   4-byte input and acc.:   128 x 32 (4096), 6 blocks (80 registers), segmented 5 (96:
  *                            at 6 the segmented kernels spill 96-152 bytes; f32 with head
  *                            flags ran at 1.10 ms against 0.91 with 5 blocks);
- *   8-byte input or acc.:    128 x 16 (2048), 6 blocks.
+ *   8-byte input or acc.:    128 x 32 (4096), 3 blocks (64 KB of dynamic shared memory
+ *                            each; f64 at 2^28 1.708-1.710 ms against 1.760-1.764 with
+ *                            128 x 16 and 6 blocks: half the tiles, half the look-backs).
  * Small blocks with many elements each (as CUB's sm_90 tuning has them) keep more tiles
  * loading while others look back: a waiting tile holds its block's slot, and a 128-thread
  * block holds half the registers of a 256-thread one (u32 at 2^28: 256 x 16 1.015 ms,
@@ -77,7 +79,10 @@ namespace {
 #define SCAN_ITEMS4 (SCAN_NV_SHAPE ? 32 : 16)
 #endif
 #ifndef SCAN_WIDE_ITEMS
-#define SCAN_WIDE_ITEMS (SCAN_NV_SHAPE ? 16 : 8)
+#define SCAN_WIDE_ITEMS (SCAN_NV_SHAPE ? 32 : 8)
+#endif
+#ifndef SCAN_WIDE_MIN_BLOCKS
+#define SCAN_WIDE_MIN_BLOCKS 3
 #endif
 /* Whether a block scans tiles one after another, the next one's loads in flight while the
  * current one looks back (scan_tiles): where copies to shared memory are asynchronous
@@ -96,11 +101,13 @@ template <typename In, typename A, bool SEG> struct scan_shape {
 #ifdef SCAN_MIN_BLOCKS
     static constexpr int min_blocks = SCAN_MIN_BLOCKS;
 #else
-    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3 : cls == 4 && SEG ? 5 : 6;
+    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3 : cls == 4 ? (SEG ? 5 : 6) : SCAN_WIDE_MIN_BLOCKS;
 #endif
     static constexpr int items = cls == 1 ? 16 : cls == 8 ? SCAN_WIDE_ITEMS : SCAN_ITEMS4;
     static constexpr int waves = threads / PP_WAVE;
     static_assert(threads % PP_WAVE == 0 && waves <= PP_WAVE, "the wave totals fit one wave");
+    /* 16-byte slots of a wave's buffer for its run of elements of `bytes` bytes */
+    static constexpr int buf_vecs(int bytes) { return PP_WAVE * items * bytes / 16; }
 };
 /* The same for a policy P (__launch_bounds__ is a macro on HIP: a comma in its arguments
  * needs parentheses around them). */
@@ -634,6 +641,20 @@ struct scan_params {
                                     nanoseconds, see lb_knobs and scan_launch */
 };
 
+/* scan_tiles' buffers: every element of a tile once in each (counted in threads, not waves:
+ * the host pass's PP_WAVE is not the device's), and whether they are dynamic. */
+template <typename P, typename Out, bool SEG> constexpr size_t scan_smem_bytes()
+{
+    using SH = scan_shape_of<P, SEG>;
+    using In = typename P::in_t;
+    constexpr size_t xb = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
+    return (size_t)SH::threads * SH::items * (xb + sizeof(In));
+}
+template <typename P, typename Out, bool SEG> constexpr bool scan_smem_dynamic()
+{
+    return scan_smem_bytes<P, Out, SEG>() > 40 * 1024;
+}
+
 template <typename P, typename Out, bool SEG>
 __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) void scan_tiles(const typename P::in_t *in, Out *out,
                                                          const uint8_t *__restrict__ flags,
@@ -649,12 +670,20 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
     constexpr uint32_t WAVE_ITEMS = (uint32_t)PP_WAVE * ITEMS;
     constexpr uint64_t TILE = (uint64_t)SH::threads * ITEMS;
     constexpr int XB = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
-    constexpr int BUF_VECS = PP_WAVE * ITEMS * XB / 16;
+    constexpr int BUF_VECS = SH::buf_vecs(XB);
 
-    constexpr int IN_VECS = PP_WAVE * ITEMS * (int)sizeof(In) / 16;
+    constexpr int IN_VECS = SH::buf_vecs(sizeof(In));
 
-    __shared__ pp_vec16 xbuf[SCAN_WAVES][BUF_VECS]; /* staging: partial or misaligned loads, stores */
-    __shared__ pp_vec16 ibuf[SCAN_WAVES][IN_VECS];  /* the input of the tile prefetched next */
+    /* Per wave: a staging buffer for partial or misaligned loads and for stores, and the
+     * input of the tile prefetched next. Static, or dynamic where they pass 40 KB
+     * (scan_smem_bytes: the 8-byte tiles of 4096 on NVIDIA). (Dynamic buffers for every
+     * kernel were slower on the H100: f32 878 us against 856, u32 860-865 against 828.) */
+    constexpr bool DYN = scan_smem_dynamic<P, Out, SEG>();
+    __shared__ pp_vec16 xbuf[DYN ? 1 : SCAN_WAVES][DYN ? 1 : BUF_VECS];
+    __shared__ pp_vec16 ibuf[DYN ? 1 : SCAN_WAVES][DYN ? 1 : IN_VECS];
+    extern __shared__ pp_vec16 scan_smem[];
+#define SCAN_XBUF (DYN ? scan_smem + w * BUF_VECS : xbuf[w])
+#define SCAN_IBUF (DYN ? scan_smem + SCAN_WAVES * BUF_VECS + w * IN_VECS : ibuf[w])
     __shared__ T wave_excl[SCAN_WAVES];
     __shared__ T tile_prefix;
     __shared__ uint64_t tile_no[2]; /* the block's first tile; then the one after the current */
@@ -670,15 +699,16 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
     auto prefetch = [&](uint64_t t) -> bool {
         const uint64_t base = run_base(t);
         const bool whole = prm.vec_in && run_valid(base) == WAVE_ITEMS;
-        if (whole) load_prefetch<In, ITEMS>(in + base, ibuf[w]);
+        if (whole) load_prefetch<In, ITEMS>(in + base, SCAN_IBUF);
         return whole;
     };
-    /* A block scans tiles one after another, taken by ticket so that a tile only waits on
-     * started tiles (a block that holds a ticket is running, and the lowest unfinished
-     * ticket never waits). It takes the next ticket while it scans a tile, and that tile's
-     * loads are in flight while the current tile looks back: a waiting block keeps the
-     * memory busy. (Tiles by block index, PP_HIP_SCAN_EXP bit 4, can deadlock when not every
-     * block of the grid is resident: an experiment only.) */
+    /* A block scans tiles one after another (SCAN_PERSISTENT; else one), taken by ticket so
+     * that a tile only waits on started tiles (a block that holds a ticket is running, and
+     * the lowest unfinished ticket never waits). It takes the next ticket when the current
+     * tile's look-back is done, and that tile's loads are in flight while the current one
+     * is written and while the block moves on: no block launch between two tiles, and the
+     * load latency overlapped. (Tiles by block index, PP_HIP_SCAN_EXP bit 4, can deadlock
+     * when not every block of the grid is resident: an experiment only.) */
     auto take = [&](uint64_t after, bool first) -> uint64_t {
         if (prm.tiles <= 1) return first ? 0 : prm.tiles;
         if (prm.exp & 4) return first ? blockIdx.x : after + gridDim.x;
@@ -707,7 +737,7 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
 
         /* ---- this lane's elements, scanned ---- */
         In x[ITEMS];
-        load_finish<In, ITEMS>(in + base, valid, pre, ibuf[w], xbuf[w], x);
+        load_finish<In, ITEMS>(in + base, valid, pre, SCAN_IBUF, SCAN_XBUF, x);
         uint32_t fm = 0;
         if constexpr (SEG) fm = load_flags<ITEMS>(flags + base, valid, whole && prm.vec_flags);
         /* lv[k]: the lane's inclusive values, restarting at its heads (bit k of fm). */
@@ -795,12 +825,14 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
                 y[k] = Out(head ? a_init : Op::apply(a_init, e));
             }
         }
-        store_blocked<Out, ITEMS>(out + base, valid, lo, hi, whole && covered && prm.vec_out, xbuf[w], y);
+        store_blocked<Out, ITEMS>(out + base, valid, lo, hi, whole && covered && prm.vec_out, SCAN_XBUF, y);
         if (!SCAN_PERSISTENT || t_next >= prm.tiles) break;
         t = t_next;
         pre = pre_next;
     }
 }
+#undef SCAN_XBUF
+#undef SCAN_IBUF
 
 /* Offsets form: flag the first element of every non-empty (clamped) segment. */
 constexpr int HEADS_BLOCK = 256;
@@ -906,18 +938,22 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
     /* One block per tile up to the blocks that fit at once; beyond, each block scans tiles
      * one after another (scan_tiles), prefetching the next while the current looks back. */
     auto kernel = scan_tiles<P, Out, SEG>;
+    constexpr size_t smem = scan_smem_dynamic<P, Out, SEG>() ? scan_smem_bytes<P, Out, SEG>() : 0;
+    if (smem)
+        PP_HIP_TRY(ctx, hipFuncSetAttribute(reinterpret_cast<const void *>(kernel),
+                                            hipFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     uint64_t grid = tiles;
     const uint64_t fit_guess = (uint64_t)hs->cu_count * SH::min_blocks;
     if (SCAN_PERSISTENT && tiles > fit_guess && !(prm.exp & 32)) {
         int per_cu = 0;
-        if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, kernel, SH::threads, 0) != hipSuccess || per_cu < 1) {
+        if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, kernel, SH::threads, smem) != hipSuccess || per_cu < 1) {
             (void)hipGetLastError();
             per_cu = SH::min_blocks;
         }
         const uint64_t fit = (uint64_t)hs->cu_count * (unsigned)per_cu;
         if (grid > fit) grid = fit;
     }
-    kernel<<<(unsigned)grid, SH::threads, 0, hs->stream>>>((const In *)a->in, (Out *)a->out, flags, A(init_out), prm);
+    kernel<<<(unsigned)grid, SH::threads, smem, hs->stream>>>((const In *)a->in, (Out *)a->out, flags, A(init_out), prm);
     PP_HIP_CHECK_LAUNCH(ctx, "scan_tiles");
     return PP_OK;
 }
