@@ -54,9 +54,13 @@ namespace {
  * resident blocks per SM/CU the register allocation must allow (tiles in flight).
  * NVIDIA (chosen on the H100 with bench/sweep_scan_h100.sh, figures in bench/NOTES.md):
  *   1-byte inputs:           256 x 16 (4096 per tile), 3 blocks (4 fit);
- *   4-byte input and acc.:   128 x 32 (4096), 6 blocks (80 registers), segmented 5 (96:
- *                            at 6 the segmented kernels spill 96-152 bytes; f32 with head
- *                            flags ran at 1.10 ms against 0.91 with 5 blocks);
+ *   4-byte input and acc.:   128 x 40 (5120), 5 blocks (96 registers, 40 KB of shared
+ *                            memory); f32 at 2^28 833-837 us against 853-861 with 128 x 32
+ *                            and 6 blocks, u32 816-823 against 829-832; 128 x 48 with 4
+ *                            (dynamic shared memory) 848 / 864-869. Segmented: 128 x 32, 5
+ *                            blocks (a lane's head flags are one 32-bit mask; at 6 blocks
+ *                            they spill 96-152 bytes, f32 with head flags 1.10 ms against
+ *                            0.91);
  *   8-byte input or acc.:    128 x 32 (4096), 3 blocks (64 KB of dynamic shared memory
  *                            each; f64 at 2^28 1.708-1.710 ms against 1.760-1.764 with
  *                            128 x 16 and 6 blocks: half the tiles, half the look-backs).
@@ -77,6 +81,12 @@ namespace {
 #endif
 #ifndef SCAN_ITEMS4
 #define SCAN_ITEMS4 (SCAN_NV_SHAPE ? 32 : 16)
+#endif
+#ifndef SCAN_ITEMS4_PLAIN /* the 4-byte scans without segments (a lane's head flags: 32 bits) */
+#define SCAN_ITEMS4_PLAIN (SCAN_NV_SHAPE ? 40 : SCAN_ITEMS4)
+#endif
+#ifndef SCAN_MIN_BLOCKS4_PLAIN
+#define SCAN_MIN_BLOCKS4_PLAIN 5
 #endif
 #ifndef SCAN_WIDE_ITEMS
 #define SCAN_WIDE_ITEMS (SCAN_NV_SHAPE ? 32 : 8)
@@ -101,9 +111,10 @@ template <typename In, typename A, bool SEG> struct scan_shape {
 #ifdef SCAN_MIN_BLOCKS
     static constexpr int min_blocks = SCAN_MIN_BLOCKS;
 #else
-    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3 : cls == 4 ? (SEG ? 5 : 6) : SCAN_WIDE_MIN_BLOCKS;
+    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3 : cls == 4 ? (SEG ? 5 : SCAN_MIN_BLOCKS4_PLAIN) : SCAN_WIDE_MIN_BLOCKS;
 #endif
-    static constexpr int items = cls == 1 ? 16 : cls == 8 ? SCAN_WIDE_ITEMS : SCAN_ITEMS4;
+    static constexpr int items = cls == 1 ? 16 : cls == 8 ? SCAN_WIDE_ITEMS : SEG ? SCAN_ITEMS4 : SCAN_ITEMS4_PLAIN;
+    static_assert(!SEG || items <= 32, "a lane's head flags are one 32-bit mask");
     static constexpr int waves = threads / PP_WAVE;
     static_assert(threads % PP_WAVE == 0 && waves <= PP_WAVE, "the wave totals fit one wave");
     /* 16-byte slots of a wave's buffer for its run of elements of `bytes` bytes */
@@ -922,10 +933,13 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
      * mostly of nodes published long before, was best without sleeps between polls (f32
      * 0.904, 0.907, 0.919 ms), and a little faster with 2000 ns before its first (H100, 2^28,
      * f32 0.889 ms against 0.901-0.908, f64 1.860 ms against 1.896-1.900; f32 894-895 us
-     * against 910 with no delay, in one run). The defaults are the H100's; on AMD (not
-     * measured) both poll without sleeps, unless the variables ask for them. */
+     * against 910 with no delay, in one run). With the tiles of 5120 that blocks scan one
+     * after another, 4-byte trees wait 3000 ns (f32 828-829 us against 833-837 at 2000; 4000
+     * no better at 128 x 32) and 8-byte trees keep 2000 (f64 1.709-1.717 ms against 1.741-
+     * 1.749 at 3000 and 4000). The defaults are the H100's; on AMD (not measured) both poll
+     * without sleeps, unless the variables ask for them. */
     const unsigned dflt_pause = !SCAN_NV_SHAPE ? 0u : chain ? 700u : 0u;
-    const unsigned dflt_delay = !SCAN_NV_SHAPE ? 0u : chain ? 1500u : 2000u;
+    const unsigned dflt_delay = !SCAN_NV_SHAPE ? 0u : chain ? 1500u : sizeof(A) <= 4 ? 3000u : 2000u;
     auto ns = [](const char *v, unsigned dflt) -> unsigned {
         if (!v) return dflt;
         const long x = atol(v);

@@ -3,9 +3,9 @@
  * pp_segmented_scan_offsets against serial oracles (common.c), on the CPU backend and, where a
  * device is present, on HIP.
  *
- * Sizes: 0, 1, 2, around 32 and 64, tiles of 1024 / 2048 / 4096 / 8192 elements +-1, 64 tiles
- * of 4096 +-1, 2^20 + 3. Every (in, op, out) inclusive, exclusive with the identity and with an
- * init; integer results exact (wrapping); float sums within the header's scan bound against a
+ * Sizes: 0, 1, 2, around 32 and 64, tiles of 1024 / 2048 / 4096 / 5120 / 8192 elements +-1, 64
+ * tiles of 4096 and of 5120 +-1, 2^20 + 3. Every (in, op, out) inclusive, exclusive with the
+ * identity and with an init; integer results exact (wrapping); float sums within the header's scan bound against a
  * compensated long double sum (exact on data where every order is); float products within
  * gamma_{m-1}; min / max exact, NaN from the first NaN on. Segmented forms: head flags (any
  * nonzero byte, element 0 always a head) and offsets (empty, clamped, uncovered elements left
@@ -32,13 +32,14 @@ static const tc_combo some_combos[] = {
     {PP_F32, PP_F32, PP_OP_PROD}};
 #define N_SOME (sizeof some_combos / sizeof some_combos[0])
 
-/* 0, 1, 2, around 32 / 64, tiles of 1024 .. 8192 +-1, 64 x 4096 +-1, 2^20 + 3 (sorted). */
+/* 0, 1, 2, around 32 / 64, tiles of 1024 .. 8192 +-1, 64 x 4096 and 64 x 5120 +-1, 2^20 + 3
+ * (sorted; 5120: the NVIDIA tile of plain 4-byte scans). */
 static size_t scan_sizes(size_t *out)
 {
     static const size_t fixed[] = {0, 1, 2, 31, 32, 33, 63, 64, 65};
     size_t k = 0;
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i) out[k++] = fixed[i];
-    const size_t tiles[] = {1024, 2048, 4096, 8192, 64 * 4096};
+    const size_t tiles[] = {1024, 2048, 4096, 5120, 8192, 64 * 4096, 64 * 5120};
     for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; ++t)
         for (int d = -1; d <= 1; ++d) out[k++] = tiles[t] + (size_t)d;
     out[k++] = ((size_t)1 << 20) + 3;
