@@ -507,7 +507,7 @@ template <typename X> PP_DEVICE X &slot_elem(pp_vec16 *buf, unsigned e)
 
 /* Loading this lane's ITEMS consecutive elements of a wave's run of W * ITEMS elements at
  * `src` is split in two, so that the loads of a block's next tile are in flight while its
- * current tile looks back: load_prefetch starts copying a whole, aligned run into the
+ * current tile is written (scan_tiles): load_prefetch starts copying a whole, aligned run into the
  * wave's input buffer (striped: vector j * W + lane to slot swz(j * W + lane); asynchronous
  * where the target has such copies, pp_copy16_async); load_finish waits for them and reads
  * the lane's run in blocked order, or, for a partial or misaligned run (not prefetched),
@@ -647,7 +647,7 @@ struct scan_params {
     int vec_in, vec_out, vec_flags; /* 16-byte aligned pointers */
     int exp; /* PP_HIP_SCAN_EXP: tuning experiments (1: no look-back, 8: publish only, 16: read
                 without waiting -- results wrong; 2: spin without pause; 4: tiles by block index;
-                32: one block per tile) */
+                32: a grid of one block per tile) */
     unsigned pause_ns, delay_ns; /* PP_HIP_SCAN_PAUSE / PP_HIP_SCAN_DELAY: look-back sleeps in
                                     nanoseconds, see lb_knobs and scan_launch */
 };
@@ -682,7 +682,6 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
     constexpr uint64_t TILE = (uint64_t)SH::threads * ITEMS;
     constexpr int XB = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
     constexpr int BUF_VECS = SH::buf_vecs(XB);
-
     constexpr int IN_VECS = SH::buf_vecs(sizeof(In));
 
     /* Per wave: a staging buffer for partial or misaligned loads and for stores, and the
