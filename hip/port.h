@@ -171,34 +171,6 @@ PP_DEVICE void pp_sleep_ns(unsigned ns)
 #endif
 }
 
-/* A 64-bit word that other blocks write or read while this kernel runs (the scan's
- * published tile states), loaded and stored whole, relaxed at device scope: no ordering
- * with other accesses, only single-copy atomicity and freshness (each word the scan
- * publishes carries its own ready bit). NVIDIA: ld/st.relaxed.gpu (sm_70 and later), as
- * CUB's look-back polls; otherwise volatile. AMD: agent-scope relaxed atomics. */
-PP_DEVICE unsigned long long pp_load_relaxed(const unsigned long long *p)
-{
-#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-    unsigned long long v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p));
-    return v;
-#elif defined(PP_PORT_NVIDIA)
-    return *reinterpret_cast<const volatile unsigned long long *>(p);
-#else
-    return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-#endif
-}
-PP_DEVICE void pp_store_relaxed(unsigned long long *p, unsigned long long v)
-{
-#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" : : "l"(p), "l"(v));
-#elif defined(PP_PORT_NVIDIA)
-    *reinterpret_cast<volatile unsigned long long *>(p) = v;
-#else
-    __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-#endif
-}
-
 /* 16-byte load of data read once (streamed): bypasses L1 allocation where the target has
  * such a hint. `p` must be 16-byte aligned. */
 struct alignas(16) pp_vec16 {

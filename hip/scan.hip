@@ -95,7 +95,7 @@ namespace {
 #define SCAN_WIDE_MIN_BLOCKS 3
 #endif
 /* Whether a block scans tiles one after another, the next one's loads in flight while the
- * current one looks back (scan_tiles): where copies to shared memory are asynchronous
+ * current one is written (scan_tiles): where copies to shared memory are asynchronous
  * (NVIDIA). Elsewhere one block scans one tile (the loop would hold its state across tiles:
  * on gfx90a it spilled SGPRs, and without asynchronous copies it has nothing to overlap). */
 #ifndef SCAN_PERSISTENT
@@ -227,23 +227,15 @@ PP_DEVICE uint64_t lb_index(uint64_t tiles, int j, uint64_t i)
     return base + i;
 }
 
-/* One state word, loaded or stored whole. -DSCAN_POLL_RELAXED: relaxed device-scope accesses
- * (pp_load_relaxed), to compare with the volatile ones in one run. */
+/* One state word, loaded or stored whole (volatile: relaxed gpu-scope accesses, as CUB's
+ * polls, measured no different on the H100, bench/NOTES.md). */
 PP_DEVICE unsigned long long lb_ld(const unsigned long long *p)
 {
-#ifdef SCAN_POLL_RELAXED
-    return pp_load_relaxed(p);
-#else
     return *reinterpret_cast<const volatile unsigned long long *>(p);
-#endif
 }
 PP_DEVICE void lb_st(unsigned long long *p, unsigned long long v)
 {
-#ifdef SCAN_POLL_RELAXED
-    pp_store_relaxed(p, v);
-#else
     *reinterpret_cast<volatile unsigned long long *>(p) = v;
-#endif
 }
 
 template <typename SO, typename A>
@@ -685,15 +677,18 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
     constexpr int IN_VECS = SH::buf_vecs(sizeof(In));
 
     /* Per wave: a staging buffer for partial or misaligned loads and for stores, and the
-     * input of the tile prefetched next. Static, or dynamic where they pass 40 KB
+     * input of the tile prefetched next (SCAN_IBUF). Static, or dynamic where they pass 40 KB
      * (scan_smem_bytes: the 8-byte tiles of 4096 on NVIDIA). (Dynamic buffers for every
      * kernel were slower on the H100: f32 878 us against 856, u32 860-865 against 828.) */
     constexpr bool DYN = scan_smem_dynamic<P, Out, SEG>();
     __shared__ pp_vec16 xbuf[DYN ? 1 : SCAN_WAVES][DYN ? 1 : BUF_VECS];
-    __shared__ pp_vec16 ibuf[DYN ? 1 : SCAN_WAVES][DYN ? 1 : IN_VECS];
+    __shared__ pp_vec16 ibuf[DYN || !SCAN_PERSISTENT ? 1 : SCAN_WAVES][DYN || !SCAN_PERSISTENT ? 1 : IN_VECS];
     extern __shared__ pp_vec16 scan_smem[];
 #define SCAN_XBUF (DYN ? scan_smem + w * BUF_VECS : xbuf[w])
-#define SCAN_IBUF (DYN ? scan_smem + SCAN_WAVES * BUF_VECS + w * IN_VECS : ibuf[w])
+/* One tile per block (no asynchronous copies): its loads land in the staging buffer, free until
+ * the tile is written (on gfx90a / gfx940, 64 KB of LDS per CU, a second buffer would leave
+ * room for 2 blocks instead of 3). */
+#define SCAN_IBUF (!SCAN_PERSISTENT ? SCAN_XBUF : DYN ? scan_smem + SCAN_WAVES * BUF_VECS + w * IN_VECS : ibuf[w])
     __shared__ T wave_excl[SCAN_WAVES];
     __shared__ T tile_prefix;
     __shared__ uint64_t tile_no[2]; /* the block's first tile; then the one after the current */
@@ -949,7 +944,9 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
     Out init_out;
     memcpy(&init_out, a->init, sizeof init_out);
     /* One block per tile up to the blocks that fit at once; beyond, each block scans tiles
-     * one after another (scan_tiles), prefetching the next while the current looks back. */
+     * one after another (scan_tiles), prefetching the next while the current is written.
+     * (The occupancy query and the attribute run per call, as the histogram's do: about a
+     * microsecond, and only for grids past the guess or for the 8-byte kernels.) */
     auto kernel = scan_tiles<P, Out, SEG>;
     constexpr size_t smem = scan_smem_dynamic<P, Out, SEG>() ? scan_smem_bytes<P, Out, SEG>() : 0;
     if (smem)
