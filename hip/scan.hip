@@ -963,6 +963,10 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
         const uint64_t fit = (uint64_t)hs->cu_count * (unsigned)per_cu;
         if (grid > fit) grid = fit;
     }
+    /* PP_HIP_SCAN_BLOCKS: at most this many blocks, so that tests can have every block scan
+     * many tiles at sizes the sanitizers can run (only where blocks loop over tiles). */
+    const char *cap = SCAN_PERSISTENT ? getenv("PP_HIP_SCAN_BLOCKS") : nullptr;
+    if (cap && atol(cap) > 0 && grid > (uint64_t)atol(cap)) grid = (uint64_t)atol(cap);
     kernel<<<(unsigned)grid, SH::threads, smem, hs->stream>>>((const In *)a->in, (Out *)a->out, flags, A(init_out), prm);
     PP_HIP_CHECK_LAUNCH(ctx, "scan_tiles");
     return PP_OK;

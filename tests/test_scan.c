@@ -325,6 +325,18 @@ static void t_scan_in_place(void **state)
     free(flags);
 }
 
+/* NVIDIA: a grid of 3 blocks (PP_HIP_SCAN_BLOCKS), so that every block scans tens of tiles one
+ * after another, the next one's loads in flight, at sizes the sanitizers run through (the
+ * default grid loops only past a few hundred tiles). Every dtype in place in each form, and a
+ * widening sum (a wider output than input) over every size. */
+static void t_scan_few_blocks(void **state)
+{
+    setenv("PP_HIP_SCAN_BLOCKS", "3", 1);
+    t_scan_in_place(state);
+    scan_sizes_check(tc_envp(state), PP_U8, PP_OP_SUM, PP_U64, TC_RANDOM, 0);
+    unsetenv("PP_HIP_SCAN_BLOCKS");
+}
+
 /* Inputs and outputs that start off a 16-byte boundary. */
 static void t_scan_misaligned(void **state)
 {
@@ -633,6 +645,7 @@ int main(void)
         TC_BOTH(t_scan_misaligned),   TC_BOTH(t_scan_determinism),
         TC_CPU(t_cpu_thread_count),   TC_BOTH(t_seg_flags),
         TC_BOTH(t_seg_offsets),       TC_BOTH(t_seg_zero_segments),
+        TC_HIP(t_scan_few_blocks),
     };
     return cmocka_run_group_tests_name("scan", tests, NULL, NULL);
 }
