@@ -101,6 +101,12 @@ namespace {
 #ifndef SCAN_PERSISTENT
 #define SCAN_PERSISTENT PP_ASYNC_COPY
 #endif
+/* Whether, in persistent blocks, the plain scans load and fold the next tile in one wave while
+ * wave 0 looks back for the current one (early_copy, early_fold), publishing its aggregate
+ * before its block comes to it. -DSCAN_EARLY=0: the next tile's loads start after the look-back. */
+#ifndef SCAN_EARLY
+#define SCAN_EARLY 1
+#endif
 template <typename In, typename A, bool SEG> struct scan_shape {
     static constexpr int cls = sizeof(In) == 1 ? 1 : (sizeof(In) == 8 || sizeof(A) == 8) ? 8 : 4;
 #ifdef SCAN_THREADS
@@ -306,7 +312,7 @@ PP_DEVICE bool lb_try(typename lb_word<A>::type *st, uint64_t e, typename SO::T 
  *     LB_RADIX-th tile's publication: #tiles / LB_RADIX round trips in a row.) */
 template <typename SO, typename A, bool SEQ>
 PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t tiles, uint64_t t, typename SO::T agg,
-                                        const lb_knobs &pause)
+                                        bool publish, const lb_knobs &pause)
 {
     using T = typename SO::T;
     /* The aggregates and the inclusive prefixes in separate arrays. (One word per tile,
@@ -318,7 +324,7 @@ PP_DEVICE typename SO::T lookback_chain(typename lb_word<A>::type *st, uint64_t 
         if (lane == 0) lb_publish<SO, A>(incl, 0, agg);
         return SO::identity();
     }
-    if (lane == 0) lb_publish<SO, A>(aggs, t, agg);
+    if (publish && lane == 0) lb_publish<SO, A>(aggs, t, agg);
     if (pause.delay_ns) pp_sleep_ns(pause.delay_ns);
     T p = SO::identity(); /* the fold of tiles [end, t), in tile order */
     uint64_t end = t;
@@ -439,11 +445,11 @@ template <typename SO> PP_DEVICE typename SO::T lane_blocks(typename SO::T v, un
  * consecutive level-j nodes, summed here by lane_blocks. */
 template <typename SO, typename A>
 PP_DEVICE typename SO::T lookback(typename lb_word<A>::type *st, uint64_t tiles, uint64_t t, typename SO::T agg,
-                                  const lb_knobs &pause)
+                                  bool publish, const lb_knobs &pause)
 {
     using T = typename SO::T;
     const unsigned lane = pp_lane_id();
-    if (lane == 0) lb_publish<SO, A>(st, lb_index(tiles, 0, t), agg);
+    if (publish && lane == 0) lb_publish<SO, A>(st, lb_index(tiles, 0, t), agg);
     /* Nodes that end at this tile. */
     T own = agg;
     for (int j = 1; j < LB_MAX_LEVELS; ++j) {
@@ -550,6 +556,70 @@ PP_DEVICE void load_finish(const X *src, uint32_t valid, bool prefetched, const 
     }
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) x[k] = u.e[k];
+}
+
+/* The tile after a block's current one (SCAN_EARLY), loaded and folded by one wave, the
+ * helper, while wave 0 looks back: so that a tile's aggregate is published one load after
+ * its ticket whatever its block is doing, and the block's loads are in flight while it
+ * looks back. early_copy moves a whole tile into the input buffers, region r (IN_VECS slots
+ * from ib) where wave r's load_finish reads it, in load_prefetch's layout (asynchronously
+ * from 16-byte aligned input; element by element otherwise). */
+template <typename X, int ITEMS, int REGIONS> PP_DEVICE void early_copy(const X *src, bool vec, pp_vec16 *ib)
+{
+    using L = lane_run<X, ITEMS>;
+    constexpr uint32_t RUN = (uint32_t)PP_WAVE * ITEMS;
+    constexpr int IN_VECS = L::V * PP_WAVE;
+    const unsigned lane = pp_lane_id();
+    if (vec) {
+#pragma unroll
+        for (int r = 0; r < REGIONS; ++r) load_prefetch<X, ITEMS>(src + (size_t)r * RUN, ib + r * IN_VECS);
+        pp_copy_async_wait();
+    } else { /* not a loop the compiler may unroll: its loads would take the registers the
+              * block's current tile holds */
+#pragma unroll 1
+        for (uint32_t e = lane; e < REGIONS * RUN; e += PP_WAVE) slot_elem<X>(ib + (e / RUN) * IN_VECS, e % RUN) = src[e];
+    }
+    pp_wave_sync();
+}
+
+/* The aggregate of a tile early_copy put in the buffers, folded in one order whoever runs
+ * it and however the tile was copied: lane l folds vectors j * W + l of every region, two at
+ * a time, into four running values (element e of a pair into value e mod 4: four chains of
+ * dependent operations instead of one), then the lanes
+ * are combined pairwise, the lower lane on the left; every lane returns the same bits. */
+template <typename P, int ITEMS, int REGIONS> PP_DEVICE typename P::acc_t early_fold(const pp_vec16 *ib)
+{
+    using X = typename P::in_t;
+    using A = typename P::acc_t;
+    using Op = typename P::op;
+    using L = lane_run<X, ITEMS>;
+    constexpr int IN_VECS = L::V * PP_WAVE;
+    const unsigned lane = pp_lane_id();
+    constexpr int NV = REGIONS * L::V; /* vectors per lane, taken two at a time */
+    static_assert(NV % 2 == 0, "pairs of vectors");
+    A acc[4] = {Op::identity(), Op::identity(), Op::identity(), Op::identity()};
+    /* Unrolled only a little: the block's current tile holds most registers meanwhile. */
+#pragma unroll 2
+    for (int q = 0; q < NV; q += 2) {
+        union {
+            pp_vec16 v[2];
+            X e[2 * L::EPV];
+        } u;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int r = (q + h) / L::V, j = (q + h) % L::V;
+            u.v[h] = ib[r * IN_VECS + swz((unsigned)j * PP_WAVE + lane)];
+        }
+#pragma unroll
+        for (int e = 0; e < 2 * L::EPV; ++e) acc[e & 3] = Op::apply(acc[e & 3], P::make(u.e[e], 0));
+    }
+    A s = Op::apply(Op::apply(acc[0], acc[1]), Op::apply(acc[2], acc[3]));
+#pragma unroll
+    for (unsigned m = 1; m < (unsigned)PP_WAVE; m <<= 1) {
+        const A o = pp_shfl_any(s, (int)(lane ^ m));
+        s = (lane & m) ? Op::apply(o, s) : Op::apply(s, o);
+    }
+    return s;
 }
 
 /* Store this lane's ITEMS consecutive results; only elements e < valid with
@@ -692,6 +762,11 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
     __shared__ T wave_excl[SCAN_WAVES];
     __shared__ T tile_prefix;
     __shared__ uint64_t tile_no[2]; /* the block's first tile; then the one after the current */
+    /* SCAN_EARLY: wave 1 loads and folds the next tile while wave 0 looks back (a whole tile,
+     * read from the input buffers at the start of its turn; its aggregate already published). */
+    constexpr bool EARLY = SCAN_EARLY && SCAN_PERSISTENT && !SEG && SCAN_WAVES > 1;
+    __shared__ A early_agg;
+    __shared__ int early_ok;
 
     const unsigned lane = pp_lane_id(), w = pp_wave_id();
     /* Where wave w's run of tile t starts, and how many of its elements exist. */
@@ -719,12 +794,45 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
         if (prm.exp & 4) return first ? blockIdx.x : after + gridDim.x;
         return atomicAdd(prm.ticket, 1u);
     };
+    /* SCAN_EARLY, wave 1: tile u into the input buffers and its aggregate published, if u is
+     * whole (the last tile, if partial, is loaded and published in its turn). */
+    auto early = [&](uint64_t u) {
+        const bool ok = u < prm.tiles && (u + 1) * TILE <= prm.n;
+        A g = Op::identity();
+        if (ok) {
+            pp_vec16 *ib0 = DYN ? scan_smem + SCAN_WAVES * BUF_VECS : &ibuf[0][0];
+            early_copy<In, ITEMS, SCAN_WAVES>(in + u * TILE, prm.vec_in != 0, ib0);
+            g = early_fold<P, ITEMS, SCAN_WAVES>(ib0);
+            if (lane == 0 && prm.tiles > 1 && !(prm.exp & 1))
+                lb_publish<scan_op<Op, A, false>, A>(reinterpret_cast<typename lb_word<A>::type *>(prm.state), u,
+                                                      scan_op<Op, A, false>::make(g, 0));
+        }
+        if (lane == 0) {
+            early_agg = g;
+            early_ok = ok;
+            tile_no[1] = u;
+        }
+    };
     if (threadIdx.x == 0) tile_no[0] = take(0, true);
     __syncthreads();
     uint64_t t = tile_no[0];
     if (t >= prm.tiles) return;
-    bool pre = prefetch(t);
+    bool pre;
+    A eagg = Op::identity();
+    if constexpr (EARLY) {
+        if (w == 1) early(t);
+        __syncthreads();
+        pre = early_ok != 0;
+        eagg = early_agg;
+    } else {
+        pre = prefetch(t);
+    }
     for (;;) {
+        /* SCAN_EARLY: the ticket of the tile after this one, taken now so that the atomic's
+         * round trip passes while this tile is scanned; its loads start once every wave has
+         * read this tile out of the input buffers. */
+        uint64_t tk = 0;
+        if (EARLY && w == 1 && lane == 0) tk = take(t, false);
         const uint64_t base = run_base(t);
         const uint32_t valid = run_valid(base);
         const bool whole = valid == WAVE_ITEMS;
@@ -767,7 +875,9 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
         __syncthreads();
 
         /* ---- block: wave 0 scans the wave totals, then looks back ---- */
-        if (w == 0) {
+        if (EARLY && w == 1) {
+            early((uint64_t)pp_shfl_any(tk, 0));
+        } else if (w == 0) {
             T s = lane < (unsigned)SCAN_WAVES ? wave_excl[lane] : SO::identity();
 #pragma unroll
             for (int d = 1; d < SCAN_WAVES; d <<= 1) {
@@ -776,7 +886,8 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
             }
             T ex = SO::shfl(s, lane > 0 ? (int)lane - 1 : 0);
             if (lane == 0) ex = SO::identity();
-            const T agg = SO::shfl(s, SCAN_WAVES - 1);
+            /* the tile's aggregate: the block's, or, for a tile loaded early, the one published */
+            const T agg = EARLY && pre ? SO::make(eagg, 0) : SO::shfl(s, SCAN_WAVES - 1);
             pp_wave_sync();
             if (lane < (unsigned)SCAN_WAVES) wave_excl[lane] = ex;
             T p = SO::identity();
@@ -788,10 +899,10 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
                     using CO = scan_op<typename op_rebind<Op, C>::type, C, SEG>;
                     const typename CO::T pc = lookback_chain<CO, C, scan_chain<Op, A, SEG>() == 2>(
                         reinterpret_cast<typename lb_word<C>::type *>(prm.state), prm.tiles, t, CO::make(C(agg.v), agg.f),
-                        knobs);
+                        !(EARLY && pre), knobs);
                     p = SO::make(A(pc.v), pc.f);
                 } else {
-                    p = lookback<SO, A>(lb_state, prm.tiles, t, agg, knobs);
+                    p = lookback<SO, A>(lb_state, prm.tiles, t, agg, !(EARLY && pre), knobs);
                 }
             }
             if (lane == 0) {
@@ -799,7 +910,7 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
                 /* The next ticket only now: a tile's aggregate is published soon after its
                  * ticket is taken, or every tile after it waits (taken before this look-back,
                  * u32 at 2^28 ran at 1.08 ms against 0.86). */
-                if (SCAN_PERSISTENT) tile_no[1] = take(t, false);
+                if (SCAN_PERSISTENT && !EARLY) tile_no[1] = take(t, false);
             }
         }
         __syncthreads();
@@ -807,7 +918,12 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
         /* ---- the next tile's loads, in flight while this one is written ---- */
         uint64_t t_next = prm.tiles;
         bool pre_next = false;
-        if constexpr (SCAN_PERSISTENT) {
+        A eagg_next = Op::identity();
+        if constexpr (EARLY) {
+            t_next = tile_no[1];
+            pre_next = early_ok != 0;
+            eagg_next = early_agg;
+        } else if constexpr (SCAN_PERSISTENT) {
             t_next = tile_no[1];
             pre_next = t_next < prm.tiles && prefetch(t_next);
         }
@@ -834,6 +950,7 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
         if (!SCAN_PERSISTENT || t_next >= prm.tiles) break;
         t = t_next;
         pre = pre_next;
+        eagg = eagg_next;
     }
 }
 #undef SCAN_XBUF

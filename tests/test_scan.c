@@ -427,6 +427,63 @@ static void t_scan_determinism(void **state)
     free(flags);
 }
 
+/* GPU: the bits do not depend on how tiles meet blocks or on the input's alignment either:
+ * the same scan with the default grid, with a grid of 3 or 5 blocks (each block then scans
+ * hundreds of tiles, most loaded ahead of their turn), and from an input one element off a
+ * 16-byte boundary (tiles copied element by element), bitwise equal; the first one checked
+ * against the oracle. */
+static void t_scan_determinism_grid(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const size_t n = 3 * ((size_t)1 << 20) + 7;
+    const struct { pp_dtype in, out; pp_op op; tc_dist d; } cases[] = {
+        {PP_F32, PP_F32, PP_OP_SUM, TC_RANDOM}, {PP_F64, PP_F64, PP_OP_SUM, TC_RANDOM},
+        {PP_F32, PP_F64, PP_OP_SUM, TC_RANDOM}, {PP_F64, PP_F64, PP_OP_PROD, TC_NEAR_ONE},
+        {PP_F32, PP_F32, PP_OP_MAX, TC_RANDOM}};
+    static const char *const grids[] = {NULL, "3", NULL, "5"}; /* runs 2 and 3: input misaligned */
+    tc_rng r = tc_rng_for("scan determinism grid");
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        const size_t isz = tc_size(cases[c].in), osz = tc_size(cases[c].out);
+        unsigned char *host = (unsigned char *)tc_xmalloc(n * isz);
+        tc_fill(&r, host, n, cases[c].in, cases[c].d);
+        unsigned char *dal = (unsigned char *)tc_upload(ctx, host, n * isz);
+        unsigned char *dmis = (unsigned char *)tc_alloc(ctx, (n + 1) * isz);
+        TC_OK(ctx, pp_memcpy(ctx, dmis + isz, host, n * isz, PP_COPY_HOST_TO_CONTEXT));
+        unsigned char *dout = (unsigned char *)tc_alloc(ctx, n * osz);
+        unsigned char *a = (unsigned char *)tc_xmalloc(n * osz), *b = (unsigned char *)tc_xmalloc(n * osz);
+        for (int v = 0; v < 2; ++v) {
+            const tc_scan s = {cases[c].in, cases[c].out, cases[c].op, v, NULL, NULL, NULL, 0, 0};
+            for (int run = 0; run < 4; ++run) {
+                tc_case("%s: %s %s->%s n = %zu, %s, grid %s, input %s", pp_backend_name(env->backend), tc_oname(s.op),
+                        tc_dname(s.in), tc_dname(s.out), n, variant_name(&s), grids[run] ? grids[run] : "default",
+                        run >= 2 ? "misaligned" : "aligned");
+                if (grids[run]) setenv("PP_HIP_SCAN_BLOCKS", grids[run], 1);
+                const void *din = run >= 2 ? (const void *)(dmis + isz) : (const void *)dal;
+                const pp_status st = v ? pp_exclusive_scan(ctx, din, n, s.in, s.op, NULL, dout, s.out)
+                                       : pp_inclusive_scan(ctx, din, n, s.in, s.op, dout, s.out);
+                unsetenv("PP_HIP_SCAN_BLOCKS");
+                TC_OK(ctx, st);
+                tc_download(ctx, run == 0 ? a : b, dout, n * osz);
+                if (run == 0) {
+                    tc_scan_check(&s, host, n, NULL, a, NULL, 1.0);
+                    continue;
+                }
+                for (size_t i = 0; i < n; ++i)
+                    if (memcmp(a + i * osz, b + i * osz, osz) != 0)
+                        TC_FAIL("out[%zu]: bits 0x%llx with the default grid, 0x%llx here", i,
+                                (unsigned long long)tc_bits(a, i, s.out), (unsigned long long)tc_bits(b, i, s.out));
+            }
+        }
+        free(a);
+        free(b);
+        tc_free(ctx, dout);
+        tc_free(ctx, dmis);
+        tc_free(ctx, dal);
+        free(host);
+    }
+}
+
 /* CPU: the bits do not depend on the OpenMP thread count (plain, flags, offsets). A context
  * is created after each omp_set_num_threads, in case the backend reads the count there. */
 static void t_cpu_thread_count(void **state)
@@ -645,7 +702,7 @@ int main(void)
         TC_BOTH(t_scan_misaligned),   TC_BOTH(t_scan_determinism),
         TC_CPU(t_cpu_thread_count),   TC_BOTH(t_seg_flags),
         TC_BOTH(t_seg_offsets),       TC_BOTH(t_seg_zero_segments),
-        TC_HIP(t_scan_few_blocks),
+        TC_HIP(t_scan_few_blocks),    TC_HIP(t_scan_determinism_grid),
     };
     return cmocka_run_group_tests_name("scan", tests, NULL, NULL);
 }
