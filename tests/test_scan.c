@@ -337,6 +337,34 @@ static void t_scan_few_blocks(void **state)
     unsetenv("PP_HIP_SCAN_BLOCKS");
 }
 
+/* The loop across tiles at sizes racecheck gets through: 2 blocks, each scanning a few tiles of
+ * every tile class (1-, 4- and 8-byte, segmented), the last one partial; in place and not. */
+static void t_scan_few_blocks_small(void **state)
+{
+    tc_env *env = tc_envp(state);
+    setenv("PP_HIP_SCAN_BLOCKS", "2", 1);
+    const tc_combo combos[] = {{PP_F32, PP_F32, PP_OP_SUM}, {PP_F64, PP_F64, PP_OP_SUM}, {PP_U8, PP_U64, PP_OP_SUM},
+                               {PP_I32, PP_I32, PP_OP_MAX}, {PP_U64, PP_U64, PP_OP_XOR}, {PP_F32, PP_F64, PP_OP_SUM}};
+    static const size_t sizes[] = {6 * 4096 + 1, 6 * 5120 - 1};
+    tc_rng r = tc_rng_for("scan few blocks small");
+    uint8_t *flags = (uint8_t *)tc_xmalloc(6 * 5120);
+    for (size_t i = 0; i < 6 * 5120; ++i) flags[i] = tc_below(&r, 3000) == 0;
+    void *host = tc_xmalloc(6 * 5120 * 8);
+    for (size_t c = 0; c < sizeof combos / sizeof combos[0]; ++c) {
+        tc_fill(&r, host, 6 * 5120, combos[c].in, TC_RANDOM);
+        const int same = tc_size(combos[c].in) == tc_size(combos[c].out);
+        for (int form = 0; form < 2; ++form)
+            for (int v = 0; v < 2; ++v) {
+                tc_scan s = {combos[c].in, combos[c].out, combos[c].op, v, NULL, NULL, NULL, 0, 0};
+                if (form == 1) s.flags = flags;
+                for (size_t si = 0; si < 2; ++si) run_check(env, &s, host, sizes[si], same && si == 0, "few blocks small");
+            }
+    }
+    free(host);
+    free(flags);
+    unsetenv("PP_HIP_SCAN_BLOCKS");
+}
+
 /* Inputs and outputs that start off a 16-byte boundary. */
 static void t_scan_misaligned(void **state)
 {
@@ -702,7 +730,8 @@ int main(void)
         TC_BOTH(t_scan_misaligned),   TC_BOTH(t_scan_determinism),
         TC_CPU(t_cpu_thread_count),   TC_BOTH(t_seg_flags),
         TC_BOTH(t_seg_offsets),       TC_BOTH(t_seg_zero_segments),
-        TC_HIP(t_scan_few_blocks),    TC_HIP(t_scan_determinism_grid),
+        TC_HIP(t_scan_few_blocks),    TC_HIP(t_scan_few_blocks_small),
+        TC_HIP(t_scan_determinism_grid),
     };
     return cmocka_run_group_tests_name("scan", tests, NULL, NULL);
 }
