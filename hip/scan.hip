@@ -439,17 +439,15 @@ template <typename SO> PP_DEVICE typename SO::T lane_blocks(typename SO::T v, un
     return v;
 }
 
-/* Run by every lane of wave 0 of tile t (of `tiles` > 1) once `agg` is known: publishes the
- * tile's nodes and returns its exclusive prefix, the fold (high bits first) of the runs the
- * binary digits of t describe (a Fenwick decomposition); the run of bit 5j + r is 2^r
- * consecutive level-j nodes, summed here by lane_blocks. */
+/* Run by every lane of one wave of tile t (of `tiles` > 1) once its aggregate `agg` is known:
+ * publishes it, and the nodes that end at tile t (which wait for their children). */
 template <typename SO, typename A>
-PP_DEVICE typename SO::T lookback(typename lb_word<A>::type *st, uint64_t tiles, uint64_t t, typename SO::T agg,
-                                  bool publish, const lb_knobs &pause)
+PP_DEVICE void lb_publish_tile(typename lb_word<A>::type *st, uint64_t tiles, uint64_t t, typename SO::T agg,
+                               const lb_knobs &pause)
 {
     using T = typename SO::T;
     const unsigned lane = pp_lane_id();
-    if (publish && lane == 0) lb_publish<SO, A>(st, lb_index(tiles, 0, t), agg);
+    if (lane == 0) lb_publish<SO, A>(st, lb_index(tiles, 0, t), agg);
     /* Nodes that end at this tile. */
     T own = agg;
     for (int j = 1; j < LB_MAX_LEVELS; ++j) {
@@ -462,6 +460,20 @@ PP_DEVICE typename SO::T lookback(typename lb_word<A>::type *st, uint64_t tiles,
         own = SO::shfl(own, 0);
         if (lane == 0) lb_publish<SO, A>(st, lb_index(tiles, j, first / LB_RADIX), own);
     }
+}
+
+/* Run by every lane of wave 0 of tile t (of `tiles` > 1): its exclusive prefix, the fold (high
+ * bits first) of the runs the binary digits of t describe (a Fenwick decomposition); the run
+ * of bit 5j + r is 2^r consecutive level-j nodes, summed here by lane_blocks. The tile's own
+ * nodes are published first if `publish` (else that was done when the tile was loaded ahead,
+ * SCAN_EARLY). */
+template <typename SO, typename A>
+PP_DEVICE typename SO::T lookback(typename lb_word<A>::type *st, uint64_t tiles, uint64_t t, typename SO::T agg,
+                                  bool publish, const lb_knobs &pause)
+{
+    using T = typename SO::T;
+    const unsigned lane = pp_lane_id();
+    if (publish) lb_publish_tile<SO, A>(st, tiles, t, agg, pause);
     if (t == 0 || (pause.exp & 8)) return SO::identity();
     if (pause.delay_ns) pp_sleep_ns(pause.delay_ns);
     /* Prefix: for each radix-32 digit d_j of t (high first), the first d_j children of the
@@ -803,9 +815,19 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
             pp_vec16 *ib0 = DYN ? scan_smem + SCAN_WAVES * BUF_VECS : &ibuf[0][0];
             early_copy<In, ITEMS, SCAN_WAVES>(in + u * TILE, prm.vec_in != 0, ib0);
             g = early_fold<P, ITEMS, SCAN_WAVES>(ib0);
-            if (lane == 0 && prm.tiles > 1 && !(prm.exp & 1))
-                lb_publish<scan_op<Op, A, false>, A>(reinterpret_cast<typename lb_word<A>::type *>(prm.state), u,
-                                                      scan_op<Op, A, false>::make(g, 0));
+            /* the tile's aggregate (at index u for the chain and the tree alike), and for the
+             * tree the nodes that end at tile u: waiting for them here, not in u's look-back, is
+             * what lets the look-backs of later tiles find them published */
+            using PO = scan_op<Op, A, false>;
+            auto *st = reinterpret_cast<typename lb_word<A>::type *>(prm.state);
+            if (prm.tiles > 1 && !(prm.exp & 1)) {
+                if constexpr (scan_chain<Op, A, SEG>() != 0) {
+                    if (lane == 0) lb_publish<PO, A>(st, u, PO::make(g, 0));
+                } else {
+                    const lb_knobs knobs = {prm.exp, prm.pause_ns, prm.delay_ns};
+                    lb_publish_tile<PO, A>(st, prm.tiles, u, PO::make(g, 0), knobs);
+                }
+            }
         }
         if (lane == 0) {
             early_agg = g;
