@@ -131,6 +131,12 @@ template <typename In, typename A, bool SEG> struct scan_shape {
 template <typename P, bool SEG> using scan_shape_of = scan_shape<typename P::in_t, typename P::acc_t, SEG>;
 template <typename P> constexpr int scan_threads() { return scan_shape_of<P, false>::threads; }
 template <typename P, bool SEG> constexpr int scan_min_blocks() { return scan_shape_of<P, SEG>::min_blocks; }
+/* Whether blocks load and fold the next tile ahead (SCAN_EARLY, scan_tiles): the plain scans,
+ * in persistent blocks of more than one wave. */
+template <typename P, bool SEG> constexpr bool scan_early()
+{
+    return SCAN_EARLY && SCAN_PERSISTENT && !SEG && scan_shape_of<P, SEG>::waves > 1;
+}
 
 /* A scanned value: the accumulator and, for segmented scans, whether a segment starts
  * inside the span it covers. The segmented operator (a, b) -> b.f ? b : a op b is
@@ -776,7 +782,7 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
     __shared__ uint64_t tile_no[2]; /* the block's first tile; then the one after the current */
     /* SCAN_EARLY: wave 1 loads and folds the next tile while wave 0 looks back (a whole tile,
      * read from the input buffers at the start of its turn; its aggregate already published). */
-    constexpr bool EARLY = SCAN_EARLY && SCAN_PERSISTENT && !SEG && SCAN_WAVES > 1;
+    constexpr bool EARLY = scan_early<P, SEG>();
     __shared__ A early_agg;
     __shared__ int early_ok;
 
@@ -1069,10 +1075,17 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
      * against 910 with no delay, in one run). With the tiles of 5120 that blocks scan one
      * after another, 4-byte trees wait 3000 ns (f32 828-829 us against 833-837 at 2000; 4000
      * no better at 128 x 32) and 8-byte trees keep 2000 (f64 1.709-1.717 ms against 1.741-
-     * 1.749 at 3000 and 4000). The defaults are the H100's; on AMD (not measured) both poll
-     * without sleeps, unless the variables ask for them. */
+     * 1.749 at 3000 and 4000). Where the next tile is loaded and published ahead (SCAN_EARLY:
+     * the plain scans), predecessors have mostly published by the time a tile looks back: the
+     * tree waits 1000 ns (f64 1.623-1.627 ms at 0, 500 and 1000 against 1.638-1.641 at 2000;
+     * f32 flat, 769-776 us from 0 to 3000) and the chain none (u8 -> u64 907 us against 950 at
+     * 1500, u32 flat). The defaults are the H100's; on AMD (not measured) both poll without
+     * sleeps, unless the variables ask for them. */
     const unsigned dflt_pause = !SCAN_NV_SHAPE ? 0u : chain ? 700u : 0u;
-    const unsigned dflt_delay = !SCAN_NV_SHAPE ? 0u : chain ? 1500u : sizeof(A) <= 4 ? 3000u : 2000u;
+    const unsigned dflt_delay = !SCAN_NV_SHAPE ? 0u
+                                : scan_early<P, SEG>() ? (chain ? 0u : 1000u)
+                                : chain        ? 1500u
+                                : sizeof(A) <= 4 ? 3000u : 2000u;
     auto ns = [](const char *v, unsigned dflt) -> unsigned {
         if (!v) return dflt;
         const long x = atol(v);
