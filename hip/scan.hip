@@ -94,6 +94,13 @@ namespace {
 #ifndef SCAN_WIDE_MIN_BLOCKS
 #define SCAN_WIDE_MIN_BLOCKS 3
 #endif
+/* The 8-byte scans without segments, where tiles are loaded ahead (SCAN_EARLY, below). */
+#ifndef SCAN_WIDE_ITEMS_PLAIN
+#define SCAN_WIDE_ITEMS_PLAIN (SCAN_NV_SHAPE && SCAN_EARLY ? 16 : SCAN_WIDE_ITEMS)
+#endif
+#ifndef SCAN_WIDE_MIN_BLOCKS_PLAIN
+#define SCAN_WIDE_MIN_BLOCKS_PLAIN (SCAN_NV_SHAPE && SCAN_EARLY ? 6 : SCAN_WIDE_MIN_BLOCKS)
+#endif
 /* Whether a block scans tiles one after another, the next one's loads in flight while the
  * current one is written (scan_tiles): where copies to shared memory are asynchronous
  * (NVIDIA). Elsewhere one block scans one tile (the loop would hold its state across tiles:
@@ -101,11 +108,15 @@ namespace {
 #ifndef SCAN_PERSISTENT
 #define SCAN_PERSISTENT PP_ASYNC_COPY
 #endif
-/* Whether, in persistent blocks, the plain scans load and fold the next tile in one wave while
- * wave 0 looks back for the current one (early_copy, early_fold), publishing its aggregate
- * before its block comes to it. -DSCAN_EARLY=0: the next tile's loads start after the look-back. */
+/* Whether, in persistent blocks, the plain scans load and fold the next tile in helper waves
+ * while wave 0 looks back for the current one (early_tile), publishing its aggregate before
+ * its block comes to it. -DSCAN_EARLY=0: the next tile's loads start after the look-back.
+ * SCAN_EARLY_HELPERS: 1 (wave 1 alone) or 0 (every wave but wave 0). */
 #ifndef SCAN_EARLY
 #define SCAN_EARLY 1
+#endif
+#ifndef SCAN_EARLY_HELPERS
+#define SCAN_EARLY_HELPERS 0
 #endif
 template <typename In, typename A, bool SEG> struct scan_shape {
     static constexpr int cls = sizeof(In) == 1 ? 1 : (sizeof(In) == 8 || sizeof(A) == 8) ? 8 : 4;
@@ -117,9 +128,13 @@ template <typename In, typename A, bool SEG> struct scan_shape {
 #ifdef SCAN_MIN_BLOCKS
     static constexpr int min_blocks = SCAN_MIN_BLOCKS;
 #else
-    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3 : cls == 4 ? (SEG ? 5 : SCAN_MIN_BLOCKS4_PLAIN) : SCAN_WIDE_MIN_BLOCKS;
+    static constexpr int min_blocks = cls == 1 || !SCAN_NV_SHAPE ? 3
+                                      : cls == 4             ? (SEG ? 5 : SCAN_MIN_BLOCKS4_PLAIN)
+                                                             : (SEG ? SCAN_WIDE_MIN_BLOCKS : SCAN_WIDE_MIN_BLOCKS_PLAIN);
 #endif
-    static constexpr int items = cls == 1 ? 16 : cls == 8 ? SCAN_WIDE_ITEMS : SEG ? SCAN_ITEMS4 : SCAN_ITEMS4_PLAIN;
+    static constexpr int items = cls == 1 ? 16
+                                 : cls == 8 ? (SEG ? SCAN_WIDE_ITEMS : SCAN_WIDE_ITEMS_PLAIN)
+                                            : (SEG ? SCAN_ITEMS4 : SCAN_ITEMS4_PLAIN);
     static_assert(!SEG || items <= 32, "a lane's head flags are one 32-bit mask");
     static constexpr int waves = threads / PP_WAVE;
     static_assert(threads % PP_WAVE == 0 && waves <= PP_WAVE, "the wave totals fit one wave");
@@ -576,66 +591,78 @@ PP_DEVICE void load_finish(const X *src, uint32_t valid, bool prefetched, const 
     for (int k = 0; k < ITEMS; ++k) x[k] = u.e[k];
 }
 
-/* The tile after a block's current one (SCAN_EARLY), loaded and folded by one wave, the
- * helper, while wave 0 looks back: so that a tile's aggregate is published one load after
- * its ticket whatever its block is doing, and the block's loads are in flight while it
- * looks back. early_copy moves a whole tile into the input buffers, region r (IN_VECS slots
- * from ib) where wave r's load_finish reads it, in load_prefetch's layout (asynchronously
- * from 16-byte aligned input; element by element otherwise). */
-template <typename X, int ITEMS, int REGIONS> PP_DEVICE void early_copy(const X *src, bool vec, pp_vec16 *ib)
-{
-    using L = lane_run<X, ITEMS>;
-    constexpr uint32_t RUN = (uint32_t)PP_WAVE * ITEMS;
-    constexpr int IN_VECS = L::V * PP_WAVE;
-    const unsigned lane = pp_lane_id();
-    if (vec) {
-#pragma unroll
-        for (int r = 0; r < REGIONS; ++r) load_prefetch<X, ITEMS>(src + (size_t)r * RUN, ib + r * IN_VECS);
-        pp_copy_async_wait();
-    } else { /* not a loop the compiler may unroll: its loads would take the registers the
-              * block's current tile holds */
-#pragma unroll 1
-        for (uint32_t e = lane; e < REGIONS * RUN; e += PP_WAVE) slot_elem<X>(ib + (e / RUN) * IN_VECS, e % RUN) = src[e];
-    }
-    pp_wave_sync();
-}
-
-/* The aggregate of a tile early_copy put in the buffers, folded in one order whoever runs
- * it and however the tile was copied: lane l folds vectors j * W + l of every region, two at
- * a time, into four running values (element e of a pair into value e mod 4: four chains of
- * dependent operations instead of one), then the lanes
- * are combined pairwise, the lower lane on the left; every lane returns the same bits. */
-template <typename P, int ITEMS, int REGIONS> PP_DEVICE typename P::acc_t early_fold(const pp_vec16 *ib)
+/* The tile after a block's current one (SCAN_EARLY), loaded and folded by the helper waves
+ * (waves 1 .. HELPERS) while wave 0 looks back: so that a tile's aggregate is published one
+ * load after its ticket whatever its block is doing, and the block's loads are in flight
+ * while it looks back. The whole tile goes into the input buffers, region r (IN_VECS slots
+ * from ib) where wave r's load_finish will read it, in load_prefetch's layout: helper thread
+ * k (of HT = HELPERS x W) copies the tile's 16-byte vectors k, k + HT, ... (asynchronously
+ * from 16-byte aligned input; element by element otherwise), then folds the same vectors, two
+ * at a time, into four running values (element e of a pair into value e mod 4: four chains
+ * of dependent operations); the lanes of a wave are combined pairwise, the lower lane on the
+ * left, and the helpers' parts (through `part`) in wave order. The order depends only on the
+ * kernel, never on timing or alignment; every helper lane returns the same bits. `h`: this
+ * wave's helper index. */
+template <typename P, int ITEMS, int REGIONS, int HELPERS>
+PP_DEVICE typename P::acc_t early_tile(const typename P::in_t *src, bool vec, pp_vec16 *ib, typename P::acc_t *part,
+                                       unsigned h)
 {
     using X = typename P::in_t;
     using A = typename P::acc_t;
     using Op = typename P::op;
     using L = lane_run<X, ITEMS>;
-    constexpr int IN_VECS = L::V * PP_WAVE;
-    const unsigned lane = pp_lane_id();
-    constexpr int NV = REGIONS * L::V; /* vectors per lane, taken two at a time */
-    static_assert(NV % 2 == 0, "pairs of vectors");
+    constexpr uint32_t RUN = (uint32_t)PP_WAVE * ITEMS;
+    constexpr unsigned IN_VECS = L::V * PP_WAVE, NVT = REGIONS * IN_VECS, HT = HELPERS * PP_WAVE;
+    constexpr unsigned Q = (NVT + HT - 1) / HT; /* vectors per helper thread, at most */
+    const unsigned k = h * PP_WAVE + pp_lane_id();
+    auto slot = [&](unsigned v) -> pp_vec16 * { return ib + (v / IN_VECS) * IN_VECS + swz(v % IN_VECS); };
+    if (vec) {
+#pragma unroll
+        for (unsigned q = 0; q < Q; ++q) {
+            const unsigned v = k + q * HT;
+            if (NVT % HT == 0 || v < NVT) pp_copy16_async(slot(v), src + (size_t)v * L::EPV);
+        }
+        pp_copy_async_commit();
+        pp_copy_async_wait();
+    } else { /* not a loop the compiler may unroll: its loads would take the registers the
+              * block's current tile holds */
+#pragma unroll 1
+        for (uint32_t e = k; e < REGIONS * RUN; e += HT) slot_elem<X>(ib + (e / RUN) * IN_VECS, e % RUN) = src[e];
+    }
+    if constexpr (HELPERS > 1) pp_partial_barrier(1, HT);
+    else pp_wave_sync();
     A acc[4] = {Op::identity(), Op::identity(), Op::identity(), Op::identity()};
     /* Unrolled only a little: the block's current tile holds most registers meanwhile. */
 #pragma unroll 2
-    for (int q = 0; q < NV; q += 2) {
+    for (unsigned q = 0; q < Q; q += 2) {
         union {
             pp_vec16 v[2];
             X e[2 * L::EPV];
         } u;
+        bool in[2];
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int r = (q + h) / L::V, j = (q + h) % L::V;
-            u.v[h] = ib[r * IN_VECS + swz((unsigned)j * PP_WAVE + lane)];
+        for (int i = 0; i < 2; ++i) {
+            const unsigned v = k + (q + i) * HT;
+            in[i] = q + i < Q && (NVT % HT == 0 || v < NVT);
+            if (in[i]) u.v[i] = *slot(v);
         }
 #pragma unroll
-        for (int e = 0; e < 2 * L::EPV; ++e) acc[e & 3] = Op::apply(acc[e & 3], P::make(u.e[e], 0));
+        for (int e = 0; e < 2 * L::EPV; ++e)
+            if (in[e / L::EPV]) acc[e & 3] = Op::apply(acc[e & 3], P::make(u.e[e], 0));
     }
     A s = Op::apply(Op::apply(acc[0], acc[1]), Op::apply(acc[2], acc[3]));
+    const unsigned lane = pp_lane_id();
 #pragma unroll
     for (unsigned m = 1; m < (unsigned)PP_WAVE; m <<= 1) {
         const A o = pp_shfl_any(s, (int)(lane ^ m));
         s = (lane & m) ? Op::apply(o, s) : Op::apply(s, o);
+    }
+    if constexpr (HELPERS > 1) {
+        if (lane == 0) part[h] = s;
+        pp_partial_barrier(1, HT);
+        s = part[0];
+#pragma unroll
+        for (int i = 1; i < HELPERS; ++i) s = Op::apply(s, part[i]);
     }
     return s;
 }
@@ -780,11 +807,16 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
     __shared__ T wave_excl[SCAN_WAVES];
     __shared__ T tile_prefix;
     __shared__ uint64_t tile_no[2]; /* the block's first tile; then the one after the current */
-    /* SCAN_EARLY: wave 1 loads and folds the next tile while wave 0 looks back (a whole tile,
-     * read from the input buffers at the start of its turn; its aggregate already published). */
+    /* SCAN_EARLY: the helper waves (1 .. HELPERS) load and fold the next tile while wave 0
+     * looks back (a whole tile, read from the input buffers at the start of its turn; its
+     * aggregate already published). SCAN_EARLY_HELPERS: 1, or every wave but wave 0 (0, the
+     * default; needs barriers among some of a block's waves, PP_PARTIAL_BARRIER). */
     constexpr bool EARLY = scan_early<P, SEG>();
+    constexpr int HELPERS = !EARLY || !PP_PARTIAL_BARRIER || SCAN_EARLY_HELPERS == 1 ? 1 : SCAN_WAVES - 1;
     __shared__ A early_agg;
     __shared__ int early_ok;
+    __shared__ A early_part[HELPERS];
+    __shared__ uint64_t early_ticket;
 
     const unsigned lane = pp_lane_id(), w = pp_wave_id();
     /* Where wave w's run of tile t starts, and how many of its elements exist. */
@@ -812,15 +844,16 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
         if (prm.exp & 4) return first ? blockIdx.x : after + gridDim.x;
         return atomicAdd(prm.ticket, 1u);
     };
-    /* SCAN_EARLY, wave 1: tile u into the input buffers and its aggregate published, if u is
-     * whole (the last tile, if partial, is loaded and published in its turn). */
+    /* SCAN_EARLY, helper waves: tile u into the input buffers and its aggregate published, if
+     * u is whole (the last tile, if partial, is loaded and published in its turn). */
     auto early = [&](uint64_t u) {
         const bool ok = u < prm.tiles && (u + 1) * TILE <= prm.n;
         A g = Op::identity();
         if (ok) {
             pp_vec16 *ib0 = DYN ? scan_smem + SCAN_WAVES * BUF_VECS : &ibuf[0][0];
-            early_copy<In, ITEMS, SCAN_WAVES>(in + u * TILE, prm.vec_in != 0, ib0);
-            g = early_fold<P, ITEMS, SCAN_WAVES>(ib0);
+            g = early_tile<P, ITEMS, SCAN_WAVES, HELPERS>(in + u * TILE, prm.vec_in != 0, ib0, early_part, w - 1);
+        }
+        if (ok && w == 1) {
             /* the tile's aggregate (at index u for the chain and the tree alike), and for the
              * tree the nodes that end at tile u: waiting for them here, not in u's look-back, is
              * what lets the look-backs of later tiles find them published */
@@ -835,7 +868,7 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
                 }
             }
         }
-        if (lane == 0) {
+        if (w == 1 && lane == 0) {
             early_agg = g;
             early_ok = ok;
             tile_no[1] = u;
@@ -848,7 +881,7 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
     bool pre;
     A eagg = Op::identity();
     if constexpr (EARLY) {
-        if (w == 1) early(t);
+        if (w >= 1 && w <= HELPERS) early(t);
         __syncthreads();
         pre = early_ok != 0;
         eagg = early_agg;
@@ -900,11 +933,12 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
         T lane_excl = SO::shfl(v, lane > 0 ? (int)lane - 1 : 0);
         if (lane == 0) lane_excl = SO::identity();
         if (lane == PP_WAVE - 1) wave_excl[w] = v; /* the wave's total, for now */
+        if (EARLY && w == 1 && lane == 0) early_ticket = tk; /* (its first use: the atomic's wait) */
         __syncthreads();
 
         /* ---- block: wave 0 scans the wave totals, then looks back ---- */
-        if (EARLY && w == 1) {
-            early((uint64_t)pp_shfl_any(tk, 0));
+        if (EARLY && w >= 1 && w <= HELPERS) {
+            early(early_ticket);
         } else if (w == 0) {
             T s = lane < (unsigned)SCAN_WAVES ? wave_excl[lane] : SO::identity();
 #pragma unroll
