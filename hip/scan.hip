@@ -2,8 +2,13 @@
  * scan.hip -- the scan family on the GPU: inclusive and exclusive scans, plain and segmented
  * (by head flags, or by offsets turned into head flags), in one pass over the data.
  *
- * One kernel, one tile per block (scan_shape: THREADS x ITEMS elements), tiles taken in the order of
- * an atomic ticket, so a tile only ever waits on tiles that have already started.
+ * One kernel (scan_tiles); tiles of THREADS x ITEMS elements (scan_shape) taken in the order
+ * of an atomic ticket, so a tile only ever waits on tiles that have already started. On AMD a
+ * block scans one tile; on NVIDIA a grid of as many blocks as fit scans tile after tile, and
+ * for the plain scans the helper waves (all but wave 0) load the next tile into shared memory
+ * (cp.async) and publish its aggregate while wave 0 looks back for the current one
+ * (SCAN_EARLY, early_tile), so that a tile's aggregate is published one load after its
+ * ticket and the block's loads are in flight while it looks back.
  *   thread -- ITEMS consecutive elements, scanned sequentially in registers;
  *   wave   -- the thread totals, scanned by shuffles over the compile-time wave width
  *             (Kogge-Stone / Hillis-Steele: log2(W) steps with every lane busy; a
@@ -61,9 +66,16 @@ namespace {
  *                            blocks (a lane's head flags are one 32-bit mask; at 6 blocks
  *                            they spill 96-152 bytes, f32 with head flags 1.10 ms against
  *                            0.91);
- *   8-byte input or acc.:    128 x 32 (4096), 3 blocks (64 KB of dynamic shared memory
- *                            each; f64 at 2^28 1.708-1.710 ms against 1.760-1.764 with
- *                            128 x 16 and 6 blocks: half the tiles, half the look-backs).
+ *   8-byte input or acc.:    plain: 128 x 16 (2048), 6 blocks (80 registers, 32 KB of
+ *                            shared memory), where the next tile is loaded ahead (SCAN_EARLY):
+ *                            f64 at 2^28 1.530-1.532 ms against 1.617-1.641 with 128 x 32 and
+ *                            3 blocks, 1.634 with 128 x 12 and 8, 1.675 with 128 x 24 and 4.
+ *                            Segmented: 128 x 32 (4096), 3 blocks (64 KB of dynamic shared
+ *                            memory each; measured before SCAN_EARLY, plain f64 then ran at
+ *                            1.708-1.710 ms against 1.760-1.764 with 128 x 16 and 6 blocks:
+ *                            half the tiles, half the look-backs).
+ * With SCAN_EARLY the plain 4-byte tiles stay at 128 x 40 with 5 blocks (f32 770-775 us, u32
+ * 771-775; 128 x 32 with 6: 776 / 772; 128 x 48 with 4: 792 / 821).
  * Small blocks with many elements each (as CUB's sm_90 tuning has them) keep more tiles
  * loading while others look back: a waiting tile holds its block's slot, and a 128-thread
  * block holds half the registers of a 256-thread one (u32 at 2^28: 256 x 16 1.015 ms,
@@ -71,7 +83,8 @@ namespace {
  * AMD (compiled, never run here): 256 x 16 / 256 x 8, 3 blocks, the shape that compiles
  * without spills on gfx90a, gfx940 and gfx1030 (128 threads with 6 blocks caps the VGPRs
  * at 80 and spills).
- * SCAN_THREADS, SCAN_MIN_BLOCKS, SCAN_ITEMS4 and SCAN_WIDE_ITEMS override them for tuning
+ * SCAN_THREADS, SCAN_MIN_BLOCKS, SCAN_ITEMS4(_PLAIN), SCAN_MIN_BLOCKS4_PLAIN and
+ * SCAN_WIDE_ITEMS / SCAN_WIDE_MIN_BLOCKS (_PLAIN) override them for tuning
  * builds (SCAN_THREADS and SCAN_MIN_BLOCKS then apply to every width). The wave totals of a
  * block are scanned by one wave, so a block has at most PP_WAVE waves. */
 #if defined(PP_PORT_NVIDIA)
@@ -111,7 +124,8 @@ namespace {
 /* Whether, in persistent blocks, the plain scans load and fold the next tile in helper waves
  * while wave 0 looks back for the current one (early_tile), publishing its aggregate before
  * its block comes to it. -DSCAN_EARLY=0: the next tile's loads start after the look-back.
- * SCAN_EARLY_HELPERS: 1 (wave 1 alone) or 0 (every wave but wave 0). */
+ * SCAN_EARLY_HELPERS: 0 (the helpers chosen per width, in scan_tiles), 1 (wave 1 alone) or
+ * 2 (every wave but wave 0). */
 #ifndef SCAN_EARLY
 #define SCAN_EARLY 1
 #endif
@@ -809,10 +823,15 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
     __shared__ uint64_t tile_no[2]; /* the block's first tile; then the one after the current */
     /* SCAN_EARLY: the helper waves (1 .. HELPERS) load and fold the next tile while wave 0
      * looks back (a whole tile, read from the input buffers at the start of its turn; its
-     * aggregate already published). SCAN_EARLY_HELPERS: 1, or every wave but wave 0 (0, the
-     * default; needs barriers among some of a block's waves, PP_PARTIAL_BARRIER). */
+     * aggregate already published). Every wave but wave 0 for 1- and 4-byte tiles (barriers
+     * among some of a block's waves, PP_PARTIAL_BARRIER), wave 1 alone for 8-byte ones (H100,
+     * 2^28, same call: f32 773-779 us against 872-878 with wave 1 alone, which spilled 88
+     * bytes; f64 1.532 ms with wave 1 alone against 1.547-1.562, which spilled 8).
+     * SCAN_EARLY_HELPERS 1 or 2: wave 1 alone, or all but wave 0, for every width. */
     constexpr bool EARLY = scan_early<P, SEG>();
-    constexpr int HELPERS = !EARLY || !PP_PARTIAL_BARRIER || SCAN_EARLY_HELPERS == 1 ? 1 : SCAN_WAVES - 1;
+    constexpr int HELPERS = !EARLY || !PP_PARTIAL_BARRIER || SCAN_EARLY_HELPERS == 1 ? 1
+                            : SCAN_EARLY_HELPERS == 2 || SH::cls != 8           ? SCAN_WAVES - 1
+                                                                                : 1;
     __shared__ A early_agg;
     __shared__ int early_ok;
     __shared__ A early_part[HELPERS];
@@ -1111,7 +1130,7 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
      * no better at 128 x 32) and 8-byte trees keep 2000 (f64 1.709-1.717 ms against 1.741-
      * 1.749 at 3000 and 4000). Where the next tile is loaded and published ahead (SCAN_EARLY:
      * the plain scans), predecessors have mostly published by the time a tile looks back: the
-     * tree waits 1000 ns (f64 1.623-1.627 ms at 0, 500 and 1000 against 1.638-1.641 at 2000;
+     * tree waits 1000 ns (f64, 128 x 32 tiles: 1.623-1.627 ms at 0, 500 and 1000 against 1.638-1.641 at 2000;
      * f32 flat, 769-776 us from 0 to 3000) and the chain none (u8 -> u64 907 us against 950 at
      * 1500, u32 flat). The defaults are the H100's; on AMD (not measured) both poll without
      * sleeps, unless the variables ask for them. */
