@@ -787,7 +787,10 @@ template <typename P, typename Out, bool SEG> constexpr bool scan_smem_dynamic()
     return scan_smem_bytes<P, Out, SEG>() > 40 * 1024;
 }
 
-template <typename P, typename Out, bool SEG>
+/* AHEAD: whether this instantiation loads tiles ahead where scan_early allows it (the launch
+ * takes the one without for single-tile inputs, whose latency the helpers' code only adds to:
+ * H100, f32, n = 1024, 5.1-6.1 us a call with it, 4.5-4.7 without). */
+template <typename P, typename Out, bool SEG, bool AHEAD>
 __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) void scan_tiles(const typename P::in_t *in, Out *out,
                                                          const uint8_t *__restrict__ flags,
                                                          typename P::acc_t init, scan_params prm)
@@ -828,7 +831,7 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
      * 2^28, same call: f32 773-779 us against 872-878 with wave 1 alone, which spilled 88
      * bytes; f64 1.532 ms with wave 1 alone against 1.547-1.562, which spilled 8).
      * SCAN_EARLY_HELPERS 1 or 2: wave 1 alone, or all but wave 0, for every width. */
-    constexpr bool EARLY = scan_early<P, SEG>();
+    constexpr bool EARLY = AHEAD && scan_early<P, SEG>();
     constexpr int HELPERS = !EARLY || !PP_PARTIAL_BARRIER || SCAN_EARLY_HELPERS == 1 ? 1
                             : SCAN_EARLY_HELPERS == 2 || SH::cls != 8           ? SCAN_WAVES - 1
                                                                                 : 1;
@@ -1152,7 +1155,8 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
      * one after another (scan_tiles), prefetching the next while the current is written.
      * (The occupancy query and the attribute run per call, as the histogram's do: about a
      * microsecond, and only for grids past the guess or for the 8-byte kernels.) */
-    auto kernel = scan_tiles<P, Out, SEG>;
+    constexpr bool ahead = scan_early<P, SEG>();
+    auto kernel = ahead && tiles > 1 ? scan_tiles<P, Out, SEG, ahead> : scan_tiles<P, Out, SEG, false>;
     constexpr size_t smem = scan_smem_dynamic<P, Out, SEG>() ? scan_smem_bytes<P, Out, SEG>() : 0;
     if (smem)
         PP_HIP_TRY(ctx, hipFuncSetAttribute(reinterpret_cast<const void *>(kernel),
