@@ -235,24 +235,4 @@ PP_DEVICE void pp_copy16_async(pp_vec16 *dst, const void *src)
 #endif
 }
 
-/* A barrier among the first `threads` threads to reach barrier `id` (1..15; 0 is
- * __syncthreads'), `threads` a multiple of the wave width: NVIDIA's named barriers
- * (bar.sync id, threads). PP_PARTIAL_BARRIER is 0 where there are none (AMD): callers then
- * must not use it (there it is a whole-block barrier, which would hang them). */
-#if defined(PP_PORT_NVIDIA)
-#define PP_PARTIAL_BARRIER 1
-#else
-#define PP_PARTIAL_BARRIER 0
-#endif
-PP_DEVICE void pp_partial_barrier(unsigned id, unsigned threads)
-{
-#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__)
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-#else
-    (void)id;
-    (void)threads;
-    __syncthreads();
-#endif
-}
-
 #endif /* PP_HIP_PORT_H */

@@ -5,9 +5,8 @@
  * One kernel (scan_tiles); tiles of THREADS x ITEMS elements (scan_shape) taken in the order
  * of an atomic ticket, so a tile only ever waits on tiles that have already started. On AMD a
  * block scans one tile; on NVIDIA a grid of as many blocks as fit scans tile after tile, and
- * for the plain scans the helper waves (all but wave 0) load the next tile into shared memory
- * (cp.async) and publish its aggregate while wave 0 looks back for the current one
- * (SCAN_EARLY, early_tile), so that a tile's aggregate is published one load after its
+ * for the plain scans wave 1 loads the next tile into shared memory (cp.async) and publishes
+ * its aggregate while wave 0 looks back for the current one (SCAN_EARLY, early_copy), so that a tile's aggregate is published one load after its
  * ticket and the block's loads are in flight while it looks back.
  *   thread -- ITEMS consecutive elements, scanned sequentially in registers;
  *   wave   -- the thread totals, scanned by shuffles over the compile-time wave width
@@ -121,16 +120,11 @@ namespace {
 #ifndef SCAN_PERSISTENT
 #define SCAN_PERSISTENT PP_ASYNC_COPY
 #endif
-/* Whether, in persistent blocks, the plain scans load and fold the next tile in helper waves
- * while wave 0 looks back for the current one (early_tile), publishing its aggregate before
- * its block comes to it. -DSCAN_EARLY=0: the next tile's loads start after the look-back.
- * SCAN_EARLY_HELPERS: 0 (the helpers chosen per width, in scan_tiles), 1 (wave 1 alone) or
- * 2 (every wave but wave 0). */
+/* Whether, in persistent blocks, the plain scans load and fold the next tile in one wave while
+ * wave 0 looks back for the current one (early_copy, early_fold), publishing its aggregate
+ * before its block comes to it. -DSCAN_EARLY=0: the next tile's loads start after the look-back. */
 #ifndef SCAN_EARLY
 #define SCAN_EARLY 1
-#endif
-#ifndef SCAN_EARLY_HELPERS
-#define SCAN_EARLY_HELPERS 0
 #endif
 template <typename In, typename A, bool SEG> struct scan_shape {
     static constexpr int cls = sizeof(In) == 1 ? 1 : (sizeof(In) == 8 || sizeof(A) == 8) ? 8 : 4;
@@ -605,78 +599,66 @@ PP_DEVICE void load_finish(const X *src, uint32_t valid, bool prefetched, const 
     for (int k = 0; k < ITEMS; ++k) x[k] = u.e[k];
 }
 
-/* The tile after a block's current one (SCAN_EARLY), loaded and folded by the helper waves
- * (waves 1 .. HELPERS) while wave 0 looks back: so that a tile's aggregate is published one
- * load after its ticket whatever its block is doing, and the block's loads are in flight
- * while it looks back. The whole tile goes into the input buffers, region r (IN_VECS slots
- * from ib) where wave r's load_finish will read it, in load_prefetch's layout: helper thread
- * k (of HT = HELPERS x W) copies the tile's 16-byte vectors k, k + HT, ... (asynchronously
- * from 16-byte aligned input; element by element otherwise), then folds the same vectors, two
- * at a time, into four running values (element e of a pair into value e mod 4: four chains
- * of dependent operations); the lanes of a wave are combined pairwise, the lower lane on the
- * left, and the helpers' parts (through `part`) in wave order. The order depends only on the
- * kernel, never on timing or alignment; every helper lane returns the same bits. `h`: this
- * wave's helper index. */
-template <typename P, int ITEMS, int REGIONS, int HELPERS>
-PP_DEVICE typename P::acc_t early_tile(const typename P::in_t *src, bool vec, pp_vec16 *ib, typename P::acc_t *part,
-                                       unsigned h)
+/* The tile after a block's current one (SCAN_EARLY), loaded and folded by one wave, the
+ * helper, while wave 0 looks back: so that a tile's aggregate is published one load after
+ * its ticket whatever its block is doing, and the block's loads are in flight while it
+ * looks back. early_copy moves a whole tile into the input buffers, region r (IN_VECS slots
+ * from ib) where wave r's load_finish reads it, in load_prefetch's layout (asynchronously
+ * from 16-byte aligned input; element by element otherwise). */
+template <typename X, int ITEMS, int REGIONS> PP_DEVICE void early_copy(const X *src, bool vec, pp_vec16 *ib)
+{
+    using L = lane_run<X, ITEMS>;
+    constexpr uint32_t RUN = (uint32_t)PP_WAVE * ITEMS;
+    constexpr int IN_VECS = L::V * PP_WAVE;
+    const unsigned lane = pp_lane_id();
+    if (vec) {
+#pragma unroll
+        for (int r = 0; r < REGIONS; ++r) load_prefetch<X, ITEMS>(src + (size_t)r * RUN, ib + r * IN_VECS);
+        pp_copy_async_wait();
+    } else { /* not a loop the compiler may unroll: its loads would take the registers the
+              * block's current tile holds */
+#pragma unroll 1
+        for (uint32_t e = lane; e < REGIONS * RUN; e += PP_WAVE) slot_elem<X>(ib + (e / RUN) * IN_VECS, e % RUN) = src[e];
+    }
+    pp_wave_sync();
+}
+
+/* The aggregate of a tile early_copy put in the buffers, folded in one order whoever runs
+ * it and however the tile was copied: lane l folds vectors j * W + l of every region, two at
+ * a time, into four running values (element e of a pair into value e mod 4: four chains of
+ * dependent operations instead of one), then the lanes
+ * are combined pairwise, the lower lane on the left; every lane returns the same bits. */
+template <typename P, int ITEMS, int REGIONS> PP_DEVICE typename P::acc_t early_fold(const pp_vec16 *ib)
 {
     using X = typename P::in_t;
     using A = typename P::acc_t;
     using Op = typename P::op;
     using L = lane_run<X, ITEMS>;
-    constexpr uint32_t RUN = (uint32_t)PP_WAVE * ITEMS;
-    constexpr unsigned IN_VECS = L::V * PP_WAVE, NVT = REGIONS * IN_VECS, HT = HELPERS * PP_WAVE;
-    constexpr unsigned Q = (NVT + HT - 1) / HT; /* vectors per helper thread, at most */
-    const unsigned k = h * PP_WAVE + pp_lane_id();
-    auto slot = [&](unsigned v) -> pp_vec16 * { return ib + (v / IN_VECS) * IN_VECS + swz(v % IN_VECS); };
-    if (vec) {
-#pragma unroll
-        for (unsigned q = 0; q < Q; ++q) {
-            const unsigned v = k + q * HT;
-            if (NVT % HT == 0 || v < NVT) pp_copy16_async(slot(v), src + (size_t)v * L::EPV);
-        }
-        pp_copy_async_commit();
-        pp_copy_async_wait();
-    } else { /* not a loop the compiler may unroll: its loads would take the registers the
-              * block's current tile holds */
-#pragma unroll 1
-        for (uint32_t e = k; e < REGIONS * RUN; e += HT) slot_elem<X>(ib + (e / RUN) * IN_VECS, e % RUN) = src[e];
-    }
-    if constexpr (HELPERS > 1) pp_partial_barrier(1, HT);
-    else pp_wave_sync();
+    constexpr int IN_VECS = L::V * PP_WAVE;
+    const unsigned lane = pp_lane_id();
+    constexpr int NV = REGIONS * L::V; /* vectors per lane, taken two at a time */
+    static_assert(NV % 2 == 0, "pairs of vectors");
     A acc[4] = {Op::identity(), Op::identity(), Op::identity(), Op::identity()};
     /* Unrolled only a little: the block's current tile holds most registers meanwhile. */
 #pragma unroll 2
-    for (unsigned q = 0; q < Q; q += 2) {
+    for (int q = 0; q < NV; q += 2) {
         union {
             pp_vec16 v[2];
             X e[2 * L::EPV];
         } u;
-        bool in[2];
 #pragma unroll
-        for (int i = 0; i < 2; ++i) {
-            const unsigned v = k + (q + i) * HT;
-            in[i] = q + i < Q && (NVT % HT == 0 || v < NVT);
-            if (in[i]) u.v[i] = *slot(v);
+        for (int h = 0; h < 2; ++h) {
+            const int r = (q + h) / L::V, j = (q + h) % L::V;
+            u.v[h] = ib[r * IN_VECS + swz((unsigned)j * PP_WAVE + lane)];
         }
 #pragma unroll
-        for (int e = 0; e < 2 * L::EPV; ++e)
-            if (in[e / L::EPV]) acc[e & 3] = Op::apply(acc[e & 3], P::make(u.e[e], 0));
+        for (int e = 0; e < 2 * L::EPV; ++e) acc[e & 3] = Op::apply(acc[e & 3], P::make(u.e[e], 0));
     }
     A s = Op::apply(Op::apply(acc[0], acc[1]), Op::apply(acc[2], acc[3]));
-    const unsigned lane = pp_lane_id();
 #pragma unroll
     for (unsigned m = 1; m < (unsigned)PP_WAVE; m <<= 1) {
         const A o = pp_shfl_any(s, (int)(lane ^ m));
         s = (lane & m) ? Op::apply(o, s) : Op::apply(s, o);
-    }
-    if constexpr (HELPERS > 1) {
-        if (lane == 0) part[h] = s;
-        pp_partial_barrier(1, HT);
-        s = part[0];
-#pragma unroll
-        for (int i = 1; i < HELPERS; ++i) s = Op::apply(s, part[i]);
     }
     return s;
 }
@@ -824,21 +806,14 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
     __shared__ T wave_excl[SCAN_WAVES];
     __shared__ T tile_prefix;
     __shared__ uint64_t tile_no[2]; /* the block's first tile; then the one after the current */
-    /* SCAN_EARLY: the helper waves (1 .. HELPERS) load and fold the next tile while wave 0
-     * looks back (a whole tile, read from the input buffers at the start of its turn; its
-     * aggregate already published). Every wave but wave 0 for 1- and 4-byte tiles (barriers
-     * among some of a block's waves, PP_PARTIAL_BARRIER), wave 1 alone for 8-byte ones (H100,
-     * 2^28, same call: f32 773-779 us against 872-878 with wave 1 alone, which spilled 88
-     * bytes; f64 1.532 ms with wave 1 alone against 1.547-1.562, which spilled 8).
-     * SCAN_EARLY_HELPERS 1 or 2: wave 1 alone, or all but wave 0, for every width. */
+    /* SCAN_EARLY: wave 1 loads and folds the next tile while wave 0 looks back (a whole tile,
+     * read from the input buffers at the start of its turn; its aggregate already published).
+     * (Spreading the copies and the fold over every wave but wave 0, with barriers among them,
+     * measured no faster on the H100: f32 773-779 us against 770-775, f64 1.547-1.562 ms
+     * against 1.530-1.532.) */
     constexpr bool EARLY = AHEAD && scan_early<P, SEG>();
-    constexpr int HELPERS = !EARLY || !PP_PARTIAL_BARRIER || SCAN_EARLY_HELPERS == 1 ? 1
-                            : SCAN_EARLY_HELPERS == 2 || SH::cls != 8           ? SCAN_WAVES - 1
-                                                                                : 1;
     __shared__ A early_agg;
     __shared__ int early_ok;
-    __shared__ A early_part[HELPERS];
-    __shared__ uint64_t early_ticket;
 
     const unsigned lane = pp_lane_id(), w = pp_wave_id();
     /* Where wave w's run of tile t starts, and how many of its elements exist. */
@@ -866,16 +841,15 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
         if (prm.exp & 4) return first ? blockIdx.x : after + gridDim.x;
         return atomicAdd(prm.ticket, 1u);
     };
-    /* SCAN_EARLY, helper waves: tile u into the input buffers and its aggregate published, if
-     * u is whole (the last tile, if partial, is loaded and published in its turn). */
+    /* SCAN_EARLY, wave 1: tile u into the input buffers and its aggregate published, if u is
+     * whole (the last tile, if partial, is loaded and published in its turn). */
     auto early = [&](uint64_t u) {
         const bool ok = u < prm.tiles && (u + 1) * TILE <= prm.n;
         A g = Op::identity();
         if (ok) {
             pp_vec16 *ib0 = DYN ? scan_smem + SCAN_WAVES * BUF_VECS : &ibuf[0][0];
-            g = early_tile<P, ITEMS, SCAN_WAVES, HELPERS>(in + u * TILE, prm.vec_in != 0, ib0, early_part, w - 1);
-        }
-        if (ok && w == 1) {
+            early_copy<In, ITEMS, SCAN_WAVES>(in + u * TILE, prm.vec_in != 0, ib0);
+            g = early_fold<P, ITEMS, SCAN_WAVES>(ib0);
             /* the tile's aggregate (at index u for the chain and the tree alike), and for the
              * tree the nodes that end at tile u: waiting for them here, not in u's look-back, is
              * what lets the look-backs of later tiles find them published */
@@ -890,7 +864,7 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
                 }
             }
         }
-        if (w == 1 && lane == 0) {
+        if (lane == 0) {
             early_agg = g;
             early_ok = ok;
             tile_no[1] = u;
@@ -903,7 +877,7 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
     bool pre;
     A eagg = Op::identity();
     if constexpr (EARLY) {
-        if (w >= 1 && w <= HELPERS) early(t);
+        if (w == 1) early(t);
         __syncthreads();
         pre = early_ok != 0;
         eagg = early_agg;
@@ -955,12 +929,11 @@ __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) voi
         T lane_excl = SO::shfl(v, lane > 0 ? (int)lane - 1 : 0);
         if (lane == 0) lane_excl = SO::identity();
         if (lane == PP_WAVE - 1) wave_excl[w] = v; /* the wave's total, for now */
-        if (EARLY && w == 1 && lane == 0) early_ticket = tk; /* (its first use: the atomic's wait) */
         __syncthreads();
 
         /* ---- block: wave 0 scans the wave totals, then looks back ---- */
-        if (EARLY && w >= 1 && w <= HELPERS) {
-            early(early_ticket);
+        if (EARLY && w == 1) {
+            early((uint64_t)pp_shfl_any(tk, 0));
         } else if (w == 0) {
             T s = lane < (unsigned)SCAN_WAVES ? wave_excl[lane] : SO::identity();
 #pragma unroll
