@@ -769,9 +769,11 @@ template <typename P, typename Out, bool SEG> constexpr bool scan_smem_dynamic()
     return scan_smem_bytes<P, Out, SEG>() > 40 * 1024;
 }
 
-/* AHEAD: whether this instantiation loads tiles ahead where scan_early allows it (the launch
- * takes the one without for single-tile inputs, whose latency the helpers' code only adds to:
- * H100, f32, n = 1024, 5.1-6.1 us a call with it, 4.5-4.7 without). */
+/* AHEAD: whether this instantiation loads tiles ahead where scan_early allows it; the launch
+ * takes the one without for single-tile inputs, which have nothing to load ahead. (Taken for a
+ * rise of n = 1024 calls from 4.5-4.7 to 5.1-6.1 us on the H100, it changed nothing: the
+ * rise was the process's, CUB's calls in the same processes rising with parprim's, 8.5-8.9
+ * -> 11.2-11.4 us; one process of the same binary ran 4.70 us against CUB's 9.01.) */
 template <typename P, typename Out, bool SEG, bool AHEAD>
 __global__ __launch_bounds__(scan_threads<P>(), (scan_min_blocks<P, SEG>())) void scan_tiles(const typename P::in_t *in, Out *out,
                                                          const uint8_t *__restrict__ flags,
