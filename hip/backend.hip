@@ -18,6 +18,33 @@ static int hip_device_count(void)
     return n;
 }
 
+static pp_status read_device(pp_context *ctx, const hipDeviceProp_t &prop, pp_hip_device *d)
+{
+    int v = 0;
+    d->cu_count = prop.multiProcessorCount;
+    d->wave = prop.warpSize;
+#if defined(PP_PORT_NVIDIA)
+    PP_HIP_TRY(ctx, hipDeviceGetAttribute(&v, hipDeviceAttributeSharedMemPerBlockOptin, ctx->device));
+    d->smem_block = v;
+    d->cc_major = prop.major;
+    d->cc_minor = prop.minor;
+    d->clusters = prop.major >= 9;
+    snprintf(d->arch, sizeof d->arch, "sm_%d%d", prop.major, prop.minor);
+#else
+    PP_HIP_TRY(ctx, hipDeviceGetAttribute(&v, hipDeviceAttributeMaxSharedMemoryPerBlock, ctx->device));
+    d->smem_block = v;
+    d->cc_major = d->cc_minor = 0;
+    d->clusters = 0;
+    snprintf(d->arch, sizeof d->arch, "%s", prop.gcnArchName);
+    char *colon = strchr(d->arch, ':'); /* "gfx90a:sramecc+:xnack-" */
+    if (colon) *colon = '\0';
+#endif
+    PP_HIP_TRY(ctx, hipDeviceGetAttribute(&v, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, ctx->device));
+    if (d->smem_block <= 0) d->smem_block = 48 << 10;
+    d->smem_sm = v > 0 ? v : d->smem_block;
+    return PP_OK;
+}
+
 static pp_status hip_context_init(pp_context *ctx)
 {
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
@@ -26,8 +53,11 @@ static pp_status hip_context_init(pp_context *ctx)
     pp_hip_state *st = (pp_hip_state *)calloc(1, sizeof *st);
     if (!st) return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY, "context: out of host memory");
     snprintf(ctx->device_name, sizeof ctx->device_name, "%s", prop.name);
-    st->cu_count = prop.multiProcessorCount;
-    st->wave = prop.warpSize;
+    pp_status fs = read_device(ctx, prop, &st->dev);
+    if (fs != PP_OK) {
+        free(st);
+        return fs;
+    }
     hipError_t e = hipStreamCreateWithFlags(&st->own_stream, hipStreamNonBlocking);
     if (e == hipSuccess) e = hipHostMalloc(&st->host_staging, 256, 0);
     if (e != hipSuccess) {

@@ -20,19 +20,24 @@ struct pp_reduce_tuning {
 /* grid_waves 2: H100 2026-11-23, f32 sum 2^28: 1 -> 378 us, 2 -> 356 us, 4 -> 364 us. */
 static const pp_reduce_tuning pp_reduce_tune_default = {2, 256, 8};
 
-struct pp_hip_state {
-    pp_reduce_tuning tune;
-    hipStream_t own_stream;   /* created with the context */
-    hipStream_t stream;       /* where calls go: own_stream or the caller's */
-    int cu_count;             /* multiprocessors / compute units */
+/* Facts about the context's device, read once when the context is created; host code asks
+ * this, never a macro of the host pass. */
+struct pp_hip_device {
     int wave;                 /* the device's wave width (run time) */
-    void *host_staging;       /* pinned host memory for scalar results (PP_RESULT_HOST) */
-
-    /* histogram family (issue 4): device facts, read on the first histogram call */
-    int hist_ready;
+    int cu_count;             /* multiprocessors / compute units */
     int smem_block;           /* shared memory a block may use (opted in, on NVIDIA) */
     int smem_sm;              /* shared memory per multiprocessor */
-    int cc_major;             /* NVIDIA compute capability major (0 on AMD) */
+    int cc_major, cc_minor;   /* NVIDIA compute capability (0 on AMD) */
+    int clusters;             /* thread-block clusters can be launched (NVIDIA sm_90 and newer) */
+    char arch[64];            /* "sm_90", "gfx90a", ... */
+};
+
+struct pp_hip_state {
+    pp_reduce_tuning tune;
+    pp_hip_device dev;
+    hipStream_t own_stream;   /* created with the context */
+    hipStream_t stream;       /* where calls go: own_stream or the caller's */
+    void *host_staging;       /* pinned host memory for scalar results (PP_RESULT_HOST) */
 };
 
 static inline pp_hip_state *pp_hip(pp_context *ctx) { return (pp_hip_state *)ctx->backend_state; }

@@ -190,29 +190,6 @@ static uint32_t log2_u32(uint32_t p)
     return l;
 }
 
-/* Device facts the plans need, read once per context. */
-static pp_status device_facts(pp_context *ctx)
-{
-    pp_hip_state *hs = pp_hip(ctx);
-    if (hs->hist_ready) return PP_OK;
-    int v = 0;
-#if defined(PP_PORT_NVIDIA)
-    PP_HIP_TRY(ctx, hipDeviceGetAttribute(&v, hipDeviceAttributeSharedMemPerBlockOptin, ctx->device));
-    hs->smem_block = v;
-    PP_HIP_TRY(ctx, hipDeviceGetAttribute(&v, hipDeviceAttributeComputeCapabilityMajor, ctx->device));
-    hs->cc_major = v;
-#else
-    PP_HIP_TRY(ctx, hipDeviceGetAttribute(&v, hipDeviceAttributeMaxSharedMemoryPerBlock, ctx->device));
-    hs->smem_block = v;
-    hs->cc_major = 0;
-#endif
-    PP_HIP_TRY(ctx, hipDeviceGetAttribute(&v, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, ctx->device));
-    hs->smem_sm = v > 0 ? v : hs->smem_block;
-    if (hs->smem_block <= 0) hs->smem_block = 48 << 10;
-    hs->hist_ready = 1;
-    return PP_OK;
-}
-
 /* Opt a kernel in to `smem` bytes of dynamic shared memory (NVIDIA needs it above 48 KiB). */
 template <typename K> pp_status allow_smem(pp_context *ctx, K kernel, size_t smem)
 {
@@ -604,7 +581,7 @@ pp_status run_shared(pp_context *ctx, const samples16<T> &s, uint64_t n, const B
 {
     pp_hip_state *hs = pp_hip(ctx);
     const size_t edge_bytes = Binner::uses_edges ? 8 : 0;
-    const size_t budget = (size_t)hs->smem_block - 1024; /* static shared memory of the block reduce etc. */
+    const size_t budget = (size_t)hs->dev.smem_block - 1024; /* static shared memory of the block reduce etc. */
     /* Copies: as many as copy_bytes holds (or forced), down to what fits. */
     uint32_t R = nbins;
     if (tu.range_bins) R = (uint32_t)(tu.range_bins < nbins ? tu.range_bins : nbins);
@@ -615,7 +592,7 @@ pp_status run_shared(pp_context *ctx, const samples16<T> &s, uint64_t n, const B
     while (C > 1 && bytes(R, C) > budget) C /= 2;
     if (bytes(R, C) > budget && !tu.range_bins) {
         /* Split into ranges of at most 1/split_blocks_per_sm of the SM's shared memory. */
-        const size_t target = (size_t)hs->smem_sm / hist_thr.split_blocks_per_sm;
+        const size_t target = (size_t)hs->dev.smem_sm / hist_thr.split_blocks_per_sm;
         const size_t room = (target < budget ? target : budget) - 1024;
         uint64_t rmax = room / (4 * (uint64_t)C + edge_bytes);
         if (rmax < 1) rmax = 1;
@@ -632,12 +609,12 @@ pp_status run_shared(pp_context *ctx, const samples16<T> &s, uint64_t n, const B
     p.smem = bytes(R, C);
     /* Whole-wave aggregation (wave_counter) only where all-in-one-bin data would put more than
      * two lanes of a wave on one counter: fewer than wave / 2 copies. */
-    p.agg = tu.agg ? tu.agg == 1 : (C * 2 < (uint32_t)hs->wave);
+    p.agg = tu.agg ? tu.agg == 1 : (C * 2 < (uint32_t)hs->dev.wave);
     auto kernel = p.agg ? hist_shared<T, Binner, Count, true> : hist_shared<T, Binner, Count, false>;
     pp_status st = allow_smem(ctx, kernel, p.smem);
     if (st != PP_OK) return st;
     p.occupancy = occupancy(kernel, p.smem);
-    const uint64_t capacity = (uint64_t)p.occupancy * hs->cu_count * tu.grid_waves;
+    const uint64_t capacity = (uint64_t)p.occupancy * hs->dev.cu_count * tu.grid_waves;
     uint64_t want = capacity / p.ranges;
     /* each block should count at least about as many samples as its bins */
     const uint64_t by_samples = n / (2 * (uint64_t)R) + 1;
@@ -667,7 +644,7 @@ pp_status run_global(pp_context *ctx, const samples16<T> &s, const Binner &bn, c
     p.slice_log2 = 0;
     p.smem = 0;
     p.occupancy = occupancy(kernel, 0);
-    size_chunks(s, (uint64_t)p.occupancy * hs->cu_count * 2 * tu.grid_waves, 0x7fffffff, p);
+    size_chunks(s, (uint64_t)p.occupancy * hs->dev.cu_count * 2 * tu.grid_waves, 0x7fffffff, p);
     print_plan(what, p, tu);
     kernel<<<(unsigned)p.chunks, HB, 0, hs->stream>>>(s, bn, p.tpb, counts);
     PP_HIP_CHECK_LAUNCH(ctx, "hist_global");
@@ -688,7 +665,7 @@ pp_status run_u8(pp_context *ctx, const samples16<uint8_t> &s, const Binner &bn,
     p.slice_log2 = 0;
     p.smem = 256 * U8_COPIES * 4;
     p.occupancy = occupancy(kernel, 0);
-    size_chunks(s, (uint64_t)p.occupancy * hs->cu_count * tu.grid_waves, 0x7fffffff, p);
+    size_chunks(s, (uint64_t)p.occupancy * hs->dev.cu_count * tu.grid_waves, 0x7fffffff, p);
     print_plan(what, p, tu);
     kernel<<<(unsigned)p.chunks, HB, 0, hs->stream>>>(s, bn, p.tpb, counts);
     PP_HIP_CHECK_LAUNCH(ctx, "hist_u8");
@@ -719,7 +696,7 @@ pp_status run_cluster(pp_context *ctx, const samples16<T> &s, const Binner &bn, 
     if (K > 16) K = 16;
     K = pow2_floor_u32(K);
     /* Slice per block: a power of two of bins that fits, no more than the bins need. */
-    const size_t budget = (size_t)hs->smem_block - 1024;
+    const size_t budget = (size_t)hs->dev.smem_block - 1024;
     auto kernel = hist_cluster<T, Binner, Count>;
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[1];
@@ -782,13 +759,13 @@ pp_status hist_launch(pp_context *ctx, const pp_histogram_args *a, const Binner 
     const uint32_t nbins = (uint32_t)a->nbins;
     const bool u8 = std::is_same<T, uint8_t>::value;
 #if defined(PP_HIST_CLUSTERS)
-    const bool clusters = hs->cc_major >= 9;
+    const bool clusters = hs->dev.clusters != 0;
 #else
     const bool clusters = false;
 #endif
     /* bins one block can hold with one copy (the chooser's split criterion) */
     const size_t edge_bytes = Binner::uses_edges ? 8 : 0;
-    const size_t split_room = ((size_t)hs->smem_block - 2048);
+    const size_t split_room = ((size_t)hs->dev.smem_block - 2048);
     const uint32_t bins_per_block = (uint32_t)(split_room / (4 + edge_bytes));
     hist_strategy strat = tu.strategy;
     if (strat == HS_U8 && !u8) strat = HS_AUTO;
@@ -846,7 +823,7 @@ pp_status check_edges(pp_context *ctx, const double *edges, uint64_t nbins)
     PP_HIP_TRY(ctx, hipMemsetAsync(flag, 0xFF, sizeof *flag, hs->stream));
     const uint64_t count = nbins + 1;
     uint64_t blocks = (count + 255) / 256;
-    const uint64_t cap = (uint64_t)hs->cu_count * 8;
+    const uint64_t cap = (uint64_t)hs->dev.cu_count * 8;
     if (blocks > cap) blocks = cap;
     hist_check_edges<<<(unsigned)blocks, 256, 0, hs->stream>>>(edges, count, flag);
     PP_HIP_CHECK_LAUNCH(ctx, "hist_check_edges");
@@ -1108,11 +1085,11 @@ template <typename V, int OPK> pp_status rbi_run(pp_context *ctx, const pp_reduc
     unsigned long long *skipped = (unsigned long long *)a->n_skipped;
     if (skipped) PP_HIP_TRY(ctx, hipMemsetAsync(skipped, 0, sizeof *skipped, hs->stream));
     if (n == 0) return PP_OK;
-    const uint64_t conv_blocks = n_out ? ((n_out + 255) / 256 < (uint64_t)hs->cu_count * 8 ? (n_out + 255) / 256
-                                                                                           : (uint64_t)hs->cu_count * 8)
+    const uint64_t conv_blocks = n_out ? ((n_out + 255) / 256 < (uint64_t)hs->dev.cu_count * 8 ? (n_out + 255) / 256
+                                                                                           : (uint64_t)hs->dev.cu_count * 8)
                                        : 0;
     /* Plan: SHARED when the partial outputs fit with room to spare, else GLOBAL. */
-    const size_t budget = (size_t)hs->smem_block - 1024;
+    const size_t budget = (size_t)hs->dev.smem_block - 1024;
     uint32_t C = tu.rbi_copies ? pow2_floor_u32(tu.rbi_copies < 32 ? tu.rbi_copies : 32)
                                : pow2_floor_u32(n_out * sizeof(A) ? (hist_thr.copy_bytes / (n_out * sizeof(A)) ? hist_thr.copy_bytes / (n_out * sizeof(A)) : 1) : 1);
     if (C > 8 && !tu.rbi_copies) C = 8;
@@ -1127,7 +1104,7 @@ template <typename V, int OPK> pp_status rbi_run(pp_context *ctx, const pp_reduc
         pp_status st = allow_smem(ctx, kernel, sm);
         if (st != PP_OK) return st;
         const int occ = occupancy(kernel, sm);
-        uint64_t blocks = (uint64_t)occ * hs->cu_count * (shared ? 1 : 2) * tu.grid_waves;
+        uint64_t blocks = (uint64_t)occ * hs->dev.cu_count * (shared ? 1 : 2) * tu.grid_waves;
         const uint64_t unit = (uint64_t)HB * (vec ? 4 * RVV : RV); /* elements per block step */
         uint64_t per_block = (n + blocks - 1) / blocks;
         per_block = (per_block + unit - 1) / unit * unit;
@@ -1174,8 +1151,7 @@ template <typename V> pp_status rbi_op_dispatch(pp_context *ctx, const pp_reduce
 pp_status pp_hip_histogram(pp_context *ctx, const pp_histogram_args *a)
 {
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
-    pp_status st = device_facts(ctx);
-    if (st != PP_OK) return st;
+    pp_status st;
     if (a->kind == PP_HIST_RANGE && (st = check_edges(ctx, a->edges, a->nbins)) != PP_OK) return st;
     pp_hip_state *hs = pp_hip(ctx);
     const size_t cs = a->count_type == PP_U64 ? 8 : 4;
@@ -1197,8 +1173,6 @@ pp_status pp_hip_histogram(pp_context *ctx, const pp_histogram_args *a)
 pp_status pp_hip_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args *a)
 {
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
-    pp_status st = device_facts(ctx);
-    if (st != PP_OK) return st;
     const hist_tuning tu = read_tuning();
     switch (a->value_type) {
     case PP_I32: return rbi_op_dispatch<int32_t>(ctx, a, tu);

@@ -251,7 +251,7 @@ pp_status run_reduce(pp_context *ctx, const typename P::in_t *in, uint64_t n, Ou
                      void *scratch_base)
 {
     using A = typename P::acc_t;
-    const int cus = pp_hip(ctx)->cu_count;
+    const int cus = pp_hip(ctx)->dev.cu_count;
     level_plan p = plan_level<P, Out>(in, n, cus, pp_hip(ctx)->tune);
     if (p.grid == 1) return launch_level<P, Out>(ctx, in, n, p, nullptr, out_v, out_i);
 
@@ -284,7 +284,7 @@ pp_status reduce_to(pp_context *ctx, const typename P::in_t *in, uint64_t n, voi
 {
     pp_hip_state *hs = pp_hip(ctx);
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
-    const size_t need = reduce_scratch_bytes<P, Out>(in, n, hs->cu_count, hs->tune);
+    const size_t need = reduce_scratch_bytes<P, Out>(in, n, hs->dev.cu_count, hs->tune);
     void *scratch = nullptr;
     pp_status st = pp__scratch(ctx, need, &scratch);
     if (st != PP_OK) return st;
@@ -517,7 +517,7 @@ pp_status segmented_run(pp_context *ctx, const pp_segreduce_args *a)
     }
     PP_HIP_CHECK_LAUNCH(ctx, "seg_groups");
     if (max_long == 0) return PP_OK; /* no segment can be long: one launch */
-    const uint64_t wide = (uint64_t)hs->cu_count * hs->tune.seg_blocks_per_cu;
+    const uint64_t wide = (uint64_t)hs->dev.cu_count * hs->tune.seg_blocks_per_cu;
     const uint64_t g2 = max_chunks < wide ? max_chunks : wide;
     seg_chunks<P><<<(unsigned)(g2 ? g2 : 1), BLOCK, 0, hs->stream>>>(in, ctrl, list, part);
     PP_HIP_CHECK_LAUNCH(ctx, "seg_chunks");

@@ -1073,7 +1073,7 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
         uint8_t *f = (uint8_t *)scratch;
         PP_HIP_TRY(ctx, hipMemsetAsync(f, 0, n, hs->stream));
         uint64_t g = (a->n_segments + HEADS_BLOCK - 1) / HEADS_BLOCK;
-        const uint64_t gmax = (uint64_t)hs->cu_count * 16;
+        const uint64_t gmax = (uint64_t)hs->dev.cu_count * 16;
         if (g > gmax) g = gmax;
         scan_offset_heads<<<(unsigned)g, HEADS_BLOCK, 0, hs->stream>>>(a->offsets, a->n_segments, n, f);
         PP_HIP_CHECK_LAUNCH(ctx, "scan_offset_heads");
@@ -1137,14 +1137,14 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
         PP_HIP_TRY(ctx, hipFuncSetAttribute(reinterpret_cast<const void *>(kernel),
                                             hipFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     uint64_t grid = tiles;
-    const uint64_t fit_guess = (uint64_t)hs->cu_count * SH::min_blocks;
+    const uint64_t fit_guess = (uint64_t)hs->dev.cu_count * SH::min_blocks;
     if (SCAN_PERSISTENT && tiles > fit_guess && !(prm.exp & 32)) {
         int per_cu = 0;
         if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, kernel, SH::threads, smem) != hipSuccess || per_cu < 1) {
             (void)hipGetLastError();
             per_cu = SH::min_blocks;
         }
-        const uint64_t fit = (uint64_t)hs->cu_count * (unsigned)per_cu;
+        const uint64_t fit = (uint64_t)hs->dev.cu_count * (unsigned)per_cu;
         if (grid > fit) grid = fit;
     }
     /* PP_HIP_SCAN_BLOCKS: at most this many blocks, so that tests can have every block scan

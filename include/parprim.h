@@ -455,6 +455,95 @@ PP_API pp_status pp_reduce_by_index(pp_context *ctx, const void *values, size_t 
                                     const uint32_t *indices, pp_op op, void *out, size_t n_out,
                                     uint64_t *n_skipped);
 
+/* ---- experimental: options, the chosen plan, test hooks ----------------------------------
+ *
+ * Declared only where PP_EXPERIMENTAL is defined before this header is included (the symbols
+ * are always exported). Not part of the stable API: options may change or go away between
+ * versions. The library reads no environment variable; tuning runs (parprim-bench), tests and
+ * curious users force strategies and limits through these calls instead.
+ *
+ * No option changes a result. Every value an option accepts computes the same outputs (bitwise
+ * where the primitive promises bits, within the documented bound otherwise) at another speed,
+ * with one exception that exists for tests: PP_OPTION_FAIL_ALLOC makes an allocation fail on
+ * purpose, so that the call that makes it returns PP_ERROR_OUT_OF_MEMORY with nothing written.
+ * A forced strategy the device cannot run (a cluster strategy on a GPU without clusters, for
+ * instance) is replaced by the one the chooser would take; pp_context_last_plan says which ran.
+ * Options are per context, start at their defaults (pp_option_bounds), and apply to the calls
+ * made after they are set. Options that a backend does not use are accepted and ignored
+ * (the HIP options on a CPU context, and the CPU options on a HIP one).
+ */
+#ifdef PP_EXPERIMENTAL
+
+typedef enum pp_option {
+    /* HIP reduce: grid = resident blocks x this many waves of blocks (0: the device's table). */
+    PP_OPTION_REDUCE_GRID_WAVES = 1,    /* 0 .. 64 */
+    /* HIP reduce: at most this many tiles per block (0: the table). */
+    PP_OPTION_REDUCE_MAX_TILES = 2,     /* 0 .. 65536 */
+    /* HIP scan: at most this many blocks in a grid where blocks scan tiles one after another
+     * (0: as many as fit); lets tests loop over many tiles at sizes the sanitizers can run. */
+    PP_OPTION_SCAN_MAX_BLOCKS = 3,      /* 0 .. 2^24 */
+    /* HIP scan look-back: sleep before the first poll / between polls, in ns (-1: the table). */
+    PP_OPTION_SCAN_DELAY_NS = 4,        /* -1 .. 100000 */
+    PP_OPTION_SCAN_PAUSE_NS = 5,        /* -1 .. 100000 */
+    /* HIP histogram (even and range): force a strategy (pp_hist_strategy). */
+    PP_OPTION_HIST_STRATEGY = 6,        /* PP_HIST_STRATEGY_AUTO .. PP_HIST_STRATEGY_U8 */
+    PP_OPTION_HIST_COPIES = 7,          /* 0 (chooser) .. 32; rounded down to a power of two */
+    PP_OPTION_HIST_RANGE_BINS = 8,      /* 0 (chooser) .. 2^31: bins per block range */
+    PP_OPTION_HIST_CLUSTER = 9,         /* 0 (chooser), 2 .. 16: cluster size */
+    PP_OPTION_HIST_GRID_WAVES = 10,     /* 0 (1) .. 64 */
+    PP_OPTION_HIST_WAVE_AGGREGATION = 11, /* 0 chooser, 1 on, 2 off */
+    /* HIP reduce by index. */
+    PP_OPTION_RBI_STRATEGY = 12,        /* AUTO, SHARED or GLOBAL */
+    PP_OPTION_RBI_COPIES = 13,          /* 0 (chooser) .. 32 */
+    /* CPU histogram: float-vector width of the f32 even histogram (0: the widest the CPU runs;
+     * a width it lacks falls back to the widest it has). */
+    PP_OPTION_CPU_HIST_LANES = 14,      /* 0, 4, 8, 16 */
+    /* CPU histogram: samples counted into the private tables before they are added to the
+     * counts (0: 2^31); small values let tests run many rounds. */
+    PP_OPTION_CPU_HIST_ROUND = 15,      /* 0, 2^16 .. 2^31 */
+    /* Test hook: k > 0 makes the k-th allocation from now on (scratch growth, staging, private
+     * tables, pp_malloc; host or device) fail as if memory were exhausted, once; 0: off. */
+    PP_OPTION_FAIL_ALLOC = 16,          /* 0 .. 2^31 */
+    PP_OPTION_COUNT_                    /* one past the last option */
+} pp_option;
+
+typedef enum pp_hist_strategy {
+    PP_HIST_STRATEGY_AUTO = 0,   /* the chooser (hip/histogram.hip) */
+    PP_HIST_STRATEGY_SHARED = 1, /* per-block tables in shared memory, ranges of bins if needed */
+    PP_HIST_STRATEGY_GLOBAL = 2, /* atomics straight into the counts */
+    PP_HIST_STRATEGY_CLUSTER = 3, /* NVIDIA sm_90: distributed shared memory of a block cluster */
+    PP_HIST_STRATEGY_U8 = 4      /* u8 samples: per-value tables folded into the bins */
+} pp_hist_strategy;
+
+/* Set an option on the context. Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL, unknown option,
+ * value outside pp_option_bounds: the message names both). */
+PP_API pp_status pp_context_set_option(pp_context *ctx, pp_option option, int64_t value);
+/* The option's current value. Errors: PP_ERROR_INVALID_ARGUMENT (NULL, unknown option). */
+PP_API pp_status pp_context_get_option(const pp_context *ctx, pp_option option, int64_t *value);
+/* Bounds and default of an option (any pointer may be NULL). Errors: unknown option. */
+PP_API pp_status pp_option_bounds(pp_option option, int64_t *lo, int64_t *hi, int64_t *dflt);
+/* "scan_max_blocks", ...; NULL for an unknown option. */
+PP_API const char *pp_option_name(pp_option option);
+/* The option named `name` (as pp_option_name gives it). Errors: PP_ERROR_INVALID_ARGUMENT. */
+PP_API pp_status pp_option_from_name(const char *name, pp_option *option);
+
+/* What the last primitive call on the context chose (the plan), so that a test can tell
+ * whether a forced strategy ran. Every field is set by the call; unused ones are 0 / "". */
+typedef struct pp_plan {
+    char family[24];     /* "reduce", "scan", "histogram", "reduce_by_index", ... */
+    char strategy[24];   /* e.g. "shared", "cluster", "global", "u8", "tiles", "single_tile",
+                          * "cpu" */
+    uint64_t grid;       /* blocks of the main kernel (0 on the CPU) */
+    uint64_t tiles;      /* tiles of the input, where the algorithm has tiles */
+    int64_t param[4];    /* family-specific, documented where the plan is recorded */
+} pp_plan;
+
+/* The plan of the last primitive call on the context (a zeroed plan before the first).
+ * Errors: PP_ERROR_INVALID_ARGUMENT (NULL). */
+PP_API pp_status pp_context_last_plan(const pp_context *ctx, pp_plan *plan);
+
+#endif /* PP_EXPERIMENTAL */
+
 #ifdef __cplusplus
 }
 #endif

@@ -90,6 +90,7 @@ int pp_backend_available(pp_backend backend)
 }
 
 static void forget_known(pp_context *ctx);
+void pp__options_init(pp_context *ctx); /* options.c */
 
 static _Thread_local char create_error[PP_MESSAGE_SIZE];
 
@@ -138,6 +139,7 @@ pp_status pp_context_create(pp_context **out, pp_backend backend, int device)
     if (!ctx) return create_fail(PP_ERROR_OUT_OF_MEMORY, "pp_context_create: out of host memory");
     ctx->ops = ops;
     ctx->backend = backend;
+    pp__options_init(ctx);
     ctx->device = backend == PP_BACKEND_HIP ? device : 0;
     pp_status st = ops->context_init(ctx);
     if (st != PP_OK) {
@@ -239,8 +241,8 @@ pp_status pp__scratch(pp_context *ctx, size_t bytes, void **out)
         want = ctx->scratch_size * 2;
     release_scratch(ctx);
     void *p = NULL;
-    pp_status st = ctx->ops->mem_alloc(ctx, &p, want);
-    if (st != PP_OK && want > bytes) st = ctx->ops->mem_alloc(ctx, &p, want = bytes);
+    pp_status st = pp__mem_alloc(ctx, &p, want, "scratch");
+    if (st != PP_OK && want > bytes) st = pp__mem_alloc(ctx, &p, want = bytes, "scratch");
     if (st != PP_OK)
         return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY, "scratch: cannot allocate %zu bytes", bytes);
     ctx->scratch = p;
@@ -289,10 +291,7 @@ pp_status pp_malloc(pp_context *ctx, void **ptr, size_t bytes)
     if (!ptr) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_malloc: argument 'ptr' is NULL");
     *ptr = NULL;
     if (bytes == 0) return PP_OK;
-    pp_status st = ctx->ops->mem_alloc(ctx, ptr, bytes);
-    if (st != PP_OK && ctx->message[0] == '\0')
-        pp__fail(ctx, st, "pp_malloc: cannot allocate %zu bytes", bytes);
-    return st;
+    return pp__mem_alloc(ctx, ptr, bytes, "pp_malloc");
 }
 
 pp_status pp_free(pp_context *ctx, void *ptr)

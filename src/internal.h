@@ -10,6 +10,10 @@
 #ifndef PARPRIM_INTERNAL_H
 #define PARPRIM_INTERNAL_H
 
+/* The library sees the experimental declarations (options, plans) that users opt in to. */
+#ifndef PP_EXPERIMENTAL
+#define PP_EXPERIMENTAL 1
+#endif
 #include "parprim.h"
 
 #ifdef __cplusplus
@@ -182,7 +186,30 @@ struct pp_context {
     unsigned known_next;
 
     char message[PP_MESSAGE_SIZE];
+
+    /* Experimental options (pp_context_set_option), indexed by pp_option; defaults from
+     * pp_option_bounds. Read through pp__option(). */
+    int64_t options[PP_OPTION_COUNT_];
+    /* What the last primitive call chose (pp__set_plan). */
+    pp_plan plan;
 };
+
+/* The value of an experimental option on ctx. */
+static inline int64_t pp__option(const pp_context *ctx, pp_option o) { return ctx->options[o]; }
+
+/* Test hook (PP_OPTION_FAIL_ALLOC): every allocation a call makes (host or device: scratch,
+ * staging, private tables, pp_malloc) asks this first and fails with PP_ERROR_OUT_OF_MEMORY
+ * when it returns nonzero. Counts allocations down; 0 when the hook is off. */
+int pp__alloc_fails(pp_context *ctx);
+
+/* Allocate `bytes` in the context's space through the backend, honouring the hook; on failure
+ * PP_ERROR_OUT_OF_MEMORY with a message naming `what`. */
+pp_status pp__mem_alloc(pp_context *ctx, void **ptr, size_t bytes, const char *what);
+
+/* Record the plan of the call in progress (pp_context_last_plan). family and strategy are
+ * copied (truncated to the plan's fields). */
+void pp__set_plan(pp_context *ctx, const char *family, const char *strategy, uint64_t grid,
+                  uint64_t tiles, int64_t p0, int64_t p1, int64_t p2, int64_t p3);
 
 /* Record a failure on ctx (printf-style message naming the argument and the reason) and
  * return `status`, so that a backend can write `return pp__fail(ctx, PP_ERROR_..., ...)`. */
