@@ -10,6 +10,7 @@
 
 #include "blocks.h"
 #include "common.h"
+#include "type_pairs.h"
 
 namespace {
 
@@ -71,29 +72,14 @@ template <typename In, typename Out, typename Run> pp_status with_policy(pp_op o
 
 } // namespace
 
-/* Calls f.template operator()<In, Out>() for the (in, out) pairs reductions accept. */
+/* Returns CALL(In, Out) from the enclosing function for the (in_type, out_type) pairs that
+ * reductions and scans accept (src/type_pairs.h, the one list); falls through otherwise. */
 #define PP_DISPATCH_IN_OUT(ctx, in_type, out_type, CALL)                                          \
-    switch (in_type) {                                                                          \
-    case PP_U8:                                                                                 \
-        if (out_type == PP_U8) return CALL(uint8_t, uint8_t);                                   \
-        if (out_type == PP_U32) return CALL(uint8_t, uint32_t);                                 \
-        if (out_type == PP_U64) return CALL(uint8_t, uint64_t);                                 \
-        break;                                                                                  \
-    case PP_I32:                                                                                \
-        if (out_type == PP_I32) return CALL(int32_t, int32_t);                                  \
-        if (out_type == PP_I64) return CALL(int32_t, int64_t);                                  \
-        break;                                                                                  \
-    case PP_U32:                                                                                \
-        if (out_type == PP_U32) return CALL(uint32_t, uint32_t);                                \
-        if (out_type == PP_U64) return CALL(uint32_t, uint64_t);                                \
-        break;                                                                                  \
-    case PP_I64: return CALL(int64_t, int64_t);                                                 \
-    case PP_U64: return CALL(uint64_t, uint64_t);                                               \
-    case PP_F32:                                                                                \
-        if (out_type == PP_F32) return CALL(float, float);                                      \
-        if (out_type == PP_F64) return CALL(float, double);                                     \
-        break;                                                                                  \
-    case PP_F64: return CALL(double, double);                                                   \
-    }
+    do {                                                                                        \
+        (void)(ctx);                                                                            \
+        const pp_dtype pp_in_ = (in_type), pp_out_ = (out_type);                                \
+        PP_FOR_EACH_IN_OUT(PP_DISPATCH_PAIR_, CALL)                                             \
+    } while (0)
+#define PP_DISPATCH_PAIR_(CALL, I, O, ci, co) if (pp_in_ == I && pp_out_ == O) return CALL(ci, co);
 
 #endif

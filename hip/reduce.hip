@@ -326,7 +326,7 @@ template <typename In, typename Out> pp_status reduce_io(pp_context *ctx, const 
 pp_status pp_hip_reduce(pp_context *ctx, const pp_reduce_args *a)
 {
 #define PP_CALL_REDUCE(I, O) reduce_io<I, O>(ctx, a)
-    PP_DISPATCH_IN_OUT(ctx, a->in_type, a->out_type, PP_CALL_REDUCE)
+    PP_DISPATCH_IN_OUT(ctx, a->in_type, a->out_type, PP_CALL_REDUCE);
 #undef PP_CALL_REDUCE
     return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_reduce: hip has no reduction from %s to %s",
                     pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
@@ -345,7 +345,7 @@ pp_status pp_hip_argreduce(pp_context *ctx, const pp_argreduce_args *a)
 {
 #define PP_CALL_ARG(I, O) argreduce_t<I>(ctx, a)
     const pp_dtype same = a->dtype;
-    PP_DISPATCH_IN_OUT(ctx, a->dtype, same, PP_CALL_ARG)
+    PP_DISPATCH_IN_OUT(ctx, a->dtype, same, PP_CALL_ARG);
 #undef PP_CALL_ARG
     return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "argmin/argmax: hip has no %s", pp_dtype_name(a->dtype));
 }
@@ -548,7 +548,7 @@ template <typename In, typename Out> pp_status segmented_io(pp_context *ctx, con
 pp_status pp_hip_segmented_reduce(pp_context *ctx, const pp_segreduce_args *a)
 {
 #define PP_CALL_SEG(I, O) segmented_io<I, O>(ctx, a)
-    PP_DISPATCH_IN_OUT(ctx, a->in_type, a->out_type, PP_CALL_SEG)
+    PP_DISPATCH_IN_OUT(ctx, a->in_type, a->out_type, PP_CALL_SEG);
 #undef PP_CALL_SEG
     return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_segmented_reduce: hip has no reduction from %s to %s",
                     pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));

@@ -1181,7 +1181,7 @@ template <typename In, typename Out> pp_status scan_io(pp_context *ctx, const pp
 pp_status pp_hip_scan(pp_context *ctx, const pp_scan_args *a)
 {
 #define PP_CALL_SCAN(I, O) scan_io<I, O>(ctx, a)
-    PP_DISPATCH_IN_OUT(ctx, a->in_type, a->out_type, PP_CALL_SCAN)
+    PP_DISPATCH_IN_OUT(ctx, a->in_type, a->out_type, PP_CALL_SCAN);
 #undef PP_CALL_SCAN
     return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "scan: hip has no scan from %s to %s", pp_dtype_name(a->in_type),
                     pp_dtype_name(a->out_type));

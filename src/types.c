@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "type_pairs.h"
 
 int pp__dtype_valid(pp_dtype t) { return t >= PP_U8 && t <= PP_F64; }
 
@@ -45,8 +46,10 @@ int pp__reduce_out_allowed(pp_op op, pp_dtype in, pp_dtype out)
 {
     if (in == out) return 1;
     if (op != PP_OP_SUM) return 0;
-    return (in == PP_U8 && (out == PP_U32 || out == PP_U64)) || (in == PP_I32 && out == PP_I64) ||
-           (in == PP_U32 && out == PP_U64) || (in == PP_F32 && out == PP_F64);
+#define PP_WIDENS(unused, I, O, ci, co) if (in == I && out == O) return 1;
+    PP_FOR_EACH_WIDENING(PP_WIDENS, ~)
+#undef PP_WIDENS
+    return 0;
 }
 
 void pp__identity(pp_op op, pp_dtype t, void *out)
