@@ -39,6 +39,9 @@ typedef struct pb_case {
     const void *spec;
 } pb_case;
 
+/* A row with the run's n and no tuning; `spec`: the family's static parameters. */
+#define PB_ROW(name, in, out, op, spec) {name, in, out, op, 0, 0, NULL, &(spec)}
+
 /* A case being run: filled by setup, read by the call, verify and peer. */
 typedef struct pb_state {
     const pb_case *c;

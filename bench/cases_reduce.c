@@ -34,20 +34,19 @@ typedef struct red_spec {
 static const red_spec plain = {RED_PLAIN, 0, 0}, arg = {RED_ARG, 0, 0}, seg256 = {RED_SEG, 256, 0},
                       seg64 = {RED_SEG, 0, 64}, lat_ctx = {RED_LAT_CTX, 0, 0}, lat_host = {RED_LAT_HOST, 0, 0};
 
-#define ROW(name, in, out, op, spec) {name, in, out, op, 0, 0, NULL, &spec}
 #define LAT(name, spec) {name, PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &spec}
 static const pb_case cases[] = {
-    ROW("reduce_sum", PP_F32, PP_F32, PP_OP_SUM, plain),
-    ROW("reduce_sum", PP_F32, PP_F64, PP_OP_SUM, plain),
-    ROW("reduce_sum", PP_F64, PP_F64, PP_OP_SUM, plain),
-    ROW("reduce_sum", PP_U8, PP_U64, PP_OP_SUM, plain),
-    ROW("reduce_sum", PP_I32, PP_I64, PP_OP_SUM, plain),
-    ROW("reduce_max", PP_I32, PP_I32, PP_OP_MAX, plain),
-    ROW("reduce_min", PP_F32, PP_F32, PP_OP_MIN, plain),
-    ROW("argmax", PP_F32, PP_F32, PP_OP_MAX, arg),
-    ROW("argmin", PP_F64, PP_F64, PP_OP_MIN, arg),
-    ROW("segreduce_sum_len256", PP_F32, PP_F32, PP_OP_SUM, seg256),
-    ROW("segreduce_sum_64segs", PP_F32, PP_F32, PP_OP_SUM, seg64),
+    PB_ROW("reduce_sum", PP_F32, PP_F32, PP_OP_SUM, plain),
+    PB_ROW("reduce_sum", PP_F32, PP_F64, PP_OP_SUM, plain),
+    PB_ROW("reduce_sum", PP_F64, PP_F64, PP_OP_SUM, plain),
+    PB_ROW("reduce_sum", PP_U8, PP_U64, PP_OP_SUM, plain),
+    PB_ROW("reduce_sum", PP_I32, PP_I64, PP_OP_SUM, plain),
+    PB_ROW("reduce_max", PP_I32, PP_I32, PP_OP_MAX, plain),
+    PB_ROW("reduce_min", PP_F32, PP_F32, PP_OP_MIN, plain),
+    PB_ROW("argmax", PP_F32, PP_F32, PP_OP_MAX, arg),
+    PB_ROW("argmin", PP_F64, PP_F64, PP_OP_MIN, arg),
+    PB_ROW("segreduce_sum_len256", PP_F32, PP_F32, PP_OP_SUM, seg256),
+    PB_ROW("segreduce_sum_64segs", PP_F32, PP_F32, PP_OP_SUM, seg64),
     LAT("latency_sum_ctx", lat_ctx),
     LAT("latency_sum_host", lat_host),
 };
@@ -160,9 +159,14 @@ static int check(const pb_state *s, const void *got, uint64_t got_index, int loo
         }
     }
     if (bad < 0) return 1;
-    snprintf(why, why_size, "segment %lld [%zu, %zu): got %.17Lg%s%.17Lg", bad, p->offsets[bad], p->offsets[bad + 1],
-             po_value(got, (size_t)bad, c->out), p->ref ? ", reference " : "",
-             p->ref ? po_value(p->ref, (size_t)bad, c->out) : 0.0L);
+    po_red o;
+    unsigned char want[16];
+    po_red_init(&o, c->op, c->in, c->out);
+    po_red_push(&o, s->host_in, p->offsets[bad], p->offsets[bad + 1]);
+    po_red_value(&o, want);
+    snprintf(why, why_size, "segment %lld [%zu, %zu): got %.17Lg, %s %.17Lg", bad, p->offsets[bad], p->offsets[bad + 1],
+             po_value(got, (size_t)bad, c->out), p->ref ? "reference" : "oracle",
+             po_value(p->ref ? p->ref : want, p->ref ? (size_t)bad : 0, c->out));
     return 0;
 }
 
@@ -207,7 +211,7 @@ static double peer(pb_run *r, pb_state *s, pb_peer_kind kind, int reps, int batc
     unsigned char *res = calloc(p->ns, osz > 8 ? osz : 8);
     uint64_t index = 0;
     double ms = -1;
-    const char *err = "no peer";
+    const char *err = "";
     const red_kind k = kind_of(s);
     (void)r, (void)reps, (void)batch;
 #ifdef PB_HAVE_CUB
@@ -257,7 +261,7 @@ static double peer(pb_run *r, pb_state *s, pb_peer_kind kind, int reps, int batc
     (void)kind;
     char w[512];
     if (ms >= 0) *ok = res && check(s, res, index, k == RED_SEG, w, sizeof w);
-    else fprintf(stderr, "parprim-bench: peer of %s: %s\n", c->name, err);
+    else if (err[0]) fprintf(stderr, "parprim-bench: peer of %s: %s\n", c->name, err);
     free(res);
     return ms;
 }

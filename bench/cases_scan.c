@@ -25,15 +25,14 @@ typedef struct scan_spec {
 static const scan_spec incl = {SCAN_INCL, 0}, excl = {SCAN_EXCL, 0}, flags = {SCAN_FLAGS, 256},
                        offsets = {SCAN_OFFSETS, 256};
 
-#define ROW(name, in, out, op, spec) {name, in, out, op, 0, 0, NULL, &spec}
 static const pb_case cases[] = {
-    ROW("scan_incl_sum", PP_F32, PP_F32, PP_OP_SUM, incl),
-    ROW("scan_incl_sum", PP_F64, PP_F64, PP_OP_SUM, incl),
-    ROW("scan_excl_sum", PP_U32, PP_U32, PP_OP_SUM, excl),
-    ROW("scan_excl_sum", PP_U8, PP_U64, PP_OP_SUM, excl),
-    ROW("scan_incl_max", PP_I32, PP_I32, PP_OP_MAX, incl),
-    ROW("segscan_sum_flags", PP_F32, PP_F32, PP_OP_SUM, flags),
-    ROW("segscan_sum_offsets", PP_F32, PP_F32, PP_OP_SUM, offsets),
+    PB_ROW("scan_incl_sum", PP_F32, PP_F32, PP_OP_SUM, incl),
+    PB_ROW("scan_incl_sum", PP_F64, PP_F64, PP_OP_SUM, incl),
+    PB_ROW("scan_excl_sum", PP_U32, PP_U32, PP_OP_SUM, excl),
+    PB_ROW("scan_excl_sum", PP_U8, PP_U64, PP_OP_SUM, excl),
+    PB_ROW("scan_incl_max", PP_I32, PP_I32, PP_OP_MAX, incl),
+    PB_ROW("segscan_sum_flags", PP_F32, PP_F32, PP_OP_SUM, flags),
+    PB_ROW("segscan_sum_offsets", PP_F32, PP_F32, PP_OP_SUM, offsets),
     {"latency_scan", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &incl},
 };
 

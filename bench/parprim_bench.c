@@ -642,13 +642,11 @@ static void print_row(const row_result *x)
         snprintf(pg, sizeof pg, "%.1f", x->peer_bytes / x->peer_t * 1e-9);
         snprintf(ratio, sizeof ratio, "%.3f%s", x->peer_t / x->tm.t, x->peer_ok == 0 ? "?" : "");
     }
-    char plan[32];
-    snprintf(plan, sizeof plan, "%s", x->plan);
-    char *sp = strchr(plan, ' '); /* the strategy (and a forced one's note, in the CSV) */
-    if (sp) *sp = '\0';
-    printf("%-32s %-9s %10s %9s %11s %9.3f %9.1f %-4s %11s %9s %7s  %s%s\n", x->c->name, dt, n, reps, t,
+    /* the strategy only (grid, tiles and parameters go to the CSV) */
+    const int plan_len = x->plan[0] ? (int)strcspn(x->plan, " ") : 1;
+    printf("%-32s %-9s %10s %9s %11s %9.3f %9.1f %-4s %11s %9s %7s  %.*s%s\n", x->c->name, dt, n, reps, t,
            (double)x->n / x->tm.t * 1e-9, x->bytes / x->tm.t * 1e-9, x->verified ? "yes" : "NO", pt, pg, ratio,
-           plan[0] ? plan : "-", strstr(x->plan, "did not run") ? " (NOT the forced one)" : "");
+           plan_len, x->plan[0] ? x->plan : "-", strstr(x->plan, "did not run") ? " (NOT the forced one)" : "");
 }
 
 /* The first 17 columns are those of the bench before its peers and plans (cub_*: the GPU
@@ -733,12 +731,14 @@ static int run_backend(pp_backend backend, const options *o, host_data *h, size_
             return 1;
         }
         timing_how = "events on the context's stream";
-        r.peer = o->no_peer ? PB_PEER_NONE : PB_PEER_GPU;
-        peer = "CUB";
+        r.peer = o->no_peer ? PB_PEER_NONE : PB_PEER_GPU; /* AMD: the atomics kernel of hist_rbi only */
     }
 #endif
 #ifdef PB_HAVE_CUB
-    if (r.peer == PB_PEER_GPU) snprintf(peer_desc, sizeof peer_desc, "; CUB %s in the same run", pb_cub_version());
+    if (r.peer == PB_PEER_GPU) {
+        peer = "CUB";
+        snprintf(peer_desc, sizeof peer_desc, "; CUB %s in the same run", pb_cub_version());
+    }
 #endif
 #ifdef PB_HAVE_TBB
     if (!r.gpu && !o->no_peer) {
