@@ -70,6 +70,7 @@ typedef struct options {
     size_t n;         /* 0: the backend's default */
     int reps;         /* 0: adaptive */
     const char *csv, *plot, *only;
+    char assignments[512]; /* --option, space-separated */
     int quick;
     uint64_t seed;
     int device;
@@ -102,6 +103,9 @@ static void usage(FILE *f)
             "  --seed S      seed of the input data (default 1); printed in the header\n"
             "  --device D    GPU index for the hip backend (default 0)\n"
             "  --no-peer     skip the peer columns (also --no-cub)\n"
+            "  --option A    set an experimental option of the context under test for every row,\n"
+            "                A = name=value (pp_option_name's names, e.g. reduce_grid_waves=2,\n"
+            "                hist_strategy=global); repeatable; rows that force options reset to these\n"
             "  --help        this text\n"
             "\n"
             "rows:\n");
@@ -164,7 +168,7 @@ static int parse_options(int argc, char **argv, options *o)
             continue;
         }
         static const char *const valued[] = {"--backend", "--n", "--reps", "--csv", "--plot",
-                                             "--only", "--seed", "--device"};
+                                             "--only", "--seed", "--device", "--option"};
         int known = 0;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) known |= !strcmp(a, valued[k]);
         if (!known) {
@@ -192,6 +196,10 @@ static int parse_options(int argc, char **argv, options *o)
             if (*end || end == v) return bad_value(a, "an integer", v);
         } else if (!strcmp(a, "--device")) {
             o->device = atoi(v);
+        } else if (!strcmp(a, "--option")) {
+            size_t len = strlen(o->assignments);
+            if (len + strlen(v) + 2 > sizeof o->assignments) return bad_value(a, "shorter assignments", v);
+            snprintf(o->assignments + len, sizeof o->assignments - len, "%s%s", len ? " " : "", v);
         } else {
             *(!strcmp(a, "--csv") ? &o->csv : !strcmp(a, "--plot") ? &o->plot : &o->only) = v;
         }
@@ -386,47 +394,52 @@ void pb_parallel_reduce(struct po_red *o, const void *in, size_t lo, size_t hi)
     free(part);
 }
 
-/* ---- tuning: the case's option assignments ---------------------------------------------------- */
+/* ---- options of the context: --option and the rows' tunings --------------------------------- */
 
-/* Apply "name=value ..." (set) or reset every named option to its default (!set). Enum
- * values of the strategy options may be given by name. 0 on success, else -1 (printed). */
-static int apply_tuning(pb_run *r, const pb_state *s, const char *tuning, int set)
+typedef struct saved_options {
+    int n;
+    pp_option opt[16];
+    int64_t value[16];
+} saved_options;
+
+/* Set "name=value ..." on the context (enum values of the strategy options may be given by
+ * name), saving the previous values in *sv when sv is not NULL. 0 on success, else -1 (printed). */
+static int set_options(pb_run *r, const pb_state *s, const char *assignments, saved_options *sv)
 {
     static const char *const strategies[] = {"auto", "shared", "global", "cluster", "u8"};
-    char buf[256];
-    if (!tuning) return 0;
-    snprintf(buf, sizeof buf, "%s", tuning);
-    int rc = 0;
+    char buf[512];
+    if (!assignments) return 0;
+    snprintf(buf, sizeof buf, "%s", assignments);
     for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-        char *eq = strchr(tok, '=');
+        char *eq = strchr(tok, '='), *end = "?";
         pp_option opt;
-        if (!eq) continue;
-        *eq = '\0';
-        if (pp_option_from_name(tok, &opt) != PP_OK) {
-            pb_fail(r, s, "unknown option '%s' in the row's tuning", tok);
-            rc = -1;
-            continue;
-        }
         int64_t v = 0;
-        if (!set) {
-            pp_option_bounds(opt, NULL, NULL, &v);
-        } else {
-            char *end;
+        if (eq) {
+            *eq = '\0';
             v = strtoll(eq + 1, &end, 0);
             for (int k = 0; *end && k < 5; k++)
                 if (!strcmp(eq + 1, strategies[k])) v = k, end = "";
-            if (*end) {
-                pb_fail(r, s, "option %s: value '%s' is neither a number nor a strategy", tok, eq + 1);
-                rc = -1;
-                continue;
-            }
         }
+        if (!eq || *end || pp_option_from_name(tok, &opt) != PP_OK) {
+            pb_fail(r, s, "'%s%s%s' is not an option assignment (name=value; pp_option_name gives the names)", tok,
+                    eq ? "=" : "", eq ? eq + 1 : "");
+            return -1;
+        }
+        if (sv && sv->n < 16 && pp_context_get_option(r->ctx, opt, &sv->value[sv->n]) == PP_OK) sv->opt[sv->n++] = opt;
         if (pp_context_set_option(r->ctx, opt, v) != PP_OK) {
             pb_fail(r, s, "setting %s = %lld", tok, (long long)v);
-            rc = -1;
+            return -1;
         }
     }
-    return rc;
+    return 0;
+}
+
+/* Back to the values before set_options (the defaults, or those of --option). */
+static int restore_options(pb_run *r, saved_options *sv)
+{
+    int rc = 0;
+    while (sv->n > 0) sv->n--, rc |= pp_context_set_option(r->ctx, sv->opt[sv->n], sv->value[sv->n]) != PP_OK;
+    return rc ? -1 : 0;
 }
 
 /* ---- timing --------------------------------------------------------------------------------- */
@@ -571,7 +584,8 @@ static row_result run_case(pb_run *r, const pb_family *f, const pb_case *c)
     x.bytes = s.bytes;
     x.peer_bytes = s.peer_bytes > 0 ? s.peer_bytes : s.bytes;
 
-    if (apply_tuning(r, &s, c->tuning, 1) == 0 && measure(r, f, &s, &x.tm) == 0) {
+    saved_options saved = {0};
+    if (set_options(r, &s, c->tuning, &saved) == 0 && measure(r, f, &s, &x.tm) == 0) {
         x.error = 0;
         describe_plan(r, c, x.plan, sizeof x.plan);
         char why[512] = "";
@@ -583,7 +597,7 @@ static row_result run_case(pb_run *r, const pb_family *f, const pb_case *c)
                     pp_backend_name(pp_context_backend(r->ctx)), why[0] ? why : "(no reason given)");
         }
     }
-    if (apply_tuning(r, &s, c->tuning, 0)) x.error = 1;
+    if (restore_options(r, &saved)) x.error = 1;
     /* the peer runs the rows without a tuning, with parprim's repetitions and batch */
     if (!x.error && f->peer && !c->tuning && r->peer != PB_PEER_NONE) {
         double ms = f->peer(r, &s, r->peer, x.tm.reps, x.tm.batch, &x.peer_ok);
@@ -748,6 +762,10 @@ static int run_backend(pp_backend backend, const options *o, host_data *h, size_
                  pb_tbb_probe_threads());
     }
 #endif
+    if (set_options(&r, NULL, o->assignments, NULL)) {
+        pp_context_destroy(r.ctx);
+        return 1;
+    }
     if (r.gpu && (st = pp_context_create(&r.ref_ctx, PP_BACKEND_CPU, 0)) != PP_OK) {
         fprintf(stderr, "parprim-bench: cannot create the cpu reference context: %s\n", pp_last_create_error());
         pp_context_destroy(r.ctx);
@@ -760,9 +778,9 @@ static int run_backend(pp_backend backend, const options *o, host_data *h, size_
     printf("\n== backend %s: %s\n", pp_backend_name(backend), pp_context_device_name(r.ctx));
     printf("   build %s | %s | n %zu%s%s%s | seed %" PRIu64 "\n", pp_version_string(), log->date, n, pow2 ? " (" : "",
            pow2 ? nbuf : "", pow2 ? ")" : "", o->seed);
-    printf("   timing: %s, median of reps; verify: %s%s%s\n", timing_how,
+    printf("   timing: %s, median of reps; verify: %s%s%s%s%s\n", timing_how,
            r.ref_ctx ? "against the cpu backend" : "against the serial oracles", o->quick ? "; --quick" : "",
-           peer_desc);
+           peer_desc, o->assignments[0] ? "; options: " : "", o->assignments);
     print_table_header(peer);
     fflush(stdout);
 
