@@ -15,6 +15,12 @@
 #include <stdint.h>
 
 #include "parprim.h"
+#if defined(PB_HAVE_GPU_TIMER) || defined(PB_HAVE_CUB)
+#include "bench_gpu.h"
+#endif
+#ifdef PB_HAVE_TBB
+#include "tbb_peer.h"
+#endif
 
 /* Input arrays, counter-based from the seed (element i depends only on the seed, the array
  * and i): floats uniform in [-1, 1) on a grid exact in the type, u8 random bytes, i32 random
@@ -107,5 +113,14 @@ void pb_fail(pb_run *r, const pb_state *s, const char *fmt, ...) __attribute__((
  * prefix already): chunks pushed in parallel (OpenMP), merged in order. */
 struct po_red;
 void pb_parallel_reduce(struct po_red *o, const void *in, size_t lo, size_t hi);
+
+/* The peer jobs of a row: the kind, the row's dtypes, its input (context space for CUB, host
+ * for TBB) and n, the stream, reps and batch; every other field zero. */
+#ifdef PB_HAVE_CUB
+pb_cub_job pb_cub_job_of(pb_run *r, const pb_state *s, pb_cub_kind kind, int reps, int batch);
+#endif
+#ifdef PB_HAVE_TBB
+pb_tbb_job pb_tbb_job_of(const pb_state *s, pb_tbb_kind kind, int reps, int batch);
+#endif
 
 #endif

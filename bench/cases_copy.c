@@ -5,9 +5,6 @@
 #include <string.h>
 
 #include "bench.h"
-#ifdef PB_HAVE_CUB
-#include "bench_gpu.h"
-#endif
 
 static const pb_case cases[] = {{"copy", PP_F32, PP_F32, PP_OP_SUM, 0, 0, NULL, NULL}};
 
@@ -49,15 +46,7 @@ static double peer(pb_run *r, pb_state *s, pb_peer_kind kind, int reps, int batc
     *ok = -1;
     if (kind != PB_PEER_GPU) return -1; /* the CPU's copy row is the ceiling, with no peer */
 #ifdef PB_HAVE_CUB
-    pb_cub_job j;
-    memset(&j, 0, sizeof j);
-    j.kind = PB_CUB_COPY;
-    j.in_type = (int)s->c->in;
-    j.in = s->in;
-    j.n = s->n;
-    j.stream = pb_stream(r);
-    j.reps = reps;
-    j.batch = batch;
+    pb_cub_job j = pb_cub_job_of(r, s, PB_CUB_COPY, reps, batch);
     double ms = pb_cub_run(&j);
     if (ms < 0) fprintf(stderr, "parprim-bench: CUB copy: %s\n", pb_cub_last_error());
     return ms;

@@ -11,9 +11,6 @@
 
 #include "bench.h"
 #include "oracles.h"
-#if defined(PB_HAVE_GPU_TIMER) || defined(PB_HAVE_CUB)
-#include "bench_gpu.h"
-#endif
 
 typedef enum hist_kind { HIST_EVEN, HIST_RANGE, HIST_RBI } hist_kind;
 
@@ -104,11 +101,16 @@ typedef struct hist_priv {
 
 /* The reference of the last configuration, kept for the strategy rows that follow it: the
  * CPU backend's result on GPU runs, the oracle on CPU runs. */
-static struct hist_ref {
-    int valid, gpu, skew;
-    hist_kind kind;
+typedef struct ref_key {
+    hist_spec spec;
     pp_dtype in;
-    size_t n, nbins;
+    size_t n;
+    int gpu;
+} ref_key;
+
+static struct hist_ref {
+    int valid;
+    ref_key key;
     void *data;       /* u32 counts, or f32 sums (HIST_RBI) */
     double *abs_sum;  /* HIST_RBI: sum |x| per output */
     uint64_t *count;  /* HIST_RBI: values per output */
@@ -173,9 +175,13 @@ static int reference(pb_run *r, const pb_state *s)
     const hist_priv *p = s->priv;
     const size_t nb = h->nbins, n = s->n;
     pp_context *ref = pb_ref_ctx(r);
-    if (g_ref.valid && g_ref.kind == h->kind && g_ref.in == s->c->in && g_ref.n == n && g_ref.nbins == nb &&
-        g_ref.skew == h->skew && g_ref.gpu == (ref != NULL))
-        return 0;
+    ref_key key;
+    memset(&key, 0, sizeof key); /* the padding too: keys are compared with memcmp */
+    key.spec = *h;
+    key.in = s->c->in;
+    key.n = n;
+    key.gpu = ref != NULL;
+    if (g_ref.valid && !memcmp(&key, &g_ref.key, sizeof key)) return 0;
     ref_free();
     pp_status st = PP_OK;
     if (h->kind == HIST_RBI) {
@@ -215,12 +221,7 @@ static int reference(pb_run *r, const pb_state *s)
         return -1;
     }
     g_ref.valid = 1;
-    g_ref.gpu = ref != NULL;
-    g_ref.kind = h->kind;
-    g_ref.in = s->c->in;
-    g_ref.n = n;
-    g_ref.nbins = nb;
-    g_ref.skew = h->skew;
+    g_ref.key = key;
     return 0;
 }
 
@@ -293,16 +294,8 @@ static double peer(pb_run *r, pb_state *s, pb_peer_kind kind, int reps, int batc
 #endif
 #ifdef PB_HAVE_CUB
     if (kind == PB_PEER_GPU && spec_of(s)->kind != HIST_RBI) {
-        pb_cub_job j;
-        memset(&j, 0, sizeof j);
-        j.kind = spec_of(s)->kind == HIST_EVEN ? PB_CUB_HIST_EVEN : PB_CUB_HIST_RANGE;
-        j.in_type = (int)s->c->in;
-        j.out_type = (int)PP_U32;
-        j.in = s->in;
-        j.n = s->n;
-        j.stream = pb_stream(r);
-        j.reps = reps;
-        j.batch = batch;
+        const pb_cub_kind kk = spec_of(s)->kind == HIST_EVEN ? PB_CUB_HIST_EVEN : PB_CUB_HIST_RANGE;
+        pb_cub_job j = pb_cub_job_of(r, s, kk, reps, batch);
         j.result = res;
         j.nbins = spec_of(s)->nbins;
         j.lower = p->lower;

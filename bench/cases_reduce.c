@@ -10,12 +10,6 @@
 
 #include "bench.h"
 #include "oracles.h"
-#ifdef PB_HAVE_CUB
-#include "bench_gpu.h"
-#endif
-#ifdef PB_HAVE_TBB
-#include "tbb_peer.h"
-#endif
 
 typedef enum red_kind {
     RED_PLAIN,    /* pp_reduce, result in context memory */
@@ -216,21 +210,13 @@ static double peer(pb_run *r, pb_state *s, pb_peer_kind kind, int reps, int batc
     (void)r, (void)reps, (void)batch;
 #ifdef PB_HAVE_CUB
     if (kind == PB_PEER_GPU) {
-        pb_cub_job j;
-        memset(&j, 0, sizeof j);
-        j.kind = k == RED_ARG ? (c->op == PP_OP_MAX ? PB_CUB_ARGMAX : PB_CUB_ARGMIN)
-               : k == RED_SEG ? PB_CUB_SEGSUM
-               : k == RED_LAT_HOST ? PB_CUB_SUM_HOST
-               : c->op == PP_OP_SUM ? PB_CUB_SUM : c->op == PP_OP_MAX ? PB_CUB_MAX : PB_CUB_MIN;
-        j.in_type = (int)c->in;
-        j.out_type = (int)c->out;
-        j.in = s->in;
-        j.n = s->n;
+        const pb_cub_kind kk = k == RED_ARG ? (c->op == PP_OP_MAX ? PB_CUB_ARGMAX : PB_CUB_ARGMIN)
+                               : k == RED_SEG ? PB_CUB_SEGSUM
+                               : k == RED_LAT_HOST ? PB_CUB_SUM_HOST
+                               : c->op == PP_OP_SUM ? PB_CUB_SUM : c->op == PP_OP_MAX ? PB_CUB_MAX : PB_CUB_MIN;
+        pb_cub_job j = pb_cub_job_of(r, s, kk, reps, batch);
         j.offsets = p->dev_offsets;
         j.n_segments = p->ns;
-        j.stream = pb_stream(r);
-        j.reps = reps;
-        j.batch = batch;
         j.result = res;
         j.index = k == RED_ARG ? &index : NULL;
         ms = pb_cub_run(&j);
@@ -239,21 +225,14 @@ static double peer(pb_run *r, pb_state *s, pb_peer_kind kind, int reps, int batc
 #endif
 #ifdef PB_HAVE_TBB
     if (kind == PB_PEER_TBB) {
-        pb_tbb_job j;
-        memset(&j, 0, sizeof j);
-        j.kind = k == RED_ARG ? (c->op == PP_OP_MAX ? PB_TBB_ARGMAX : PB_TBB_ARGMIN)
-               : k == RED_SEG ? PB_TBB_SEGSUM
-               : c->op == PP_OP_SUM ? PB_TBB_SUM : c->op == PP_OP_MAX ? PB_TBB_MAX : PB_TBB_MIN;
-        j.in_type = (int)c->in;
-        j.out_type = (int)c->out;
-        j.in = s->host_in;
-        j.n = s->n;
+        const pb_tbb_kind kk = k == RED_ARG ? (c->op == PP_OP_MAX ? PB_TBB_ARGMAX : PB_TBB_ARGMIN)
+                               : k == RED_SEG ? PB_TBB_SEGSUM
+                               : c->op == PP_OP_SUM ? PB_TBB_SUM : c->op == PP_OP_MAX ? PB_TBB_MAX : PB_TBB_MIN;
+        pb_tbb_job j = pb_tbb_job_of(s, kk, reps, batch);
         j.offsets = p->offsets;
         j.n_segments = p->ns;
         j.result = res;
         j.index = &index;
-        j.reps = reps;
-        j.batch = batch;
         ms = pb_tbb_run(&j);
         err = pb_tbb_last_error();
     }

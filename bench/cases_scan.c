@@ -8,12 +8,6 @@
 
 #include "bench.h"
 #include "oracles.h"
-#ifdef PB_HAVE_CUB
-#include "bench_gpu.h"
-#endif
-#ifdef PB_HAVE_TBB
-#include "tbb_peer.h"
-#endif
 
 typedef enum scan_kind { SCAN_INCL, SCAN_EXCL, SCAN_FLAGS, SCAN_OFFSETS } scan_kind;
 
@@ -192,19 +186,11 @@ static double peer(pb_run *r, pb_state *s, pb_peer_kind kind, int reps, int batc
     (void)reps, (void)batch;
 #ifdef PB_HAVE_CUB
     if (kind == PB_PEER_GPU) {
-        pb_cub_job j;
-        memset(&j, 0, sizeof j);
-        j.kind = k == SCAN_FLAGS ? PB_CUB_SEGSCAN_SUM
-               : k == SCAN_EXCL ? PB_CUB_EXCLUSIVE_SUM
-               : c->op == PP_OP_SUM ? PB_CUB_INCLUSIVE_SUM : PB_CUB_INCLUSIVE_MAX;
-        j.in_type = (int)c->in;
-        j.out_type = (int)c->out;
-        j.in = s->in;
-        j.n = s->n;
+        const pb_cub_kind kk = k == SCAN_FLAGS ? PB_CUB_SEGSCAN_SUM
+                               : k == SCAN_EXCL ? PB_CUB_EXCLUSIVE_SUM
+                               : c->op == PP_OP_SUM ? PB_CUB_INCLUSIVE_SUM : PB_CUB_INCLUSIVE_MAX;
+        pb_cub_job j = pb_cub_job_of(r, s, kk, reps, batch);
         j.out = p->out;
-        j.stream = pb_stream(r);
-        j.reps = reps;
-        j.batch = batch;
         uint32_t *keys = NULL; /* each element's segment id (wrapping: only neighbours must differ) */
         if (k == SCAN_FLAGS) {
             keys = pb_host_alloc(s->n * sizeof *keys);
@@ -221,19 +207,12 @@ static double peer(pb_run *r, pb_state *s, pb_peer_kind kind, int reps, int batc
 #endif
 #ifdef PB_HAVE_TBB
     if (kind == PB_PEER_TBB) {
-        pb_tbb_job j;
-        memset(&j, 0, sizeof j);
-        j.kind = k == SCAN_FLAGS ? PB_TBB_SEGSCAN_SUM
-               : k == SCAN_EXCL ? PB_TBB_EXCLUSIVE_SUM
-               : c->op == PP_OP_SUM ? PB_TBB_INCLUSIVE_SUM : PB_TBB_INCLUSIVE_MAX;
-        j.in_type = (int)c->in;
-        j.out_type = (int)c->out;
-        j.in = s->host_in;
-        j.n = s->n;
+        const pb_tbb_kind kk = k == SCAN_FLAGS ? PB_TBB_SEGSCAN_SUM
+                               : k == SCAN_EXCL ? PB_TBB_EXCLUSIVE_SUM
+                               : c->op == PP_OP_SUM ? PB_TBB_INCLUSIVE_SUM : PB_TBB_INCLUSIVE_MAX;
+        pb_tbb_job j = pb_tbb_job_of(s, kk, reps, batch);
         j.flags = p->flags;
         j.out = p->out;
-        j.reps = reps;
-        j.batch = batch;
         ms = pb_tbb_run(&j);
         err = pb_tbb_last_error();
     }

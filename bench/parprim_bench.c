@@ -53,12 +53,6 @@
 #include "oracles.h"
 #include "plot.h"
 
-#if defined(PB_HAVE_GPU_TIMER) || defined(PB_HAVE_CUB)
-#include "bench_gpu.h"
-#endif
-#ifdef PB_HAVE_TBB
-#include "tbb_peer.h"
-#endif
 
 /* ---- options ---------------------------------------------------------------------------- */
 
@@ -375,15 +369,7 @@ const void *pb_input(pb_run *r, int ds)
 void pb_parallel_reduce(struct po_red *o, const void *in, size_t lo, size_t hi)
 {
     const size_t chunk = (size_t)1 << 16, nc = (hi - lo + chunk - 1) / chunk;
-    if (nc <= 1) {
-        po_red_push(o, in, lo, hi);
-        return;
-    }
-    po_red *part = malloc(nc * sizeof *part);
-    if (!part) {
-        po_red_push(o, in, lo, hi);
-        return;
-    }
+    po_red *part = pb_host_alloc(nc * sizeof *part);
 #pragma omp parallel for schedule(static)
     for (long long c = 0; c < (long long)nc; c++) {
         const size_t a = lo + (size_t)c * chunk, b = hi - a < chunk ? hi : a + chunk;
@@ -393,6 +379,27 @@ void pb_parallel_reduce(struct po_red *o, const void *in, size_t lo, size_t hi)
     for (size_t c = 0; c < nc; c++) po_red_merge(o, &part[c]);
     free(part);
 }
+
+#ifdef PB_HAVE_CUB
+pb_cub_job pb_cub_job_of(pb_run *r, const pb_state *s, pb_cub_kind kind, int reps, int batch)
+{
+    pb_cub_job j = {.kind = kind, .in_type = (int)s->c->in, .out_type = (int)s->c->out, .in = s->in, .n = s->n};
+    j.stream = pb_stream(r);
+    j.reps = reps;
+    j.batch = batch;
+    return j;
+}
+#endif
+
+#ifdef PB_HAVE_TBB
+pb_tbb_job pb_tbb_job_of(const pb_state *s, pb_tbb_kind kind, int reps, int batch)
+{
+    pb_tbb_job j = {.kind = kind, .in_type = (int)s->c->in, .out_type = (int)s->c->out, .in = s->host_in, .n = s->n};
+    j.reps = reps;
+    j.batch = batch;
+    return j;
+}
+#endif
 
 /* ---- options of the context: --option and the rows' tunings --------------------------------- */
 
@@ -762,14 +769,15 @@ static int run_backend(pp_backend backend, const options *o, host_data *h, size_
                  pb_tbb_probe_threads());
     }
 #endif
+    int failed = 0;
     if (set_options(&r, NULL, o->assignments, NULL)) {
-        pp_context_destroy(r.ctx);
-        return 1;
+        failed = 1;
+        goto out;
     }
     if (r.gpu && (st = pp_context_create(&r.ref_ctx, PP_BACKEND_CPU, 0)) != PP_OK) {
         fprintf(stderr, "parprim-bench: cannot create the cpu reference context: %s\n", pp_last_create_error());
-        pp_context_destroy(r.ctx);
-        return 1;
+        failed = 1;
+        goto out;
     }
 
     char nbuf[24];
@@ -786,7 +794,6 @@ static int run_backend(pp_backend backend, const options *o, host_data *h, size_
 
     pb_plot_group *g = pb_plot_add_group(&log->plot, pp_backend_name(backend), pp_context_device_name(r.ctx),
                                          r.peer == PB_PEER_NONE ? NULL : peer);
-    int failed = 0;
     for (size_t k = 0; k < pb_n_families; k++) {
         const pb_family *f = pb_families[k];
         for (size_t i = 0; i < f->count; i++) {
@@ -807,7 +814,7 @@ static int run_backend(pp_backend backend, const options *o, host_data *h, size_
         }
         if (f->finish) f->finish();
     }
-
+out:
     for (int k = 0; k < PB_DS_COUNT; k++)
         if (r.dev[k]) pp_free(r.ctx, r.dev[k]);
 #ifdef PB_HAVE_GPU_TIMER
