@@ -14,7 +14,8 @@
 #           present (/dev/kfd) and no CUDA compiler is: then it is the best backend there.
 #           Elsewhere it is left out: on an NVIDIA machine the build uses nvcc, and on a
 #           machine without a GPU it would only compile kernels that cannot run.
-# --fuzz    clang-15 libfuzzer-15-dev (the libFuzzer target, tests/fuzz/).
+# --fuzz    clang-15 libfuzzer-15-dev libomp-15-dev (the libFuzzer target, tests/fuzz/; the
+#           library under clang needs its OpenMP runtime).
 #
 # CUDA is not a Debian 12 package in the version parprim needs (CUDA 13); where an NVIDIA
 # GPU is present (/dev/nvidia0) and /usr/local/cuda/bin/nvcc is not, the script says so and
@@ -56,7 +57,7 @@ if [ $want_amd = 0 ] && [ -e /dev/kfd ] && ! have_nvcc; then
     want_amd=1
 fi
 [ $want_amd = 1 ] && required+=(hipcc libamdhip64-dev rocm-device-libs)
-[ $want_fuzz = 1 ] && required+=(clang-15 libfuzzer-15-dev)
+[ $want_fuzz = 1 ] && required+=(clang-15 libfuzzer-15-dev libomp-15-dev)
 if [ -e /dev/nvidia0 ] && ! have_nvcc; then
     echo "install-deps: WARNING: an NVIDIA GPU is present but no CUDA compiler (nvcc) was found;" \
          "install CUDA 13 from NVIDIA (/usr/local/cuda) for the GPU path. Building without it." >&2
