@@ -130,10 +130,20 @@ static void *make_buf(call *c, size_t bytes, int output, int may_be_null)
     return b->p;
 }
 
-/* A buffer for `n` elements of `size` bytes, or a small one (64 bytes) for a huge n. */
+/* A buffer for `n` elements of `size` bytes, or a small one (64 bytes) for a huge n; it
+ * starts 0 to 3 elements into its allocation (aligned for the element, not for vectors) and
+ * ends where the allocation ends. */
 static void *make_array(call *c, size_t n, size_t size, int huge, int output)
 {
-    return make_buf(c, huge ? 64 : n * size, output, 1);
+    const size_t shift = byte(c->r) % 4 == 0 ? byte(c->r) % 4 : 0;
+    unsigned char *p = (unsigned char *)make_buf(c, (huge ? 64 : n * size) + shift * size, output, 1);
+    return p ? p + shift * size : NULL;
+}
+
+/* After the harness wrote into the last buffer it made: take its copy again. */
+static void resnap_last(call *c)
+{
+    if (c->nb > 0) memcpy(c->b[c->nb - 1].before, c->b[c->nb - 1].p, c->b[c->nb - 1].bytes);
 }
 
 static void free_bufs(call *c)
@@ -240,7 +250,7 @@ static size_t *make_offsets(call *c, size_t n, size_t n_seg, int huge_seg)
             o[s] = s == n_seg ? SIZE_MAX - byte(c->r) % 2 : (size_t)take(c->r, 2) % (n + 1);
         } /* mode 3: the bytes make_buf put there */
     }
-    memcpy(c->b[c->nb - 1].before, o, (n_seg + 1) * sizeof(size_t));
+    resnap_last(c);
     return o;
 }
 
@@ -277,10 +287,12 @@ static void do_scan(call *c, pp_context *ctx)
     const unsigned overlap = byte(r) % 6;
     void *in, *out;
     if (!huge && overlap >= 4 && n > 0) {
-        const size_t shift = overlap == 4 ? 0 : 1 + byte(r) % n;
-        const size_t bytes = maxz(n * esize(in_t), shift * esize(in_t) + n * esize(out_t));
+        /* out starts `shift` bytes into in, aligned for out's elements */
+        size_t shift = overlap == 4 ? 0 : (1 + byte(r) % n) * esize(in_t);
+        shift = (shift + esize(out_t) - 1) / esize(out_t) * esize(out_t);
+        const size_t bytes = maxz(n * esize(in_t), shift + n * esize(out_t));
         in = make_buf(c, bytes, 1, 0);
-        out = (unsigned char *)in + shift * esize(in_t);
+        out = (unsigned char *)in + shift;
     } else {
         in = make_array(c, n, esize(in_t), huge, 0);
         out = make_array(c, n, esize(out_t), huge, 1);
@@ -374,7 +386,7 @@ static void do_histogram(call *c, pp_context *ctx)
                 e += (double)(byte(r) % 4) * 0.25;
             }
             if (byte(r) % 8 == 0) edges[byte(r) % (nbins + 1)] = pick_bound(r);
-            memcpy(c->b[c->nb - 1].before, edges, (nbins + 1) * sizeof(double));
+            resnap_last(c);
         }
         DESCRIBE("pp_histogram_range(samples %p, n %zu, %d, edges %p, nbins %zu, counts %p, %d)", samples, n, st_,
                  (void *)edges, nbins, counts, ct);
@@ -396,7 +408,7 @@ static void do_reduce_by_index(call *c, pp_context *ctx)
     uint32_t *indices = (uint32_t *)make_array(c, n, 4, huge, 0);
     if (indices && !huge && !huge_out && byte(r) % 2) /* mostly in range, some skipped */
         for (size_t i = 0; i < n; ++i) indices[i] %= (uint32_t)n_out + 2;
-    if (indices && !huge) memcpy(c->b[c->nb - 1].before, indices, n * 4);
+    if (indices) resnap_last(c);
     void *out = make_array(c, n_out, esize(t), huge_out, 1);
     uint64_t *skipped = byte(r) % 3 ? (uint64_t *)make_buf(c, 8, 1, 0) : NULL;
     DESCRIBE("pp_reduce_by_index(values %p, n %zu, %d, indices %p, op %d, out %p, n_out %zu, n_skipped %p)",
