@@ -34,8 +34,24 @@
  * more than it holds, then reused. Callers never query temporary sizes, unless they choose
  * to hand the context a buffer of their own (pp_context_set_scratch).
  *
- * Thread safety. A context is used by one host thread at a time. Different contexts are
- * independent.
+ * Thread safety. Contexts are independent: threads that each use their own contexts may call
+ * the library at the same time, each context with its own backend, device, stream, scratch
+ * arena, options, plan and message, and no call writes state that another context reads
+ * (tests/test_threads.c runs reduce, scan and histogram calls from several threads at once
+ * and compares the bits with one thread's). One context must not be used by two threads at
+ * the same time, and that includes reading its pp_context_last_error, pp_context_last_plan
+ * or options while another thread calls with it: serialize such use yourself (a context may
+ * move between threads between calls). pp_context_create and pp_context_destroy may run in several threads at once
+ * (each on its own context), and pp_last_create_error is per thread: it reports the calling
+ * thread's last pp_context_create. The functions without a context (pp_version_string, the
+ * names, pp_backend_available, pp_option_bounds, ...) may be called from any thread at any
+ * time. Memory from pp_malloc belongs to the context that allocated it; two threads may read
+ * the same input arrays at once (calls never write their inputs, except an in-place scan's).
+ * What each backend does with the calling thread: a CPU call runs an OpenMP parallel region
+ * of the calling thread (its OpenMP thread count, omp_set_num_threads included), so N threads
+ * calling at once run N teams; a HIP call makes the context's device the calling thread's
+ * current device (hipSetDevice) and enqueues on the context's stream, so contexts that share
+ * a stream (pp_context_set_stream) run their work in that stream's order.
  */
 #ifndef PARPRIM_H
 #define PARPRIM_H

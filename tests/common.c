@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- seed and random numbers ---- */
 
 unsigned long long tc_seed;
 static int tc_seeded;
+static const char *tc_suite = "tests"; /* the program, as tc_init names it */
 
 void tc_init(const char *suite)
 {
@@ -24,6 +26,7 @@ void tc_init(const char *suite)
         tc_seed %= 1000000000000ull; /* short enough to copy by hand */
     }
     tc_seeded = 1;
+    tc_suite = suite;
     const char *filter = getenv("PP_TEST_FILTER"); /* a cmocka pattern, e.g. "t_seg_*" */
     if (filter && *filter) cmocka_set_test_filter(filter);
     printf("[%s] PP_TEST_SEED=%llu  parprim %s  backends: cpu%s\n", suite, tc_seed, pp_version_string(),
@@ -140,6 +143,62 @@ tc_env *tc_envp(void **state)
 }
 
 pp_context *tc_ctx(void **state) { return tc_envp(state)->ctx; }
+
+/* A GPU device node: the machine has a GPU whether or not this build can reach it. */
+static const char *gpu_device_node(void)
+{
+    static const char *const nodes[] = {"/dev/nvidia0", "/dev/kfd"};
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; ++i)
+        if (access(nodes[i], F_OK) == 0) return nodes[i];
+    const char *req = getenv("PP_TEST_REQUIRE_GPU");
+    return req && *req && strcmp(req, "0") != 0 ? "PP_TEST_REQUIRE_GPU" : NULL;
+}
+
+int tc_run_group(const char *suite, const struct CMUnitTest *tests, size_t count)
+{
+    const char *sel = getenv("PP_TEST_BACKEND");
+    if (!sel || !*sel) sel = "all";
+    const int all = strcmp(sel, "all") == 0, want_hip = all || strcmp(sel, "hip") == 0;
+    if (!all && !want_hip && strcmp(sel, "cpu") != 0) {
+        print_error("%s: PP_TEST_BACKEND must be cpu, hip or all (got '%s')\n", suite, sel);
+        return 1;
+    }
+    struct CMUnitTest *chosen = (struct CMUnitTest *)malloc((count ? count : 1) * sizeof *chosen);
+    if (!chosen) {
+        print_error("%s: out of host memory\n", suite);
+        return 1;
+    }
+    size_t k = 0, n_hip = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const int hip = tests[i].initial_state == &tc_env_hip;
+        n_hip += hip;
+        if (all || hip == want_hip) chosen[k++] = tests[i];
+    }
+    if (want_hip && n_hip > 0 && !pp_backend_available(PP_BACKEND_HIP)) {
+        pp_context *probe = NULL;
+        if (pp_context_create(&probe, PP_BACKEND_HIP, 0) == PP_OK) pp_context_destroy(probe);
+        const char *why = pp_last_create_error();
+        const char *node = gpu_device_node();
+        if (node) {
+            print_error("%s: FAILED: a GPU is present (%s) but the HIP backend is not available (%s): "
+                        "%zu HIP cases cannot run\n",
+                        tc_suite, node, why[0] ? why : "no reason given", n_hip);
+            free(chosen);
+            return 1;
+        }
+        printf("[gpu-skip] %s: %zu HIP cases not run (%s)\n", tc_suite, n_hip, why[0] ? why : "no HIP device");
+        fflush(stdout);
+        if (!all) {
+            free(chosen);
+            return TC_SKIP_RETURN_CODE;
+        }
+    }
+    char name[128];
+    snprintf(name, sizeof name, all ? "%s" : "%s [%s]", suite, sel);
+    const int failed = _cmocka_run_group_tests(name, chosen, k, NULL, NULL);
+    free(chosen);
+    return failed;
+}
 
 int tc_thorough(void)
 {

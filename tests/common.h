@@ -91,6 +91,22 @@ tc_env *tc_envp(void **state);
 #define TC_HIP(f) {#f " [hip]", f, tc_setup, tc_teardown, &tc_env_hip}
 #define TC_BOTH(f) TC_CPU(f), TC_HIP(f)
 
+/* ---- running a program's cases, per backend ------------------------------------------ */
+
+/* ctest registers each program once per backend (tests/CMakeLists.txt: "test_scan[cpu]",
+ * "test_scan[hip]") and says which through PP_TEST_BACKEND: "cpu" runs the cases registered
+ * with TC_CPU (and any not tied to a backend), "hip" those registered with TC_HIP; unset or
+ * "all" runs every case (a program started by hand).
+ *
+ * Where the HIP cases are selected but the HIP backend is not available, none of them runs:
+ * the program prints "[gpu-skip] <program>: <k> HIP cases not run (<why>)" (CI adds these
+ * up) and, for "hip", exits TC_SKIP_RETURN_CODE, which ctest reports as Skipped. If a GPU is
+ * present all the same (/dev/nvidia0 or /dev/kfd exists, or PP_TEST_REQUIRE_GPU=1), a
+ * skipped GPU case is an error instead: the program fails. */
+#define TC_SKIP_RETURN_CODE 77
+int tc_run_group(const char *suite, const struct CMUnitTest *tests, size_t count);
+#define TC_RUN(suite, tests) tc_run_group(suite, tests, sizeof(tests) / sizeof((tests)[0]))
+
 /* Whether the test run may do the slow parts (PP_TEST_QUICK unset or 0). */
 int tc_thorough(void);
 

@@ -407,5 +407,5 @@ int main(void)
         TC_BOTH(t_big_scan),
         TC_BOTH(t_big_scan_flags),
     };
-    return cmocka_run_group_tests_name("big", tests, NULL, NULL);
+    return TC_RUN("big", tests);
 }

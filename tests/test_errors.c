@@ -959,5 +959,5 @@ int main(void)
         TC_BOTH(t_hist_bad_args),   TC_BOTH(t_rbi_bad_args),    TC_CPU(t_hist_null_context),
         TC_HIP(t_hist_wrong_memory_space),
     };
-    return cmocka_run_group_tests_name("errors", tests, NULL, NULL);
+    return TC_RUN("errors", tests);
 }

@@ -966,5 +966,5 @@ int main(void)
         TC_BOTH(t_rbi),          TC_BOTH(t_rbi_special),  TC_BOTH(t_rbi_empty),    TC_HIP(t_hip_rbi_strategies),
         cmocka_unit_test(t_f32_binning),
     };
-    return cmocka_run_group_tests_name("histogram", tests, NULL, NULL);
+    return TC_RUN("histogram", tests);
 }

@@ -541,5 +541,5 @@ int main(void)
         /* histogram family (issue 4) */
         TC_HIP(t_parity_histogram), TC_HIP(t_parity_reduce_by_index),
     };
-    return cmocka_run_group_tests_name("parity", tests, NULL, NULL);
+    return TC_RUN("parity", tests);
 }

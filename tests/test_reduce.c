@@ -866,5 +866,5 @@ int main(void)
         TC_BOTH(t_seg_edges),        TC_BOTH(t_seg_empty_input),
         TC_BOTH(t_seg_zero_segments), TC_BOTH(t_seg_overlapping),
     };
-    return cmocka_run_group_tests_name("reduce", tests, NULL, NULL);
+    return TC_RUN("reduce", tests);
 }

@@ -733,5 +733,5 @@ int main(void)
         TC_HIP(t_scan_few_blocks),    TC_HIP(t_scan_few_blocks_small),
         TC_HIP(t_scan_determinism_grid),
     };
-    return cmocka_run_group_tests_name("scan", tests, NULL, NULL);
+    return TC_RUN("scan", tests);
 }
