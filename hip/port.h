@@ -78,6 +78,31 @@
 #define hipStreamCreateWithFlags cudaStreamCreateWithFlags
 #define hipStreamDestroy cudaStreamDestroy
 #define hipStreamSynchronize cudaStreamSynchronize
+
+/* ---- driver: an allocation's extent ----
+ * hipMemGetAddressRange is the driver's cuMemGetAddressRange on NVIDIA. It is fetched once
+ * through the runtime (cudaGetDriverEntryPointByVersion), so that the library need not link
+ * libcuda; where the driver lacks it the call fails and the caller knows no extent. */
+typedef void *hipDeviceptr_t;
+static inline cudaError_t hipMemGetAddressRange(hipDeviceptr_t *base, size_t *size, hipDeviceptr_t ptr)
+{
+    typedef int (*range_fn)(unsigned long long *, size_t *, unsigned long long); /* CUresult, CUdeviceptr */
+    static const range_fn fn = [] {
+        void *f = nullptr;
+        cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &f, 12000, cudaEnableDefault, &q) !=
+                cudaSuccess ||
+            q != cudaDriverEntryPointSuccess) {
+            (void)cudaGetLastError();
+            f = nullptr;
+        }
+        return (range_fn)f;
+    }();
+    unsigned long long b = 0;
+    if (!fn || fn(&b, size, (unsigned long long)(uintptr_t)ptr) != 0) return cudaErrorInvalidValue;
+    *base = (hipDeviceptr_t)(uintptr_t)b;
+    return cudaSuccess;
+}
 #endif
 
 /* ---- wave width of this compilation pass ---- */
