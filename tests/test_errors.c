@@ -443,6 +443,18 @@ static void t_memory_bad_args(void **state)
     tc_free(ctx, dev);
 }
 
+/* The context still works after failures: a small reduce gives its sum. */
+static void expect_works(tc_env *env, const char *after)
+{
+    tc_case("%s: a reduce after %s", pp_backend_name(env->backend), after);
+    const int32_t data[5] = {1, 2, 3, 4, 5};
+    void *din = tc_upload(env->ctx, data, sizeof data);
+    int32_t sum = 0;
+    TC_OK(env->ctx, pp_reduce(env->ctx, din, 5, PP_I32, PP_OP_SUM, &sum, PP_I32, PP_RESULT_HOST));
+    TC_CHECK(sum == 15, "sum %d", (int)sum);
+    tc_free(env->ctx, din);
+}
+
 static int contains_number(const char *msg, unsigned long long v)
 {
     char num[32];
@@ -465,14 +477,7 @@ static void t_out_of_memory(void **state)
     tc_case("%s: pp_context_reserve_scratch(SIZE_MAX / 2)", pp_backend_name(env->backend));
     st = pp_context_reserve_scratch(ctx, huge);
     expect_fail(ctx, st, PP_ERROR_OUT_OF_MEMORY, NULL);
-    /* The context still works afterwards. */
-    tc_case("%s: a reduce after out-of-memory", pp_backend_name(env->backend));
-    const int32_t data[5] = {1, 2, 3, 4, 5};
-    void *din = tc_upload(ctx, data, sizeof data);
-    int32_t sum = 0;
-    TC_OK(ctx, pp_reduce(ctx, din, 5, PP_I32, PP_OP_SUM, &sum, PP_I32, PP_RESULT_HOST));
-    TC_CHECK(sum == 15, "sum %d", (int)sum);
-    tc_free(ctx, din);
+    expect_works(env, "out-of-memory");
 }
 
 /* A caller's scratch buffer that is too small: PP_ERROR_OUT_OF_MEMORY naming the size. */
@@ -1096,14 +1101,7 @@ static void t_bad_sizes(void **state)
     expect_untouched(env, buf, host, pp_memcpy(ctx, buf, in, SIZE_MAX, PP_COPY_CONTEXT_TO_CONTEXT), E, "'bytes'");
     expect_untouched(env, buf, host, pp_memset(ctx, buf, 0, SIZE_MAX), E, "'bytes'");
     expect_untouched(env, buf, host, pp_context_set_scratch(ctx, buf, SIZE_MAX), E, "'bytes'");
-    /* The context works afterwards. */
-    tc_case("%s: a reduce after the bad sizes", bk);
-    const int32_t data[4] = {1, 2, 3, 4};
-    void *din = tc_upload(ctx, data, sizeof data);
-    int32_t sum = 0;
-    TC_OK(ctx, pp_reduce(ctx, din, 4, PP_I32, PP_OP_SUM, &sum, PP_I32, PP_RESULT_HOST));
-    TC_CHECK(sum == 10, "sum %d", (int)sum);
-    tc_free(ctx, din);
+    expect_works(env, "the bad sizes");
     tc_free(ctx, in);
     tc_free(ctx, edges);
     tc_free(ctx, off);
