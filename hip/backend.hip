@@ -74,10 +74,10 @@ static void hip_context_fini(pp_context *ctx)
 {
     pp_hip_state *st = pp_hip(ctx);
     if (!st) return;
-    hipSetDevice(ctx->device);
-    hipStreamSynchronize(st->stream);
-    hipStreamDestroy(st->own_stream);
-    if (st->host_staging) hipHostFree(st->host_staging);
+    (void)hipSetDevice(ctx->device);
+    (void)hipStreamSynchronize(st->stream);
+    (void)hipStreamDestroy(st->own_stream);
+    if (st->host_staging) (void)hipHostFree(st->host_staging);
     free(st);
     ctx->backend_state = NULL;
 }
@@ -166,9 +166,8 @@ static pp_status hip_mem_set(pp_context *ctx, void *ptr, int value, size_t bytes
 }
 
 /* Device, managed and registered/mapped host memory are usable by kernels; memory the
- * runtime does not know is plain host memory. For memory the device allocator gave out, the
- * allocation's extent too (hipMemGetAddressRange; on NVIDIA the driver's cuMemGetAddressRange
- * through port.h); registered host memory and managed memory it cannot tell report none. */
+ * runtime does not know is plain host memory. For a plain device allocation, its extent too
+ * (pp_alloc_extent in port.h); other memory reports none. */
 static pp_ptr_kind hip_pointer_kind(pp_context *ctx, const void *ptr, const void **base, size_t *size)
 {
     *base = NULL;
@@ -188,10 +187,10 @@ static pp_ptr_kind hip_pointer_kind(pp_context *ctx, const void *ptr, const void
     const bool device_alloc = attr.memoryType == hipMemoryTypeDevice;
 #endif
     if (device_alloc && pp_hip_use_device(ctx) == hipSuccess) {
-        hipDeviceptr_t b = 0;
+        void *b = nullptr;
         size_t s = 0;
-        if (hipMemGetAddressRange(&b, &s, (hipDeviceptr_t)ptr) == hipSuccess) {
-            *base = (const void *)b;
+        if (pp_alloc_extent(&b, &s, ptr) == hipSuccess) {
+            *base = b;
             *size = s;
         } else {
             (void)hipGetLastError();

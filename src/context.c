@@ -277,19 +277,26 @@ static void forget_known(pp_context *ctx)
     memset(ctx->known_device, 0, sizeof ctx->known_device);
 }
 
-/* What the backend says about p, through the cache of recent device allocations: its kind
- * and, where known, its allocation's [base, base + size) (else base NULL, size 0). */
-static pp_ptr_kind lookup(pp_context *ctx, const void *p, const void **base, size_t *size)
+/* What the backend says about p, through the cache of recent device allocations unless
+ * `fresh`: its kind and, where known, its allocation's [base, base + size) (else base NULL,
+ * size 0). *cached tells whether the answer came from the cache. */
+static pp_ptr_kind lookup(pp_context *ctx, const void *p, const void **base, size_t *size, int fresh,
+                          int *cached)
 {
     const uintptr_t a = (uintptr_t)p;
+    *cached = 0;
     for (unsigned i = 0; i < 4; ++i) {
-        const struct pp_known_ptr *k = &ctx->known_device[i];
-        if (!k->base) continue;
-        if (k->size ? a - (uintptr_t)k->base < k->size : p == k->base) {
-            *base = k->size ? k->base : NULL;
-            *size = k->size;
-            return PP_PTR_DEVICE;
+        struct pp_known_ptr *k = &ctx->known_device[i];
+        if (!k->base || !(k->size ? a - (uintptr_t)k->base < k->size : p == k->base)) continue;
+        if (fresh) { /* drop it: the query below replaces it */
+            k->base = NULL;
+            k->size = 0;
+            continue;
         }
+        *base = k->size ? k->base : NULL;
+        *size = k->size;
+        *cached = 1;
+        return PP_PTR_DEVICE;
     }
     *base = NULL;
     *size = 0;
@@ -311,7 +318,8 @@ static pp_status check_space(pp_context *ctx, const char *fn, const char *arg, c
     if (!p) return PP_OK;
     const void *base;
     size_t size;
-    if (lookup(ctx, p, &base, &size) == PP_PTR_HOST)
+    int cached;
+    if (lookup(ctx, p, &base, &size, 0, &cached) == PP_PTR_HOST)
         return pp__fail(ctx, PP_ERROR_WRONG_MEMORY_SPACE,
                         "%s: argument '%s' is host memory, not %s device memory", fn, arg,
                         ctx->ops->name);
@@ -348,7 +356,12 @@ static pp_status check_range(pp_context *ctx, const char *fn, const char *arg, c
     if (!in_space) return PP_OK;
     const void *base;
     size_t extent;
-    const pp_ptr_kind kind = lookup(ctx, p, &base, &extent);
+    int cached;
+    pp_ptr_kind kind = lookup(ctx, p, &base, &extent, 0, &cached);
+    /* The allocation the cache remembers may have been freed (by another context, or by the
+     * runtime directly) and its address reused by a larger one: ask again before refusing. */
+    if (cached && extent && bytes > extent - (a - (uintptr_t)base))
+        kind = lookup(ctx, p, &base, &extent, 1, &cached);
     if (kind == PP_PTR_HOST)
         return pp__fail(ctx, PP_ERROR_WRONG_MEMORY_SPACE,
                         "%s: argument '%s' is host memory, not %s device memory", fn, arg,
