@@ -148,11 +148,13 @@ static pp_status cpu_mem_set(pp_context *ctx, void *ptr, int value, size_t bytes
 }
 
 /* Every pointer is a host pointer here and the host is the context's space: nothing to
- * reject. */
-static pp_ptr_kind cpu_pointer_kind(pp_context *ctx, const void *ptr)
+ * reject, and the C library does not tell an allocation's extent. */
+static pp_ptr_kind cpu_pointer_kind(pp_context *ctx, const void *ptr, const void **base, size_t *size)
 {
     (void)ctx;
     (void)ptr;
+    *base = NULL;
+    *size = 0;
     return PP_PTR_UNKNOWN;
 }
 

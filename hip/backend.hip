@@ -59,18 +59,12 @@ static pp_status hip_context_init(pp_context *ctx)
         return fs;
     }
     hipError_t e = hipStreamCreateWithFlags(&st->own_stream, hipStreamNonBlocking);
-    if (e == hipSuccess) e = hipHostMalloc(&st->host_staging, 256, 0);
     if (e != hipSuccess) {
-        if (st->own_stream) hipStreamDestroy(st->own_stream);
         free(st);
         return pp__fail(ctx, PP_ERROR_DEVICE, "context: %s", hipGetErrorString(e));
     }
     st->stream = st->own_stream;
     st->tune = pp_reduce_tune_default;
-    const char *env = getenv("PP_HIP_REDUCE_GRID_WAVES");
-    if (env && atoi(env) > 0) st->tune.grid_waves = atoi(env);
-    env = getenv("PP_HIP_REDUCE_MAX_TILES");
-    if (env && atoi(env) > 0) st->tune.max_tiles_per_block = atoi(env);
     ctx->backend_state = st;
     ctx->stream = st->stream;
     return PP_OK;
@@ -80,10 +74,10 @@ static void hip_context_fini(pp_context *ctx)
 {
     pp_hip_state *st = pp_hip(ctx);
     if (!st) return;
-    hipSetDevice(ctx->device);
-    hipStreamSynchronize(st->stream);
-    hipStreamDestroy(st->own_stream);
-    hipHostFree(st->host_staging);
+    (void)hipSetDevice(ctx->device);
+    (void)hipStreamSynchronize(st->stream);
+    (void)hipStreamDestroy(st->own_stream);
+    if (st->host_staging) (void)hipHostFree(st->host_staging);
     free(st);
     ctx->backend_state = NULL;
 }
@@ -100,6 +94,27 @@ static pp_status hip_synchronize(pp_context *ctx)
 {
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     PP_HIP_TRY(ctx, hipStreamSynchronize(pp_hip(ctx)->stream));
+    return PP_OK;
+}
+
+pp_status pp_hip_staging(pp_context *ctx, void **staging)
+{
+    pp_hip_state *st = pp_hip(ctx);
+    if (!st->host_staging) {
+        if (pp__alloc_fails(ctx))
+            return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY,
+                            "staging: cannot allocate %d bytes of pinned host memory (failed on purpose: "
+                            "PP_OPTION_FAIL_ALLOC)",
+                            PP_HIP_STAGING_BYTES);
+        hipError_t e = hipHostMalloc(&st->host_staging, PP_HIP_STAGING_BYTES, 0);
+        if (e != hipSuccess) {
+            (void)hipGetLastError();
+            st->host_staging = NULL;
+            return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY, "staging: cannot allocate %d bytes of pinned host memory: %s",
+                            PP_HIP_STAGING_BYTES, hipGetErrorString(e));
+        }
+    }
+    *staging = st->host_staging;
     return PP_OK;
 }
 
@@ -151,10 +166,12 @@ static pp_status hip_mem_set(pp_context *ctx, void *ptr, int value, size_t bytes
 }
 
 /* Device, managed and registered/mapped host memory are usable by kernels; memory the
- * runtime does not know is plain host memory. */
-static pp_ptr_kind hip_pointer_kind(pp_context *ctx, const void *ptr)
+ * runtime does not know is plain host memory. For a plain device allocation, its extent too
+ * (pp_alloc_extent in port.h); other memory reports none. */
+static pp_ptr_kind hip_pointer_kind(pp_context *ctx, const void *ptr, const void **base, size_t *size)
 {
-    (void)ctx;
+    *base = NULL;
+    *size = 0;
     hipPointerAttribute_t attr;
     memset(&attr, 0, sizeof attr);
     hipError_t e = hipPointerGetAttributes(&attr, ptr);
@@ -164,35 +181,45 @@ static pp_ptr_kind hip_pointer_kind(pp_context *ctx, const void *ptr)
     }
 #if defined(PP_PORT_NVIDIA)
     if (attr.type == cudaMemoryTypeUnregistered) return PP_PTR_HOST;
-    return PP_PTR_DEVICE;
+    const bool device_alloc = attr.type == cudaMemoryTypeDevice;
 #else
-    return attr.memoryType == hipMemoryTypeHost && attr.hostPointer && !attr.devicePointer
-               ? PP_PTR_HOST
-               : PP_PTR_DEVICE;
+    if (attr.memoryType == hipMemoryTypeHost && attr.hostPointer && !attr.devicePointer) return PP_PTR_HOST;
+    const bool device_alloc = attr.memoryType == hipMemoryTypeDevice;
 #endif
+    if (device_alloc && pp_hip_use_device(ctx) == hipSuccess) {
+        void *b = nullptr;
+        size_t s = 0;
+        if (pp_alloc_extent(&b, &s, ptr) == hipSuccess) {
+            *base = b;
+            *size = s;
+        } else {
+            (void)hipGetLastError();
+        }
+    }
+    return PP_PTR_DEVICE;
 }
 
 /* Host-only: clang would otherwise also emit the table as device data and fail the device
- * link on its host function pointers. */
+ * link on its host function pointers. Labelled as ggml labels its backend interfaces (C++17
+ * has no designated initialisers): keep the order of struct pp_backend_ops. */
 #if !defined(__HIP_DEVICE_COMPILE__)
 extern "C" const struct pp_backend_ops pp_hip_backend = {
-    "hip",
-    hip_device_count,
-    hip_context_init,
-    hip_context_fini,
-    hip_set_stream,
-    hip_synchronize,
-    hip_mem_alloc,
-    hip_mem_free,
-    hip_mem_copy,
-    hip_mem_set,
-    hip_pointer_kind,
-    pp_hip_reduce,
-    pp_hip_argreduce,
-    pp_hip_segmented_reduce,
-    pp_hip_scan,
-    /* histogram family (issue 4) */
-    pp_hip_histogram,
-    pp_hip_reduce_by_index,
+    /* .name             = */ "hip",
+    /* .device_count     = */ hip_device_count,
+    /* .context_init     = */ hip_context_init,
+    /* .context_fini     = */ hip_context_fini,
+    /* .set_stream       = */ hip_set_stream,
+    /* .synchronize      = */ hip_synchronize,
+    /* .mem_alloc        = */ hip_mem_alloc,
+    /* .mem_free         = */ hip_mem_free,
+    /* .mem_copy         = */ hip_mem_copy,
+    /* .mem_set          = */ hip_mem_set,
+    /* .pointer_kind     = */ hip_pointer_kind,
+    /* .reduce           = */ pp_hip_reduce,
+    /* .argreduce        = */ pp_hip_argreduce,
+    /* .segmented_reduce = */ pp_hip_segmented_reduce,
+    /* .scan             = */ pp_hip_scan,
+    /* .histogram        = */ pp_hip_histogram,
+    /* .reduce_by_index  = */ pp_hip_reduce_by_index,
 };
 #endif

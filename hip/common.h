@@ -9,9 +9,7 @@
 #include "port.h"
 
 /* Per-target tuning, measured on the H100 (bench/NOTES.md records the runs that chose each
- * number); AMD uses the same numbers until it can be measured. The environment variables
- * PP_HIP_REDUCE_GRID_WAVES and PP_HIP_REDUCE_MAX_TILES override them per context, for
- * tuning runs only. */
+ * number); AMD uses the same numbers until it can be measured. */
 struct pp_reduce_tuning {
     int grid_waves;          /* reduce grid = CUs x resident blocks per CU x this */
     int max_tiles_per_block; /* caps a block's run of tiles (its floats combine pairwise) */
@@ -37,8 +35,15 @@ struct pp_hip_state {
     pp_hip_device dev;
     hipStream_t own_stream;   /* created with the context */
     hipStream_t stream;       /* where calls go: own_stream or the caller's */
-    void *host_staging;       /* pinned host memory for scalar results (PP_RESULT_HOST) */
+    void *host_staging;       /* pinned host memory for scalar results (PP_RESULT_HOST); NULL
+                                 until the first call that needs it (pp_hip_staging) */
 };
+
+/* Bytes of the context's pinned staging buffer. */
+#define PP_HIP_STAGING_BYTES 256
+/* The context's pinned staging buffer (PP_HIP_STAGING_BYTES), allocated by the first call
+ * that needs it, through the allocation-failure hook. */
+pp_status pp_hip_staging(pp_context *ctx, void **staging);
 
 static inline pp_hip_state *pp_hip(pp_context *ctx) { return (pp_hip_state *)ctx->backend_state; }
 

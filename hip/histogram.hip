@@ -819,6 +819,8 @@ pp_status check_edges(pp_context *ctx, const double *edges, uint64_t nbins)
     void *scratch = nullptr;
     pp_status st = pp__scratch(ctx, 256, &scratch);
     if (st != PP_OK) return st;
+    void *staging = nullptr;
+    PP_TRY(pp_hip_staging(ctx, &staging));
     unsigned long long *flag = (unsigned long long *)scratch;
     PP_HIP_TRY(ctx, hipMemsetAsync(flag, 0xFF, sizeof *flag, hs->stream));
     const uint64_t count = nbins + 1;
@@ -827,10 +829,10 @@ pp_status check_edges(pp_context *ctx, const double *edges, uint64_t nbins)
     if (blocks > cap) blocks = cap;
     hist_check_edges<<<(unsigned)blocks, 256, 0, hs->stream>>>(edges, count, flag);
     PP_HIP_CHECK_LAUNCH(ctx, "hist_check_edges");
-    PP_HIP_TRY(ctx, hipMemcpyAsync(hs->host_staging, flag, sizeof *flag, hipMemcpyDeviceToHost, hs->stream));
+    PP_HIP_TRY(ctx, hipMemcpyAsync(staging, flag, sizeof *flag, hipMemcpyDeviceToHost, hs->stream));
     PP_HIP_TRY(ctx, hipStreamSynchronize(hs->stream));
     unsigned long long bad;
-    memcpy(&bad, hs->host_staging, sizeof bad);
+    memcpy(&bad, staging, sizeof bad);
     if (bad != ~0ull) {
         double e[2] = {0, 0};
         const uint64_t from = bad > 0 ? bad - 1 : 0;

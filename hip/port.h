@@ -80,6 +80,49 @@
 #define hipStreamSynchronize cudaStreamSynchronize
 #endif
 
+/* ---- an allocation's extent ----
+ * pp_alloc_extent: the first byte and size of the allocation holding `ptr` where it is one
+ * plain device allocation (hipMalloc / cudaMalloc); an error where the runtime cannot tell.
+ * AMD: hipMemGetAddressRange. NVIDIA: the driver's cuMemGetAddressRange, fetched once through
+ * the runtime (cudaGetDriverEntryPointByVersion) so that the library need not link libcuda,
+ * and only for memory that cuMemAlloc handed out whole (the legacy-IPC attribute): for pool
+ * (cudaMallocAsync) and virtual-memory (cuMemMap) ranges it can report one physical segment
+ * of a larger contiguous range, which would reject valid calls. */
+#if defined(PP_PORT_NVIDIA)
+#include <cuda.h>
+template <typename F> static inline F pp_port_driver_fn(const char *name)
+{
+    void *f = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion(name, &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+        (void)cudaGetLastError();
+        f = nullptr;
+    }
+    return (F)f;
+}
+static inline cudaError_t pp_alloc_extent(void **base, size_t *size, const void *ptr)
+{
+    typedef CUresult (*range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
+    typedef CUresult (*attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
+    static const range_fn range = pp_port_driver_fn<range_fn>("cuMemGetAddressRange");
+    static const attr_fn attr = pp_port_driver_fn<attr_fn>("cuPointerGetAttribute");
+    const CUdeviceptr p = (CUdeviceptr)(uintptr_t)ptr;
+    int whole = 0; /* a boolean; the int is zeroed whatever width the driver writes */
+    CUdeviceptr b = 0;
+    if (!range || !attr || attr(&whole, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, p) != CUDA_SUCCESS ||
+        !whole || range(&b, size, p) != CUDA_SUCCESS)
+        return cudaErrorInvalidValue;
+    *base = (void *)(uintptr_t)b;
+    return cudaSuccess;
+}
+#else
+static inline hipError_t pp_alloc_extent(void **base, size_t *size, const void *ptr)
+{
+    return hipMemGetAddressRange((hipDeviceptr_t *)base, size, (hipDeviceptr_t)ptr);
+}
+#endif
+
 /* ---- wave width of this compilation pass ---- */
 #if defined(__CUDA_ARCH__)
 #define PP_WAVE 32

@@ -288,15 +288,17 @@ pp_status reduce_to(pp_context *ctx, const typename P::in_t *in, uint64_t n, voi
     void *scratch = nullptr;
     pp_status st = pp__scratch(ctx, need, &scratch);
     if (st != PP_OK) return st;
+    void *staging = nullptr;
+    if (space == PP_RESULT_HOST) PP_TRY(pp_hip_staging(ctx, &staging));
     char *slot = (char *)scratch + need - 256; /* [0, 16): value, [16, 24): index */
     Out *dv = space == PP_RESULT_CONTEXT ? (Out *)out_v_user : (Out *)slot;
     uint64_t *di = out_i_user ? (space == PP_RESULT_CONTEXT ? out_i_user : (uint64_t *)(slot + 16)) : nullptr;
     st = run_reduce<P, Out>(ctx, in, n, dv, di, scratch);
     if (st != PP_OK || space == PP_RESULT_CONTEXT) return st;
-    PP_HIP_TRY(ctx, hipMemcpyAsync(hs->host_staging, slot, 24, hipMemcpyDeviceToHost, hs->stream));
+    PP_HIP_TRY(ctx, hipMemcpyAsync(staging, slot, 24, hipMemcpyDeviceToHost, hs->stream));
     PP_HIP_TRY(ctx, hipStreamSynchronize(hs->stream));
-    memcpy(out_v_user, hs->host_staging, sizeof(Out));
-    if (out_i_user) memcpy(out_i_user, (char *)hs->host_staging + 16, sizeof(uint64_t));
+    memcpy(out_v_user, staging, sizeof(Out));
+    if (out_i_user) memcpy(out_i_user, (char *)staging + 16, sizeof(uint64_t));
     return PP_OK;
 }
 
@@ -373,15 +375,50 @@ PP_DEVICE void seg_bounds(const size_t *offsets, uint64_t s, uint64_t n, uint64_
     if (e < b) e = b;
 }
 
-/* Group of LANES lanes per segment. Segments longer than LANES * SEG_CH * 8 are queued. */
+/* The group path's reduction of [b, e) by the LANES lanes of a group (lane = 0 .. LANES-1):
+ * a fixed order for given (b, e, LANES), wherever the group runs. Every lane of the group
+ * must call it (the result is the group's, in every lane). */
+template <typename P, int LANES>
+PP_DEVICE typename P::acc_t seg_group_reduce(const typename P::in_t *__restrict__ in, uint64_t b, uint64_t e,
+                                             unsigned lane)
+{
+    using A = typename P::acc_t;
+    using Op = typename P::op;
+    /* 12 pairwise levels: a long segment reduced here (see seg_finish) keeps the bound. */
+    stream_acc<Op, A, 12, P::ordered> acc;
+    for (uint64_t base = b + lane; base < e; base += (uint64_t)LANES * SEG_CH) {
+        A v[SEG_CH];
+#pragma unroll
+        for (int c = 0; c < SEG_CH; ++c) {
+            const uint64_t i = base + (uint64_t)c * LANES;
+            v[c] = i < e ? P::make(in[i], i) : Op::identity();
+        }
+        acc.push(pp_tree_reduce<Op>(v));
+    }
+    return pp_wave_reduce<Op, LANES>(acc.result());
+}
+
+/* Control words in the scratch (256 bytes, zeroed before seg_groups): ctrl[0] the queue
+ * (count << 40 | chunks), ctrl[1] nonzero once a long segment did not fit the queue. */
+constexpr int SEG_CTRL_OVERFLOW = 1;
+
+/* Group of LANES lanes per segment. Segments longer than LANES * SEG_CH * 8 are queued.
+ *
+ * Determinism with offsets that are not monotone. Clamped offsets may overlap, so the long
+ * segments can ask for more queue entries or chunks than the buffers hold (they are sized
+ * for n elements). Which claims then fit depends on the order in which groups run, and a
+ * segment reduced by its group adds in another order than one reduced in chunks: the bits
+ * of a float sum would change from call to call. So the path of a long segment must not
+ * depend on the race: whether the total demand exceeds the buffers does not (claims only
+ * add up), and when it does, seg_groups raises ctrl[1], seg_chunks does nothing, and
+ * seg_finish reduces the queued segments with the group path (seg_group_reduce, same
+ * LANES) that reduced the others. With monotone offsets the demand always fits. */
 template <typename P, typename Out, int LANES>
 __global__ __launch_bounds__(BLOCK) void seg_groups(const typename P::in_t *__restrict__ in, uint64_t n,
                                                     const size_t *__restrict__ offsets, uint64_t nseg,
                                                     Out *__restrict__ out, unsigned long long *ctrl,
                                                     seg_long *list, uint64_t max_long, uint64_t max_chunks)
 {
-    using A = typename P::acc_t;
-    using Op = typename P::op;
     constexpr uint64_t LONG = (uint64_t)LANES * SEG_CH * 8;
     const uint64_t g = ((uint64_t)blockIdx.x * BLOCK + threadIdx.x) / LANES;
     const unsigned lane = threadIdx.x % LANES;
@@ -393,13 +430,16 @@ __global__ __launch_bounds__(BLOCK) void seg_groups(const typename P::in_t *__re
         seg_bounds(offsets, g, n, b, e);
         if (e - b > LONG && lane == 0) {
             /* Claim a queue entry and a run of chunk slots in one step (count << 40 | chunks),
-             * only while both fit the buffers: overlapping segments (offsets are unchecked)
-             * can ask for more than n elements' worth, and those stay with the group. */
+             * only while both fit the buffers; a claim that does not fit raises the overflow
+             * word (see above) and the segment stays with the group. */
             const unsigned long long chunks = (e - b + SEG_CHUNK - 1) / SEG_CHUNK;
             unsigned long long old = *(volatile unsigned long long *)ctrl, seen;
             for (;;) {
                 const uint64_t count = old >> SEG_PACK_SHIFT, total = old & ((1ull << SEG_PACK_SHIFT) - 1);
-                if (count + 1 > max_long || total + chunks > max_chunks) break;
+                if (count + 1 > max_long || total + chunks > max_chunks) {
+                    atomicOr(ctrl + SEG_CTRL_OVERFLOW, 1ull);
+                    break;
+                }
                 seen = atomicCAS(ctrl, old, old + ((1ull << SEG_PACK_SHIFT) | chunks));
                 if (seen == old) {
                     seg_long item = {g, b, e, total};
@@ -413,22 +453,12 @@ __global__ __launch_bounds__(BLOCK) void seg_groups(const typename P::in_t *__re
     }
     queued = pp_shfl_any((int)queued, 0, LANES) != 0; /* the group follows its lane 0 */
     if (queued) e = b;
-    /* 12 pairwise levels: a long segment kept by its group (see above) keeps the bound. */
-    stream_acc<Op, A, 12, P::ordered> acc;
-    for (uint64_t base = b + lane; base < e; base += (uint64_t)LANES * SEG_CH) {
-        A v[SEG_CH];
-#pragma unroll
-        for (int c = 0; c < SEG_CH; ++c) {
-            const uint64_t i = base + (uint64_t)c * LANES;
-            v[c] = i < e ? P::make(in[i], i) : Op::identity();
-        }
-        acc.push(pp_tree_reduce<Op>(v));
-    }
-    A r = pp_wave_reduce<Op, LANES>(acc.result());
+    const typename P::acc_t r = seg_group_reduce<P, LANES>(in, b, e, lane);
     if (valid && !queued && lane == 0) P::template store<Out>(r, out + g, nullptr);
 }
 
-/* Persistent grid over all chunks of all queued segments; chunk t's partial to part[t]. */
+/* Persistent grid over all chunks of all queued segments; chunk t's partial to part[t].
+ * Nothing to do after an overflow (seg_finish then takes the group path). */
 template <typename P>
 __global__ __launch_bounds__(BLOCK) void seg_chunks(const typename P::in_t *__restrict__ in,
                                                     const unsigned long long *ctrl, const seg_long *list,
@@ -436,6 +466,7 @@ __global__ __launch_bounds__(BLOCK) void seg_chunks(const typename P::in_t *__re
 {
     using A = typename P::acc_t;
     using Op = typename P::op;
+    if (ctrl[SEG_CTRL_OVERFLOW]) return;
     const unsigned long long c = *ctrl;
     const uint64_t count = c >> SEG_PACK_SHIFT, total = c & ((1ull << SEG_PACK_SHIFT) - 1);
     for (uint64_t t = blockIdx.x; t < total; t += gridDim.x) {
@@ -459,15 +490,32 @@ __global__ __launch_bounds__(BLOCK) void seg_chunks(const typename P::in_t *__re
     }
 }
 
-/* One block per queued segment: combine its chunk partials, store the result. */
-template <typename P, typename Out>
-__global__ __launch_bounds__(BLOCK) void seg_finish(const unsigned long long *ctrl, const seg_long *list,
+/* The queued segments' results: without an overflow one block per segment combines its chunk
+ * partials; after one (ctrl[1], the same in every block) each group of LANES lanes reduces
+ * one queued segment as seg_groups reduces a segment it keeps. */
+template <typename P, typename Out, int LANES>
+__global__ __launch_bounds__(BLOCK) void seg_finish(const typename P::in_t *__restrict__ in,
+                                                    const unsigned long long *ctrl, const seg_long *list,
                                                     const typename P::acc_t *__restrict__ part,
                                                     Out *__restrict__ out)
 {
     using A = typename P::acc_t;
     using Op = typename P::op;
     const uint64_t count = *ctrl >> SEG_PACK_SHIFT;
+    if (ctrl[SEG_CTRL_OVERFLOW]) {
+        constexpr uint64_t GROUPS = BLOCK / LANES;
+        const unsigned lane = threadIdx.x % LANES;
+        /* Rounds uniform across the block: every lane of every group reaches the shuffles. */
+        for (uint64_t j0 = (uint64_t)blockIdx.x * GROUPS; j0 < count; j0 += (uint64_t)gridDim.x * GROUPS) {
+            const uint64_t j = j0 + threadIdx.x / LANES;
+            const bool valid = j < count;
+            seg_long L = {0, 0, 0, 0};
+            if (valid) L = list[j];
+            const A r = seg_group_reduce<P, LANES>(in, L.begin, L.end, lane);
+            if (valid && lane == 0) P::template store<Out>(r, out + L.s, nullptr);
+        }
+        return;
+    }
     for (uint64_t j = blockIdx.x; j < count; j += gridDim.x) {
         const seg_long L = list[j];
         const uint64_t chunks = (L.end - L.begin + SEG_CHUNK - 1) / SEG_CHUNK;
@@ -479,10 +527,31 @@ __global__ __launch_bounds__(BLOCK) void seg_finish(const unsigned long long *ct
     }
 }
 
+template <typename P, typename Out, int LANES>
+pp_status segmented_launch(pp_context *ctx, const pp_segreduce_args *a, uint64_t grid, unsigned long long *ctrl,
+                           seg_long *list, typename P::acc_t *part, uint64_t max_long, uint64_t max_chunks)
+{
+    using In = typename P::in_t;
+    pp_hip_state *hs = pp_hip(ctx);
+    const In *in = (const In *)a->in;
+    Out *out = (Out *)a->out;
+    seg_groups<P, Out, LANES><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, a->n, a->offsets, a->n_segments, out,
+                                                                       ctrl, list, max_long, max_chunks);
+    PP_HIP_CHECK_LAUNCH(ctx, "seg_groups");
+    if (max_long == 0) return PP_OK; /* no segment can be long: one launch */
+    const uint64_t wide = (uint64_t)hs->dev.cu_count * hs->tune.seg_blocks_per_cu;
+    const uint64_t g2 = max_chunks < wide ? max_chunks : wide;
+    seg_chunks<P><<<(unsigned)(g2 ? g2 : 1), BLOCK, 0, hs->stream>>>(in, ctrl, list, part);
+    PP_HIP_CHECK_LAUNCH(ctx, "seg_chunks");
+    const uint64_t g3 = max_long < wide ? max_long : wide;
+    seg_finish<P, Out, LANES><<<(unsigned)(g3 ? g3 : 1), BLOCK, 0, hs->stream>>>(in, ctrl, list, part, out);
+    PP_HIP_CHECK_LAUNCH(ctx, "seg_finish");
+    return PP_OK;
+}
+
 template <typename P, typename Out>
 pp_status segmented_run(pp_context *ctx, const pp_segreduce_args *a)
 {
-    using In = typename P::in_t;
     using A = typename P::acc_t;
     pp_hip_state *hs = pp_hip(ctx);
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
@@ -501,30 +570,18 @@ pp_status segmented_run(pp_context *ctx, const pp_segreduce_args *a)
     unsigned long long *ctrl = (unsigned long long *)scratch;
     seg_long *list = (seg_long *)((char *)scratch + 256);
     A *part = (A *)((char *)list + pp_align256(max_long * sizeof(seg_long)));
-    if (max_long) PP_HIP_TRY(ctx, hipMemsetAsync(ctrl, 0, sizeof *ctrl, hs->stream));
+    if (max_long) PP_HIP_TRY(ctx, hipMemsetAsync(ctrl, 0, 2 * sizeof *ctrl, hs->stream));
 
-    const In *in = (const In *)a->in;
-    Out *out = (Out *)a->out;
     const uint64_t groups_per_block = BLOCK / lanes;
     const uint64_t grid = (nseg + groups_per_block - 1) / groups_per_block;
     if (grid > 0x7fffffffu)
         return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_segmented_reduce: %llu segments exceed one launch",
                         (unsigned long long)nseg);
     switch (lanes) {
-    case 4: seg_groups<P, Out, 4><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, n, a->offsets, nseg, out, ctrl, list, max_long, max_chunks); break;
-    case 16: seg_groups<P, Out, 16><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, n, a->offsets, nseg, out, ctrl, list, max_long, max_chunks); break;
-    default: seg_groups<P, Out, 32><<<(unsigned)grid, BLOCK, 0, hs->stream>>>(in, n, a->offsets, nseg, out, ctrl, list, max_long, max_chunks); break;
+    case 4: return segmented_launch<P, Out, 4>(ctx, a, grid, ctrl, list, part, max_long, max_chunks);
+    case 16: return segmented_launch<P, Out, 16>(ctx, a, grid, ctrl, list, part, max_long, max_chunks);
+    default: return segmented_launch<P, Out, 32>(ctx, a, grid, ctrl, list, part, max_long, max_chunks);
     }
-    PP_HIP_CHECK_LAUNCH(ctx, "seg_groups");
-    if (max_long == 0) return PP_OK; /* no segment can be long: one launch */
-    const uint64_t wide = (uint64_t)hs->dev.cu_count * hs->tune.seg_blocks_per_cu;
-    const uint64_t g2 = max_chunks < wide ? max_chunks : wide;
-    seg_chunks<P><<<(unsigned)(g2 ? g2 : 1), BLOCK, 0, hs->stream>>>(in, ctrl, list, part);
-    PP_HIP_CHECK_LAUNCH(ctx, "seg_chunks");
-    const uint64_t g3 = max_long < wide ? max_long : wide;
-    seg_finish<P, Out><<<(unsigned)(g3 ? g3 : 1), BLOCK, 0, hs->stream>>>(ctrl, list, part, out);
-    PP_HIP_CHECK_LAUNCH(ctx, "seg_finish");
-    return PP_OK;
 }
 
 template <typename In, typename Out> struct segmented_run_t {

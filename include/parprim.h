@@ -25,10 +25,17 @@
  * when it returns.
  *
  * Errors. Every function that can fail returns a pp_status. On failure the context keeps a
- * message naming the argument and the reason (pp_context_last_error) and no output has been
- * written. Arguments are checked once, in the same way, for every backend.
+ * message naming the argument and the reason (pp_context_last_error, until the next failure)
+ * and no output has been written. Arguments are checked once, in the same way, for every
+ * backend. A NULL context gives PP_ERROR_INVALID_ARGUMENT and, having nowhere to keep one, no
+ * message.
  *
- * Counts are size_t: more than 2^31 (and 2^32) elements work on every backend.
+ * Counts are size_t: more than 2^31 (and 2^32) elements work on every backend. A count is
+ * PP_ERROR_INVALID_ARGUMENT, with a message naming it, when the byte size of an array it
+ * sizes (n * the element size, nbins * the count size, (n_segments + 1) * 8, ...) overflows
+ * size_t or runs past the end of the address space, and, on the HIP backend, when the
+ * runtime can tell the array's allocation (memory from pp_malloc or the runtime's own
+ * allocator) and the array runs past its end.
  *
  * Temporary storage comes from a scratch arena owned by the context: grown when a call needs
  * more than it holds, then reused. Callers never query temporary sizes, unless they choose
@@ -120,13 +127,15 @@ typedef enum pp_backend {
 PP_API const char *pp_backend_name(pp_backend backend);
 
 /* Nonzero if `backend` can be used on this machine by this build: CPU always; HIP when the
- * library was built with a HIP path and at least one device is present. */
+ * library was built with a HIP path and at least one device is present; AUTO always (it
+ * falls back to the CPU). */
 PP_API int pp_backend_available(pp_backend backend);
 
-/* Create a context. `device` selects the GPU for PP_BACKEND_HIP (0-based) and is ignored
- * by the CPU backend; PP_BACKEND_AUTO uses device 0 when it chooses HIP.
- * Errors: PP_ERROR_INVALID_ARGUMENT (out NULL, unknown backend, device < 0 or past the
- * device count), PP_ERROR_NO_DEVICE (HIP requested, none present or not built),
+/* Create a context. `device` selects the GPU for PP_BACKEND_HIP (0-based). Only
+ * PP_BACKEND_HIP reads it: PP_BACKEND_CPU ignores it (any value, -1 included, is accepted),
+ * and PP_BACKEND_AUTO ignores it too, using device 0 when it chooses HIP.
+ * Errors: PP_ERROR_INVALID_ARGUMENT (out NULL, unknown backend; for PP_BACKEND_HIP device < 0
+ * or past the device count), PP_ERROR_NO_DEVICE (HIP requested, none present or not built),
  * PP_ERROR_OUT_OF_MEMORY, PP_ERROR_DEVICE. On failure *out is set to NULL. The reason is
  * then available from pp_last_create_error(). */
 PP_API pp_status pp_context_create(pp_context **out, pp_backend backend, int device);
@@ -138,11 +147,11 @@ PP_API const char *pp_last_create_error(void);
  * stream. Memory from pp_malloc that was not freed is not released. Accepts NULL. */
 PP_API void pp_context_destroy(pp_context *ctx);
 
-/* The backend the context runs on (never PP_BACKEND_AUTO). */
+/* The backend the context runs on (never PP_BACKEND_AUTO, except for a NULL ctx). */
 PP_API pp_backend pp_context_backend(const pp_context *ctx);
 
 /* Device name ("NVIDIA H100 80GB HBM3", "AMD Instinct MI250X", or the CPU's model name
- * with its OpenMP thread count). Static for the context's lifetime. */
+ * with its OpenMP thread count; "" for a NULL ctx). Static for the context's lifetime. */
 PP_API const char *pp_context_device_name(const pp_context *ctx);
 
 /* Use the caller's stream (a hipStream_t on AMD, a cudaStream_t on NVIDIA, passed as
@@ -157,18 +166,23 @@ PP_API void *pp_context_stream(const pp_context *ctx);
 /* Wait for all work queued on the context's stream. Synchronizes. */
 PP_API pp_status pp_context_synchronize(pp_context *ctx);
 
-/* The message of the last failed call on this context ("" after a success-only history).
- * Valid until the next call on the context. */
+/* The message of the last failed call on this context ("" if none has failed). A call that
+ * succeeds leaves it as it is, so a program may run clean-up calls between a failure and
+ * reading its message; the next failure replaces it. The string belongs to the context and
+ * stays valid until pp_context_destroy. ctx NULL gives a static message saying so. */
 PP_API const char *pp_context_last_error(const pp_context *ctx);
 
 /* Hand the context a buffer of `bytes` in its memory space to use as scratch instead of its
- * own arena (which is then freed). NULL returns to the context's own arena. A call that
- * needs more than `bytes` fails with PP_ERROR_OUT_OF_MEMORY and a message naming the size
- * it needed. Synchronizes. */
+ * own arena (which is then freed). NULL (with bytes == 0) returns to the context's own
+ * arena. A call that needs more than `bytes` fails with PP_ERROR_OUT_OF_MEMORY and a message
+ * naming the size it needed. Synchronizes. Errors: PP_ERROR_INVALID_ARGUMENT (buffer NULL
+ * with bytes > 0, bytes past the end of the buffer's allocation where known),
+ * PP_ERROR_WRONG_MEMORY_SPACE. */
 PP_API pp_status pp_context_set_scratch(pp_context *ctx, void *buffer, size_t bytes);
 
 /* Grow the context's own arena to at least `bytes` now, so that later calls do not
- * allocate. Synchronizes. */
+ * allocate. Synchronizes. Errors: PP_ERROR_OUT_OF_MEMORY (the allocation failed, or a
+ * caller's buffer from pp_context_set_scratch is in place and holds fewer bytes). */
 PP_API pp_status pp_context_reserve_scratch(pp_context *ctx, size_t bytes);
 
 /* ---- memory in the context's space ------------------------------------------------------ */
@@ -180,7 +194,9 @@ typedef enum pp_copy_kind {
 } pp_copy_kind;
 
 /* Allocate `bytes` (aligned to at least 256 bytes) in the context's space. bytes == 0
- * gives *ptr = NULL and PP_OK. Errors: PP_ERROR_INVALID_ARGUMENT, PP_ERROR_OUT_OF_MEMORY. */
+ * gives *ptr = NULL and PP_OK. Errors: PP_ERROR_INVALID_ARGUMENT (ptr NULL; bytes above
+ * SIZE_MAX - 255, whose rounding to the alignment overflows), PP_ERROR_OUT_OF_MEMORY (also
+ * for a request larger than the device's memory); *ptr is NULL after a failure. */
 PP_API pp_status pp_malloc(pp_context *ctx, void **ptr, size_t bytes);
 
 /* Free memory from pp_malloc on this context. Accepts NULL. Synchronizes on HIP (as the
@@ -189,11 +205,14 @@ PP_API pp_status pp_free(pp_context *ctx, void *ptr);
 
 /* Copy `bytes`. Copies that involve host memory synchronize (the data is in place when the
  * call returns); CONTEXT_TO_CONTEXT is enqueued. Errors: PP_ERROR_INVALID_ARGUMENT
- * (NULL with bytes > 0, unknown kind), PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_DEVICE. */
+ * (NULL with bytes > 0, unknown kind, a range that runs past the end of the address space or
+ * of its allocation, see "Counts" above), PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_DEVICE. */
 PP_API pp_status pp_memcpy(pp_context *ctx, void *dst, const void *src, size_t bytes,
                            pp_copy_kind kind);
 
-/* Set `bytes` bytes of context-space memory to `value` (enqueued). */
+/* Set `bytes` bytes of context-space memory to `value` (enqueued). Errors:
+ * PP_ERROR_INVALID_ARGUMENT (ptr NULL with bytes > 0, a range past the end of the address
+ * space or of its allocation), PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_DEVICE. */
 PP_API pp_status pp_memset(pp_context *ctx, void *ptr, int value, size_t bytes);
 
 /* ---- element types and operators ---------------------------------------------------------- */
@@ -287,11 +306,13 @@ PP_API pp_status pp_argmax(pp_context *ctx, const void *in, size_t n, pp_dtype d
  * treats a segment with end <= begin as empty, so bad offsets never read outside `in`.
  * `in`, `offsets` and `out` (n_segments elements of out_type) are in the context's space.
  * Types and widening as pp_reduce; float results follow the same error bound with n the
- * segment's length. n_segments == 0 writes nothing. Enqueued.
+ * segment's length. n_segments == 0 writes nothing (the other arguments are still checked:
+ * NULL in with n > 0 is an error then too). Enqueued.
  * The GPU maps work by segment length: short segments share a wave, long ones are split
  * across blocks, so many short segments and few long ones are both fast.
  * Errors: PP_ERROR_INVALID_ARGUMENT (NULL in with n > 0, NULL offsets/out with
- * n_segments > 0, unknown dtype or op, op undefined, out_type not allowed),
+ * n_segments > 0, n_segments == SIZE_MAX, unknown dtype or op, op undefined, out_type not
+ * allowed, sizes as in "Counts" above),
  * PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_OUT_OF_MEMORY (scratch), PP_ERROR_DEVICE. */
 PP_API pp_status pp_segmented_reduce(pp_context *ctx, const void *in, size_t n, pp_dtype in_type,
                                      const size_t *offsets, size_t n_segments, pp_op op,
@@ -328,7 +349,8 @@ PP_API pp_status pp_segmented_reduce(pp_context *ctx, const void *in, size_t n, 
  *
  * All scans are enqueued (none synchronizes). Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL, in
  * or out NULL with n > 0, unknown dtype or op, op undefined for the dtype, out_type not
- * allowed, init given to an inclusive scan, bad overlap, unknown kind),
+ * allowed, init given to an inclusive scan, bad overlap, unknown kind, head_flags or offsets
+ * NULL where needed, n_segments == SIZE_MAX, sizes as in "Counts" above),
  * PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_OUT_OF_MEMORY (scratch), PP_ERROR_DEVICE.
  */
 #define PP_SCAN_DEPTH_SLACK 64
@@ -424,7 +446,8 @@ PP_API pp_status pp_segmented_scan_offsets(pp_context *ctx, const void *in, size
  * sample_type not u8/i32/u32/f32/f64 ('sample_type'); count_type not u32/u64 ('count_type');
  * nbins 0 or above PP_HISTOGRAM_MAX_BINS ('nbins'); lower or upper NaN or infinite, lower >= upper,
  * upper - lower or nbins / (upper - lower) overflowing ('lower' / 'upper'); for integer samples
- * lower or upper not a whole number in [-2^53, 2^53], or (upper - lower) * nbins > 2^64),
+ * lower or upper not a whole number in [-2^53, 2^53], or (upper - lower) * nbins > 2^64;
+ * n or nbins too large for its array, as in "Counts" above),
  * PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_OUT_OF_MEMORY (scratch), PP_ERROR_DEVICE. */
 PP_API pp_status pp_histogram_even(pp_context *ctx, const void *samples, size_t n, pp_dtype sample_type,
                                    size_t nbins, double lower, double upper, void *counts,
@@ -465,7 +488,8 @@ PP_API pp_status pp_histogram_range(pp_context *ctx, const void *samples, size_t
  * so the two backends agree within twice that bound. (A caller that needs reproducible float
  * sums can sort by index and use pp_segmented_reduce.)
  * Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; values or indices NULL with n > 0; out NULL
- * with n_out > 0; value_type not one of the six ('value_type'); op not SUM/MIN/MAX ('op')),
+ * with n_out > 0; value_type not one of the six ('value_type'); op not SUM/MIN/MAX ('op'); n or
+ * n_out too large for its arrays, as in "Counts" above),
  * PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_OUT_OF_MEMORY (scratch), PP_ERROR_DEVICE. */
 PP_API pp_status pp_reduce_by_index(pp_context *ctx, const void *values, size_t n, pp_dtype value_type,
                                     const uint32_t *indices, pp_op op, void *out, size_t n_out,
@@ -518,7 +542,10 @@ typedef enum pp_option {
      * counts (0: 2^31); small values let tests run many rounds. */
     PP_OPTION_CPU_HIST_ROUND = 15,      /* 0, 2^16 .. 2^31 */
     /* Test hook: k > 0 makes the k-th allocation from now on (scratch growth, staging, private
-     * tables, pp_malloc; host or device) fail as if memory were exhausted, once; 0: off. */
+     * tables, pp_malloc; host or device) fail as if memory were exhausted, once; 0: off. A
+     * growth of the scratch arena counts as one allocation (its retry at the size asked for
+     * included); the call that makes the failing allocation returns PP_ERROR_OUT_OF_MEMORY
+     * with a message, writes no output, and the context works for the next call. */
     PP_OPTION_FAIL_ALLOC = 16,          /* 0 .. 2^31 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
@@ -534,7 +561,8 @@ typedef enum pp_hist_strategy {
 /* Set an option on the context. Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL, unknown option,
  * value outside pp_option_bounds: the message names both). */
 PP_API pp_status pp_context_set_option(pp_context *ctx, pp_option option, int64_t value);
-/* The option's current value. Errors: PP_ERROR_INVALID_ARGUMENT (NULL, unknown option). */
+/* The option's current value. Errors: PP_ERROR_INVALID_ARGUMENT (NULL, unknown option); the
+ * context is const here, so this call leaves no message. */
 PP_API pp_status pp_context_get_option(const pp_context *ctx, pp_option option, int64_t *value);
 /* Bounds and default of an option (any pointer may be NULL). Errors: unknown option. */
 PP_API pp_status pp_option_bounds(pp_option option, int64_t *lo, int64_t *hi, int64_t *dflt);
@@ -555,7 +583,7 @@ typedef struct pp_plan {
 } pp_plan;
 
 /* The plan of the last primitive call on the context (a zeroed plan before the first).
- * Errors: PP_ERROR_INVALID_ARGUMENT (NULL). */
+ * Errors: PP_ERROR_INVALID_ARGUMENT (NULL; no message, as for pp_context_get_option). */
 PP_API pp_status pp_context_last_plan(const pp_context *ctx, pp_plan *plan);
 
 #endif /* PP_EXPERIMENTAL */

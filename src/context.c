@@ -64,6 +64,7 @@ pp_status pp__fail(pp_context *ctx, pp_status status, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
         va_end(ap);
+        memcpy(ctx->last_error, ctx->message, sizeof ctx->last_error);
     }
     return status;
 }
@@ -90,6 +91,7 @@ int pp_backend_available(pp_backend backend)
 }
 
 static void forget_known(pp_context *ctx);
+static pp_status check_space(pp_context *ctx, const char *fn, const char *arg, const void *p);
 void pp__options_init(pp_context *ctx); /* options.c */
 
 static _Thread_local char create_error[PP_MESSAGE_SIZE];
@@ -115,11 +117,14 @@ pp_status pp_context_create(pp_context **out, pp_backend backend, int device)
     if (backend != PP_BACKEND_AUTO && backend != PP_BACKEND_CPU && backend != PP_BACKEND_HIP)
         return create_fail(PP_ERROR_INVALID_ARGUMENT,
                            "pp_context_create: argument 'backend' has unknown value %d", (int)backend);
-    if (device < 0)
+    /* Only PP_BACKEND_HIP reads `device`; the CPU ignores it and AUTO takes device 0. */
+    if (backend == PP_BACKEND_HIP && device < 0)
         return create_fail(PP_ERROR_INVALID_ARGUMENT,
                            "pp_context_create: argument 'device' is negative (%d)", device);
-    if (backend == PP_BACKEND_AUTO)
+    if (backend == PP_BACKEND_AUTO) {
         backend = pp_backend_available(PP_BACKEND_HIP) ? PP_BACKEND_HIP : PP_BACKEND_CPU;
+        device = 0;
+    }
 
     const struct pp_backend_ops *ops = backend_ops(backend);
     if (!ops)
@@ -148,6 +153,7 @@ pp_status pp_context_create(pp_context **out, pp_backend backend, int device)
         return st;
     }
     ctx->message[0] = '\0';
+    ctx->last_error[0] = '\0';
     *out = ctx;
     return PP_OK;
 }
@@ -167,20 +173,12 @@ const char *pp_context_device_name(const pp_context *ctx) { return ctx ? ctx->de
 
 const char *pp_context_last_error(const pp_context *ctx)
 {
-    return ctx ? ctx->message : "pp_context_last_error: argument 'ctx' is NULL";
+    return ctx ? ctx->last_error : "pp_context_last_error: argument 'ctx' is NULL";
 }
-
-/* Every entry point starts with this: a NULL context cannot hold a message, so it only
- * returns the status. */
-#define CHECK_CTX(ctx)                                      \
-    do {                                                    \
-        if (!(ctx)) return PP_ERROR_INVALID_ARGUMENT;       \
-        (ctx)->message[0] = '\0';                           \
-    } while (0)
 
 pp_status pp_context_set_stream(pp_context *ctx, void *stream)
 {
-    CHECK_CTX(ctx);
+    PP_ENTER(ctx);
     return ctx->ops->set_stream(ctx, stream);
 }
 
@@ -188,7 +186,7 @@ void *pp_context_stream(const pp_context *ctx) { return ctx ? ctx->stream : NULL
 
 pp_status pp_context_synchronize(pp_context *ctx)
 {
-    CHECK_CTX(ctx);
+    PP_ENTER(ctx);
     return ctx->ops->synchronize(ctx);
 }
 
@@ -205,16 +203,14 @@ static void release_scratch(pp_context *ctx)
 
 pp_status pp_context_set_scratch(pp_context *ctx, void *buffer, size_t bytes)
 {
-    CHECK_CTX(ctx);
+    static const char fn[] = "pp_context_set_scratch";
+    PP_ENTER(ctx);
     if (!buffer && bytes > 0)
-        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
-                        "pp_context_set_scratch: argument 'buffer' is NULL with bytes = %zu", bytes);
-    if (buffer && ctx->ops->pointer_kind(ctx, buffer) == PP_PTR_HOST)
-        return pp__fail(ctx, PP_ERROR_WRONG_MEMORY_SPACE,
-                        "pp_context_set_scratch: argument 'buffer' is host memory, not %s memory",
-                        ctx->ops->name);
-    pp_status st = ctx->ops->synchronize(ctx);
-    if (st != PP_OK) return st;
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'buffer' is NULL with bytes = %zu", fn,
+                        bytes);
+    PP_TRY(check_space(ctx, fn, "buffer", buffer));
+    PP_TRY(pp__check_array(ctx, fn, "buffer", buffer, bytes, 1, "bytes"));
+    PP_TRY(ctx->ops->synchronize(ctx));
     forget_known(ctx);
     release_scratch(ctx);
     if (buffer) {
@@ -235,14 +231,29 @@ pp_status pp__scratch(pp_context *ctx, size_t bytes, void **out)
         return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY,
                         "scratch: the caller's buffer holds %zu bytes, this call needs %zu",
                         ctx->scratch_size, bytes);
+    /* One growth is one allocation for the test hook (PP_OPTION_FAIL_ALLOC), also when it
+     * retries below at the size asked for; the arena is kept when the hook fails it. */
+    if (pp__alloc_fails(ctx))
+        return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY,
+                        "scratch: cannot allocate %zu bytes (failed on purpose: PP_OPTION_FAIL_ALLOC)", bytes);
     /* Grow geometrically so that a sequence of growing calls allocates O(log) times. */
     size_t want = bytes < 1u << 20 ? 1u << 20 : bytes;
     if (want < ctx->scratch_size * 2 && ctx->scratch_size * 2 > ctx->scratch_size)
         want = ctx->scratch_size * 2;
     release_scratch(ctx);
     void *p = NULL;
-    pp_status st = pp__mem_alloc(ctx, &p, want, "scratch");
-    if (st != PP_OK && want > bytes) st = pp__mem_alloc(ctx, &p, want = bytes, "scratch");
+    pp_status st = ctx->ops->mem_alloc(ctx, &p, want);
+    if (st != PP_OK && want > bytes) {
+        /* The geometric size did not fit; the size asked for may. A success leaves no trace of
+         * the first failure in the messages. */
+        char kept[PP_MESSAGE_SIZE];
+        memcpy(kept, ctx->last_error, sizeof kept);
+        st = ctx->ops->mem_alloc(ctx, &p, want = bytes);
+        if (st == PP_OK) {
+            memcpy(ctx->last_error, kept, sizeof kept);
+            ctx->message[0] = '\0';
+        }
+    }
     if (st != PP_OK)
         return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY, "scratch: cannot allocate %zu bytes", bytes);
     ctx->scratch = p;
@@ -253,7 +264,7 @@ pp_status pp__scratch(pp_context *ctx, size_t bytes, void **out)
 
 pp_status pp_context_reserve_scratch(pp_context *ctx, size_t bytes)
 {
-    CHECK_CTX(ctx);
+    PP_ENTER(ctx);
     void *p;
     if (bytes == 0) return PP_OK;
     return pp__scratch(ctx, bytes, &p);
@@ -263,20 +274,55 @@ pp_status pp_context_reserve_scratch(pp_context *ctx, size_t bytes)
 
 static void forget_known(pp_context *ctx)
 {
-    for (unsigned i = 0; i < 4; ++i) ctx->known_device[i] = NULL;
+    memset(ctx->known_device, 0, sizeof ctx->known_device);
+}
+
+/* What the backend says about p, through the cache of recent device allocations unless
+ * `fresh`: its kind and, where known, its allocation's [base, base + size) (else base NULL,
+ * size 0). *cached tells whether the answer came from the cache. */
+static pp_ptr_kind lookup(pp_context *ctx, const void *p, const void **base, size_t *size, int fresh,
+                          int *cached)
+{
+    const uintptr_t a = (uintptr_t)p;
+    *cached = 0;
+    for (unsigned i = 0; i < 4; ++i) {
+        struct pp_known_ptr *k = &ctx->known_device[i];
+        if (!k->base || !(k->size ? a - (uintptr_t)k->base < k->size : p == k->base)) continue;
+        if (fresh) { /* drop it: the query below replaces it */
+            k->base = NULL;
+            k->size = 0;
+            continue;
+        }
+        *base = k->size ? k->base : NULL;
+        *size = k->size;
+        *cached = 1;
+        return PP_PTR_DEVICE;
+    }
+    *base = NULL;
+    *size = 0;
+    pp_ptr_kind kind = ctx->ops->pointer_kind(ctx, p, base, size);
+    if (!*base || *size == 0 || a - (uintptr_t)*base >= *size) { /* no usable extent */
+        *base = NULL;
+        *size = 0;
+    }
+    if (kind == PP_PTR_DEVICE) {
+        struct pp_known_ptr *k = &ctx->known_device[ctx->known_next++ & 3];
+        k->base = *size ? *base : p;
+        k->size = *size;
+    }
+    return kind;
 }
 
 static pp_status check_space(pp_context *ctx, const char *fn, const char *arg, const void *p)
 {
     if (!p) return PP_OK;
-    for (unsigned i = 0; i < 4; ++i)
-        if (ctx->known_device[i] == p) return PP_OK;
-    pp_ptr_kind k = ctx->ops->pointer_kind(ctx, p);
-    if (k == PP_PTR_HOST)
+    const void *base;
+    size_t size;
+    int cached;
+    if (lookup(ctx, p, &base, &size, 0, &cached) == PP_PTR_HOST)
         return pp__fail(ctx, PP_ERROR_WRONG_MEMORY_SPACE,
                         "%s: argument '%s' is host memory, not %s device memory", fn, arg,
                         ctx->ops->name);
-    if (k == PP_PTR_DEVICE) ctx->known_device[ctx->known_next++ & 3] = p;
     return PP_OK;
 }
 
@@ -285,18 +331,75 @@ pp_status pp__check_in_space(pp_context *ctx, const char *fn, const char *arg, c
     return check_space(ctx, fn, arg, p);
 }
 
+/* The size checks of pp__check_array; `in_space`: also the space and the allocation's
+ * extent (0 for host memory that is not in the context's space, such as a memcpy's host
+ * side). */
+static pp_status check_range(pp_context *ctx, const char *fn, const char *arg, const void *p, size_t count,
+                             size_t size, const char *count_arg, int in_space)
+{
+    if (count == 0) return PP_OK;
+    if (!p)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument '%s' is NULL with %s = %zu", fn, arg,
+                        count_arg, count);
+    if (count > SIZE_MAX / size)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "%s: argument '%s' is too large (%zu): %zu elements of %zu bytes for '%s' "
+                        "overflow size_t",
+                        fn, count_arg, count, count, size, arg);
+    const size_t bytes = count * size;
+    const uintptr_t a = (uintptr_t)p;
+    if (bytes - 1 > UINTPTR_MAX - a)
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "%s: argument '%s' is too large (%zu): %zu bytes from '%s' (%p) run past the end of "
+                        "the address space",
+                        fn, count_arg, count, bytes, arg, p);
+    if (!in_space) return PP_OK;
+    const void *base;
+    size_t extent;
+    int cached;
+    pp_ptr_kind kind = lookup(ctx, p, &base, &extent, 0, &cached);
+    /* The allocation the cache remembers may have been freed (by another context, or by the
+     * runtime directly) and its address reused by a larger one: ask again before refusing. */
+    if (cached && extent && bytes > extent - (a - (uintptr_t)base))
+        kind = lookup(ctx, p, &base, &extent, 1, &cached);
+    if (kind == PP_PTR_HOST)
+        return pp__fail(ctx, PP_ERROR_WRONG_MEMORY_SPACE,
+                        "%s: argument '%s' is host memory, not %s device memory", fn, arg,
+                        ctx->ops->name);
+    if (extent && bytes > extent - (a - (uintptr_t)base))
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "%s: argument '%s' is too large (%zu): '%s' needs %zu bytes, but its allocation "
+                        "(%zu bytes) ends %zu bytes after %p",
+                        fn, count_arg, count, arg, bytes, extent, extent - (size_t)(a - (uintptr_t)base), p);
+    return PP_OK;
+}
+
+pp_status pp__check_array(pp_context *ctx, const char *fn, const char *arg, const void *p, size_t count,
+                          size_t size, const char *count_arg)
+{
+    return check_range(ctx, fn, arg, p, count, size, count_arg, 1);
+}
+
+/* Every allocation is rounded up to the backend's 256-byte alignment. */
+#define PP_ALLOC_ROUND ((size_t)256)
+
 pp_status pp_malloc(pp_context *ctx, void **ptr, size_t bytes)
 {
-    CHECK_CTX(ctx);
+    PP_ENTER(ctx);
     if (!ptr) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_malloc: argument 'ptr' is NULL");
     *ptr = NULL;
     if (bytes == 0) return PP_OK;
+    if (bytes > SIZE_MAX - (PP_ALLOC_ROUND - 1))
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "pp_malloc: argument 'bytes' is too large (%zu): rounded up to a multiple of %zu it "
+                        "overflows size_t",
+                        bytes, PP_ALLOC_ROUND);
     return pp__mem_alloc(ctx, ptr, bytes, "pp_malloc");
 }
 
 pp_status pp_free(pp_context *ctx, void *ptr)
 {
-    CHECK_CTX(ctx);
+    PP_ENTER(ctx);
     if (!ptr) return PP_OK;
     forget_known(ctx);
     return ctx->ops->mem_free(ctx, ptr);
@@ -304,26 +407,24 @@ pp_status pp_free(pp_context *ctx, void *ptr)
 
 pp_status pp_memcpy(pp_context *ctx, void *dst, const void *src, size_t bytes, pp_copy_kind kind)
 {
-    CHECK_CTX(ctx);
+    static const char fn[] = "pp_memcpy";
+    PP_ENTER(ctx);
     if (kind != PP_COPY_HOST_TO_CONTEXT && kind != PP_COPY_CONTEXT_TO_HOST &&
         kind != PP_COPY_CONTEXT_TO_CONTEXT)
-        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
-                        "pp_memcpy: argument 'kind' has unknown value %d", (int)kind);
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'kind' has unknown value %d", fn, (int)kind);
     if (bytes == 0) return PP_OK;
-    if (!dst) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_memcpy: argument 'dst' is NULL with bytes = %zu", bytes);
-    if (!src) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_memcpy: argument 'src' is NULL with bytes = %zu", bytes);
-    pp_status st;
-    if (kind != PP_COPY_HOST_TO_CONTEXT && (st = check_space(ctx, "pp_memcpy", "src", src)) != PP_OK) return st;
-    if (kind != PP_COPY_CONTEXT_TO_HOST && (st = check_space(ctx, "pp_memcpy", "dst", dst)) != PP_OK) return st;
+    if (!dst) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'dst' is NULL with bytes = %zu", fn, bytes);
+    if (!src) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'src' is NULL with bytes = %zu", fn, bytes);
+    PP_TRY(check_range(ctx, fn, "src", src, bytes, 1, "bytes", kind != PP_COPY_HOST_TO_CONTEXT));
+    PP_TRY(check_range(ctx, fn, "dst", dst, bytes, 1, "bytes", kind != PP_COPY_CONTEXT_TO_HOST));
     return ctx->ops->mem_copy(ctx, dst, src, bytes, kind);
 }
 
 pp_status pp_memset(pp_context *ctx, void *ptr, int value, size_t bytes)
 {
-    CHECK_CTX(ctx);
+    PP_ENTER(ctx);
     if (bytes == 0) return PP_OK;
     if (!ptr) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_memset: argument 'ptr' is NULL with bytes = %zu", bytes);
-    pp_status st = check_space(ctx, "pp_memset", "ptr", ptr);
-    if (st != PP_OK) return st;
+    PP_TRY(pp__check_array(ctx, "pp_memset", "ptr", ptr, bytes, 1, "bytes"));
     return ctx->ops->mem_set(ctx, ptr, value, bytes);
 }

@@ -8,38 +8,18 @@
 #include "internal.h"
 #include "histogram_bins.h"
 
-#define TRY(x)                                \
-    do {                                      \
-        pp_status st_ = (x);                  \
-        if (st_ != PP_OK) return st_;         \
-    } while (0)
+#define TRY PP_TRY
 
-static int sample_type_ok(pp_dtype t)
-{
-    return t == PP_U8 || t == PP_I32 || t == PP_U32 || t == PP_F32 || t == PP_F64;
-}
+#define SAMPLE_TYPES (PP_DT(PP_U8) | PP_DT(PP_I32) | PP_DT(PP_U32) | PP_DT(PP_F32) | PP_DT(PP_F64))
+#define COUNT_TYPES (PP_DT(PP_U32) | PP_DT(PP_U64))
+#define VALUE_TYPES (PP_DT_ALL & ~PP_DT(PP_U8))
 
 /* Checks shared by pp_histogram_even and pp_histogram_range (everything but the bins). */
 static pp_status check_common(pp_context *ctx, const char *fn, const void *samples, size_t n,
                               pp_dtype sample_type, size_t nbins, const void *counts, pp_dtype count_type)
 {
-    if (!sample_type_ok(sample_type)) {
-        const char *name = pp_dtype_name(sample_type);
-        if (name)
-            return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
-                            "%s: argument 'sample_type' is %s; histograms take u8, i32, u32, f32 or f64 samples",
-                            fn, name);
-        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'sample_type' has unknown value %d", fn,
-                        (int)sample_type);
-    }
-    if (count_type != PP_U32 && count_type != PP_U64) {
-        const char *name = pp_dtype_name(count_type);
-        if (name)
-            return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'count_type' is %s; counts are u32 or u64",
-                            fn, name);
-        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'count_type' has unknown value %d", fn,
-                        (int)count_type);
-    }
+    TRY(pp__check_dtype(ctx, fn, "sample_type", sample_type, SAMPLE_TYPES));
+    TRY(pp__check_dtype(ctx, fn, "count_type", count_type, COUNT_TYPES));
     if (nbins == 0)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'nbins' is 0 (at least one bin)", fn);
     if (nbins > PP_HISTOGRAM_MAX_BINS)
@@ -48,7 +28,8 @@ static pp_status check_common(pp_context *ctx, const char *fn, const void *sampl
     if (!samples && n > 0)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'samples' is NULL with n = %zu", fn, n);
     if (!counts) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'counts' is NULL", fn);
-    return PP_OK;
+    TRY(pp__check_array(ctx, fn, "samples", samples, n, pp_dtype_size(sample_type), "n"));
+    return pp__check_array(ctx, fn, "counts", counts, nbins, pp_dtype_size(count_type), "nbins");
 }
 
 static uint64_t gcd_u64(uint64_t a, uint64_t b)
@@ -143,9 +124,6 @@ static pp_status even_params(pp_context *ctx, const char *fn, pp_dtype t, size_t
 
 static pp_status call_histogram(pp_context *ctx, const char *fn, const pp_histogram_args *a)
 {
-    if (a->n > 0) TRY(pp__check_in_space(ctx, fn, "samples", a->samples));
-    TRY(pp__check_in_space(ctx, fn, "counts", a->counts));
-    if (a->kind == PP_HIST_RANGE) TRY(pp__check_in_space(ctx, fn, "edges", a->edges));
     if (!ctx->ops->histogram)
         return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: backend '%s' has no histogram", fn, ctx->ops->name);
     return ctx->ops->histogram(ctx, a);
@@ -170,8 +148,7 @@ pp_status pp_histogram_even(pp_context *ctx, const void *samples, size_t n, pp_d
                             double lower, double upper, void *counts, pp_dtype count_type)
 {
     static const char fn[] = "pp_histogram_even";
-    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
-    ctx->message[0] = '\0';
+    PP_ENTER(ctx);
     TRY(check_common(ctx, fn, samples, n, sample_type, nbins, counts, count_type));
     pp_histogram_args a = hist_args(PP_HIST_EVEN, samples, n, sample_type, nbins, counts, count_type);
     TRY(even_params(ctx, fn, sample_type, nbins, lower, upper, &a.even));
@@ -182,10 +159,10 @@ pp_status pp_histogram_range(pp_context *ctx, const void *samples, size_t n, pp_
                              const double *edges, size_t nbins, void *counts, pp_dtype count_type)
 {
     static const char fn[] = "pp_histogram_range";
-    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
-    ctx->message[0] = '\0';
+    PP_ENTER(ctx);
     TRY(check_common(ctx, fn, samples, n, sample_type, nbins, counts, count_type));
     if (!edges) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'edges' is NULL", fn);
+    TRY(pp__check_array(ctx, fn, "edges", edges, nbins + 1, sizeof *edges, "nbins"));
     pp_histogram_args a = hist_args(PP_HIST_RANGE, samples, n, sample_type, nbins, counts, count_type);
     a.edges = edges;
     a.even.nbins = (uint32_t)nbins;
@@ -198,14 +175,8 @@ pp_status pp_reduce_by_index(pp_context *ctx, const void *values, size_t n, pp_d
                              const uint32_t *indices, pp_op op, void *out, size_t n_out, uint64_t *n_skipped)
 {
     static const char fn[] = "pp_reduce_by_index";
-    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
-    ctx->message[0] = '\0';
-    if (!pp__dtype_valid(value_type))
-        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'value_type' has unknown value %d", fn,
-                        (int)value_type);
-    if (value_type == PP_U8)
-        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
-                        "%s: argument 'value_type' is u8; values are i32, u32, i64, u64, f32 or f64", fn);
+    PP_ENTER(ctx);
+    TRY(pp__check_dtype(ctx, fn, "value_type", value_type, VALUE_TYPES));
     if (!pp__op_valid(op))
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'op' has unknown value %d", fn, (int)op);
     if (op != PP_OP_SUM && op != PP_OP_MIN && op != PP_OP_MAX)
@@ -217,12 +188,10 @@ pp_status pp_reduce_by_index(pp_context *ctx, const void *values, size_t n, pp_d
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'indices' is NULL with n = %zu", fn, n);
     if (!out && n_out > 0)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' is NULL with n_out = %zu", fn, n_out);
-    if (n > 0) {
-        TRY(pp__check_in_space(ctx, fn, "values", values));
-        TRY(pp__check_in_space(ctx, fn, "indices", indices));
-    }
-    if (n_out > 0) TRY(pp__check_in_space(ctx, fn, "out", out));
-    TRY(pp__check_in_space(ctx, fn, "n_skipped", n_skipped));
+    TRY(pp__check_array(ctx, fn, "values", values, n, pp_dtype_size(value_type), "n"));
+    TRY(pp__check_array(ctx, fn, "indices", indices, n, sizeof *indices, "n"));
+    TRY(pp__check_array(ctx, fn, "out", out, n_out, pp_dtype_size(value_type), "n_out"));
+    TRY(pp__check_array(ctx, fn, "n_skipped", n_skipped, n_skipped ? 1 : 0, sizeof *n_skipped, "n_skipped"));
     if (!ctx->ops->reduce_by_index)
         return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: backend '%s' has no reduce-by-index", fn, ctx->ops->name);
     /* Indices are 32-bit: outputs past 2^32 can never be reached. */

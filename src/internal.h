@@ -151,7 +151,9 @@ struct pp_backend_ops {
     pp_status (*mem_copy)(pp_context *ctx, void *dst, const void *src, size_t bytes,
                           pp_copy_kind kind);
     pp_status (*mem_set)(pp_context *ctx, void *ptr, int value, size_t bytes);
-    pp_ptr_kind (*pointer_kind)(pp_context *ctx, const void *ptr);
+    /* What `ptr` is; for device memory whose allocation the runtime can tell, also that
+     * allocation's first byte and size (*base = NULL, *size = 0 where it cannot). */
+    pp_ptr_kind (*pointer_kind)(pp_context *ctx, const void *ptr, const void **base, size_t *size);
 
     pp_status (*reduce)(pp_context *ctx, const pp_reduce_args *a);
     pp_status (*argreduce)(pp_context *ctx, const pp_argreduce_args *a);
@@ -179,13 +181,23 @@ struct pp_context {
     size_t scratch_size;
     int scratch_is_caller_owned;
 
-    /* Pointers the backend recently said are device memory: the space check of a call is
-     * a runtime query (about a microsecond on CUDA), repeated on every small call
-     * otherwise. pp_free and pp_context_set_scratch clear it. */
-    const void *known_device[4];
+    /* Device allocations (or, where the runtime cannot tell the extent, single pointers)
+     * the backend recently described: the space and extent checks of a call are runtime
+     * queries (about a microsecond each on CUDA), repeated on every small call otherwise.
+     * A pointer inside [base, base + size) hits; size 0 matches `base` only. pp_free and
+     * pp_context_set_scratch clear it. */
+    struct pp_known_ptr {
+        const void *base;
+        size_t size;
+    } known_device[4];
     unsigned known_next;
 
+    /* The call in progress: its failure message ("" while it has not failed). Cleared by
+     * PP_ENTER; backends and src/ test it to tell whether the call already said why. */
     char message[PP_MESSAGE_SIZE];
+    /* What pp_context_last_error returns: the message of the last failed call, kept until
+     * the next failure (pp__fail copies `message` here). */
+    char last_error[PP_MESSAGE_SIZE];
 
     /* Experimental options (pp_context_set_option), indexed by pp_option; defaults from
      * pp_option_bounds. Read through pp__option(). */
@@ -211,8 +223,18 @@ pp_status pp__mem_alloc(pp_context *ctx, void **ptr, size_t bytes, const char *w
 void pp__set_plan(pp_context *ctx, const char *family, const char *strategy, uint64_t grid,
                   uint64_t tiles, int64_t p0, int64_t p1, int64_t p2, int64_t p3);
 
+/* The preamble of every entry point that takes a context: a NULL context cannot hold a
+ * message, so the call only returns PP_ERROR_INVALID_ARGUMENT; otherwise the message of the
+ * call in progress starts empty (pp_context_last_error keeps the last failure's). */
+#define PP_ENTER(ctx)                                       \
+    do {                                                    \
+        if (!(ctx)) return PP_ERROR_INVALID_ARGUMENT;       \
+        (ctx)->message[0] = '\0';                           \
+    } while (0)
+
 /* Record a failure on ctx (printf-style message naming the argument and the reason) and
- * return `status`, so that a backend can write `return pp__fail(ctx, PP_ERROR_..., ...)`. */
+ * return `status`, so that a backend can write `return pp__fail(ctx, PP_ERROR_..., ...)`.
+ * The message also becomes pp_context_last_error's. */
 pp_status pp__fail(pp_context *ctx, pp_status status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -228,6 +250,23 @@ pp_status pp__scratch(pp_context *ctx, size_t bytes, void **out);
  * tell that `p` is not in the context's space; PP_OK otherwise (p may be NULL). */
 pp_status pp__check_in_space(pp_context *ctx, const char *fn, const char *arg, const void *p);
 
+/* The array argument `arg` = p of `count` elements of `size` bytes, `count` being the
+ * argument (or expression) named `count_arg`. With count > 0 (p not NULL: the caller checks
+ * that first), PP_ERROR_INVALID_ARGUMENT naming `count_arg` and `arg` when count * size
+ * overflows size_t, when [p, p + count * size) runs past the end of the address space, or
+ * when the backend can tell p's allocation and the range runs past its end; then the space
+ * check of pp__check_in_space. count == 0: PP_OK. */
+pp_status pp__check_array(pp_context *ctx, const char *fn, const char *arg, const void *p, size_t count,
+                          size_t size, const char *count_arg);
+
+/* Sets of dtypes for pp__check_dtype: bit t is dtype t. */
+#define PP_DT(t) (1u << (t))
+#define PP_DT_ALL (PP_DT(PP_U8) | PP_DT(PP_I32) | PP_DT(PP_U32) | PP_DT(PP_I64) | PP_DT(PP_U64) | \
+                   PP_DT(PP_F32) | PP_DT(PP_F64))
+/* PP_ERROR_INVALID_ARGUMENT naming `arg` when `t` is not a dtype ("has unknown value") or
+ * not in `allowed` (the message lists the set); PP_OK otherwise. */
+pp_status pp__check_dtype(pp_context *ctx, const char *fn, const char *arg, pp_dtype t, unsigned allowed);
+
 /* Facts about dtypes and ops shared by every backend (src/types.c). */
 int pp__dtype_valid(pp_dtype t);
 int pp__dtype_is_float(pp_dtype t);
@@ -237,11 +276,17 @@ int pp__op_valid(pp_op op);
 int pp__op_defined(pp_op op, pp_dtype t);
 /* Whether a reduction with `op` from in_type may produce out_type. */
 int pp__reduce_out_allowed(pp_op op, pp_dtype in_type, pp_dtype out_type);
+/* "u8->u32, u8->u64, ..." : the widening sums of type_pairs.h, for messages. */
+void pp__widenings_text(char *buf, size_t size);
 /* Checks of (in_type, op, out_type) shared by the reduce and scan families (src/reduce.c):
  * valid dtypes and op, op defined for in_type, out_type allowed (pp__reduce_out_allowed).
  * `fn` names the entry point in the message. */
 pp_status pp__check_op_types(pp_context *ctx, const char *fn, pp_dtype in_type, pp_op op,
                              pp_dtype out_type);
+
+/* The offsets argument of the segmented calls (n_segments + 1 entries): NULL with
+ * n_segments > 0, n_segments == SIZE_MAX, sizes, space (src/reduce.c). */
+pp_status pp__check_offsets(pp_context *ctx, const char *fn, const size_t *offsets, size_t n_segments);
 
 /* Return the status of `x` from the enclosing function unless it is PP_OK. */
 #define PP_TRY(x)                         \

@@ -64,8 +64,7 @@ void pp__options_init(pp_context *ctx)
 
 pp_status pp_context_set_option(pp_context *ctx, pp_option option, int64_t value)
 {
-    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
-    ctx->message[0] = '\0';
+    PP_ENTER(ctx);
     const option_info *in = info(option);
     if (!in)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,

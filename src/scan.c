@@ -29,9 +29,8 @@ static pp_status check_scan(pp_context *ctx, const char *fn, const void *in, siz
     if (!out && n > 0)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' is NULL with n = %zu", fn, n);
     size_t isz = pp_dtype_size(in_type), osz = pp_dtype_size(out_type);
-    if (n > SIZE_MAX / osz)
-        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'n' (%zu) overflows the output size",
-                        fn, n);
+    PP_TRY(pp__check_array(ctx, fn, "in", in, n, isz, "n"));
+    PP_TRY(pp__check_array(ctx, fn, "out", out, n, osz, "n"));
     if (n > 0 && !(out == in && isz == osz) && overlaps(out, n * osz, in, n * isz))
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
                         "%s: argument 'out' overlaps 'in' (only out == in with equal element sizes is "
@@ -39,10 +38,6 @@ static pp_status check_scan(pp_context *ctx, const char *fn, const void *in, siz
                         fn);
     if (n > 0 && head_flags && overlaps(out, n * osz, head_flags, n))
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' overlaps 'head_flags'", fn);
-    if (n > 0) {
-        PP_TRY(pp__check_in_space(ctx, fn, "in", in));
-        PP_TRY(pp__check_in_space(ctx, fn, "out", out));
-    }
     if (!ctx->ops->scan)
         return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: backend '%s' has no scan", fn, ctx->ops->name);
     memset(a, 0, sizeof *a);
@@ -64,8 +59,7 @@ pp_status pp_inclusive_scan(pp_context *ctx, const void *in, size_t n, pp_dtype 
                             pp_dtype out_type)
 {
     static const char fn[] = "pp_inclusive_scan";
-    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
-    ctx->message[0] = '\0';
+    PP_ENTER(ctx);
     pp_scan_args a;
     PP_TRY(check_scan(ctx, fn, in, n, in_type, op, PP_SCAN_INCLUSIVE, NULL, out, out_type, NULL, &a));
     if (n == 0) return PP_OK;
@@ -76,8 +70,7 @@ pp_status pp_exclusive_scan(pp_context *ctx, const void *in, size_t n, pp_dtype 
                             const void *init, void *out, pp_dtype out_type)
 {
     static const char fn[] = "pp_exclusive_scan";
-    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
-    ctx->message[0] = '\0';
+    PP_ENTER(ctx);
     pp_scan_args a;
     PP_TRY(check_scan(ctx, fn, in, n, in_type, op, PP_SCAN_EXCLUSIVE, init, out, out_type, NULL, &a));
     if (n == 0) return PP_OK;
@@ -89,15 +82,14 @@ pp_status pp_segmented_scan_flags(pp_context *ctx, const void *in, size_t n, pp_
                                   void *out, pp_dtype out_type)
 {
     static const char fn[] = "pp_segmented_scan_flags";
-    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
-    ctx->message[0] = '\0';
+    PP_ENTER(ctx);
     if (!head_flags && n > 0)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'head_flags' is NULL with n = %zu", fn,
                         n);
+    PP_TRY(pp__check_array(ctx, fn, "head_flags", head_flags, n, 1, "n"));
     pp_scan_args a;
     PP_TRY(check_scan(ctx, fn, in, n, in_type, op, (int)kind, init, out, out_type, head_flags, &a));
     if (n == 0) return PP_OK;
-    PP_TRY(pp__check_in_space(ctx, fn, "head_flags", head_flags));
     a.head_flags = head_flags;
     return ctx->ops->scan(ctx, &a);
 }
@@ -107,18 +99,11 @@ pp_status pp_segmented_scan_offsets(pp_context *ctx, const void *in, size_t n, p
                                     const void *init, void *out, pp_dtype out_type)
 {
     static const char fn[] = "pp_segmented_scan_offsets";
-    if (!ctx) return PP_ERROR_INVALID_ARGUMENT;
-    ctx->message[0] = '\0';
-    if (!offsets && n_segments > 0)
-        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'offsets' is NULL with n_segments = %zu",
-                        fn, n_segments);
-    if (n_segments == SIZE_MAX)
-        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
-                        "%s: argument 'n_segments' is SIZE_MAX (offsets would need SIZE_MAX + 1 entries)", fn);
+    PP_ENTER(ctx);
+    PP_TRY(pp__check_offsets(ctx, fn, offsets, n_segments));
     pp_scan_args a;
     PP_TRY(check_scan(ctx, fn, in, n, in_type, op, (int)kind, init, out, out_type, NULL, &a));
     if (n == 0 || n_segments == 0) return PP_OK;
-    PP_TRY(pp__check_in_space(ctx, fn, "offsets", offsets));
     a.offsets = offsets;
     a.n_segments = n_segments;
     return ctx->ops->scan(ctx, &a);

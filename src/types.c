@@ -1,5 +1,6 @@
 /* types.c -- dtype and op facts shared by the checks of every primitive. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -50,6 +51,32 @@ int pp__reduce_out_allowed(pp_op op, pp_dtype in, pp_dtype out)
     PP_FOR_EACH_WIDENING(PP_WIDENS, ~)
 #undef PP_WIDENS
     return 0;
+}
+
+pp_status pp__check_dtype(pp_context *ctx, const char *fn, const char *arg, pp_dtype t, unsigned allowed)
+{
+    if (!pp__dtype_valid(t))
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument '%s' has unknown value %d", fn, arg, (int)t);
+    if (allowed & PP_DT(t)) return PP_OK;
+    char set[64] = "";
+    size_t len = 0;
+    for (int d = PP_U8; d <= PP_F64; ++d)
+        if (allowed & PP_DT(d))
+            len += (size_t)snprintf(set + len, sizeof set - len, "%s%s", len ? ", " : "", pp_dtype_name((pp_dtype)d));
+    return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument '%s' is %s; it must be one of %s", fn, arg,
+                    pp_dtype_name(t), set);
+}
+
+void pp__widenings_text(char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+#define PP_WIDENING_TEXT(unused, I, O, ci, co)                                                          \
+    if (len < size)                                                                                   \
+        len += (size_t)snprintf(buf + len, size - len, "%s%s->%s", len ? ", " : "", pp_dtype_name(I), \
+                                pp_dtype_name(O));
+    PP_FOR_EACH_WIDENING(PP_WIDENING_TEXT, ~)
+#undef PP_WIDENING_TEXT
 }
 
 void pp__identity(pp_op op, pp_dtype t, void *out)

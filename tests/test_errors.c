@@ -265,6 +265,10 @@ static void t_seg_bad_args(void **state)
     seg_case(env, "xor on f32, n_segments = 0", in, 8, PP_F32, off, 0, PP_OP_XOR, 0, PP_F32, E, "'op'");
     seg_case(env, "unknown in_type, n_segments = 0", in, 8, BAD_DTYPE, off, 0, PP_OP_SUM, 0, PP_F32, E, "'in_type'");
     seg_case(env, "n_segments SIZE_MAX", in, 8, PP_I32, off, SIZE_MAX, PP_OP_SUM, 0, PP_I32, E, "'n_segments'");
+    /* The header lists NULL in with n > 0 as invalid, with nothing to do too. */
+    seg_case(env, "in NULL with n > 0, n_segments = 0", NULL, 8, PP_F32, off, 0, PP_OP_SUM, 0, PP_F32, E, "'in'");
+    seg_case(env, "in NULL with n > 0, n_segments = 0, offsets and out NULL", NULL, 8, PP_F32, NULL, 0, PP_OP_SUM,
+             1, PP_F32, E, "'in'");
     tc_free(ctx, in);
     tc_free(ctx, off);
 }
@@ -439,6 +443,18 @@ static void t_memory_bad_args(void **state)
     tc_free(ctx, dev);
 }
 
+/* The context still works after failures: a small reduce gives its sum. */
+static void expect_works(tc_env *env, const char *after)
+{
+    tc_case("%s: a reduce after %s", pp_backend_name(env->backend), after);
+    const int32_t data[5] = {1, 2, 3, 4, 5};
+    void *din = tc_upload(env->ctx, data, sizeof data);
+    int32_t sum = 0;
+    TC_OK(env->ctx, pp_reduce(env->ctx, din, 5, PP_I32, PP_OP_SUM, &sum, PP_I32, PP_RESULT_HOST));
+    TC_CHECK(sum == 15, "sum %d", (int)sum);
+    tc_free(env->ctx, din);
+}
+
 static int contains_number(const char *msg, unsigned long long v)
 {
     char num[32];
@@ -461,14 +477,7 @@ static void t_out_of_memory(void **state)
     tc_case("%s: pp_context_reserve_scratch(SIZE_MAX / 2)", pp_backend_name(env->backend));
     st = pp_context_reserve_scratch(ctx, huge);
     expect_fail(ctx, st, PP_ERROR_OUT_OF_MEMORY, NULL);
-    /* The context still works afterwards. */
-    tc_case("%s: a reduce after out-of-memory", pp_backend_name(env->backend));
-    const int32_t data[5] = {1, 2, 3, 4, 5};
-    void *din = tc_upload(ctx, data, sizeof data);
-    int32_t sum = 0;
-    TC_OK(ctx, pp_reduce(ctx, din, 5, PP_I32, PP_OP_SUM, &sum, PP_I32, PP_RESULT_HOST));
-    TC_CHECK(sum == 15, "sum %d", (int)sum);
-    tc_free(ctx, din);
+    expect_works(env, "out-of-memory");
 }
 
 /* A caller's scratch buffer that is too small: PP_ERROR_OUT_OF_MEMORY naming the size. */
@@ -553,14 +562,28 @@ static void t_context_create(void **state)
     TC_CHECK(pp_context_create(&c, (pp_backend)-1, 0) == PP_ERROR_INVALID_ARGUMENT, "backend -1");
     TC_CHECK(c == NULL, "*out not set to NULL on failure");
     TC_CHECK(strstr(pp_last_create_error(), "'backend'") != NULL, "message \"%s\"", pp_last_create_error());
-    tc_case("pp_context_create with device -1");
-    const pp_backend bs[3] = {PP_BACKEND_CPU, PP_BACKEND_HIP, PP_BACKEND_AUTO};
-    for (int b = 0; b < 3; ++b) {
-        c = (pp_context *)&c;
-        TC_CHECK(pp_context_create(&c, bs[b], -1) == PP_ERROR_INVALID_ARGUMENT, "backend %s", pp_backend_name(bs[b]));
-        TC_CHECK(c == NULL, "*out not set to NULL on failure");
-        TC_CHECK(strstr(pp_last_create_error(), "'device'") != NULL, "message \"%s\"", pp_last_create_error());
-    }
+    /* Only PP_BACKEND_HIP reads `device` (the header): -1 is an error there, and ignored by
+     * the CPU backend and by AUTO (which takes device 0 when it chooses HIP). */
+    tc_case("pp_context_create HIP with device -1");
+    c = (pp_context *)&c;
+    TC_CHECK(pp_context_create(&c, PP_BACKEND_HIP, -1) == PP_ERROR_INVALID_ARGUMENT, "backend hip");
+    TC_CHECK(c == NULL, "*out not set to NULL on failure");
+    TC_CHECK(strstr(pp_last_create_error(), "'device'") != NULL, "message \"%s\"", pp_last_create_error());
+    const pp_backend ignoring[2] = {PP_BACKEND_CPU, PP_BACKEND_AUTO};
+    const int devices[3] = {-1, 7, INT32_MIN};
+    for (int b = 0; b < 2; ++b)
+        for (int d = 0; d < 3; ++d) {
+            tc_case("pp_context_create %s with device %d", pp_backend_name(ignoring[b]), devices[d]);
+            c = NULL;
+            TC_CHECK(pp_context_create(&c, ignoring[b], devices[d]) == PP_OK, "%s", pp_last_create_error());
+            TC_CHECK(c != NULL, "no context");
+            _Alignas(16) int32_t one = 1, sum = 0;
+            int32_t *din = (int32_t *)tc_upload(c, &one, sizeof one);
+            TC_OK(c, pp_reduce(c, din, 1, PP_I32, PP_OP_SUM, &sum, PP_I32, PP_RESULT_HOST));
+            TC_CHECK(sum == 1, "sum %d", (int)sum);
+            tc_free(c, din);
+            pp_context_destroy(c);
+        }
     tc_case("pp_context_create with out NULL");
     TC_CHECK(pp_context_create(NULL, PP_BACKEND_CPU, 0) == PP_ERROR_INVALID_ARGUMENT, "out NULL");
     TC_CHECK(strstr(pp_last_create_error(), "'out'") != NULL, "message \"%s\"", pp_last_create_error());
@@ -738,6 +761,26 @@ static void t_message_replaced(void **state)
     expect_fail(ctx, pp_reduce(ctx, NULL, 3, PP_F32, PP_OP_SUM, out, PP_F32, PP_RESULT_HOST), PP_ERROR_INVALID_ARGUMENT, "'in'");
     expect_fail(ctx, pp_reduce(ctx, NULL, 0, PP_F32, PP_OP_SUM, NULL, PP_F32, PP_RESULT_HOST), PP_ERROR_INVALID_ARGUMENT, "'out'");
     TC_CHECK(strstr(pp_context_last_error(ctx), "'in'") == NULL, "stale message \"%s\"", pp_context_last_error(ctx));
+    /* The header: the message of the last failed call, kept by later successes (clean-up calls
+     * between a failure and reading its message do not lose it), replaced by the next failure. */
+    char kept[512];
+    snprintf(kept, sizeof kept, "%s", pp_context_last_error(ctx));
+    const float x[3] = {1, 2, 3};
+    float *din = (float *)tc_upload(ctx, x, sizeof x);
+    float sum = 0;
+    TC_OK(ctx, pp_reduce(ctx, din, 3, PP_F32, PP_OP_SUM, &sum, PP_F32, PP_RESULT_HOST));
+    TC_CHECK(sum == 6.0f, "sum %g", sum);
+    TC_OK(ctx, pp_context_synchronize(ctx));
+    tc_free(ctx, din);
+    TC_CHECK(strcmp(pp_context_last_error(ctx), kept) == 0, "after successes the message is \"%s\", want \"%s\"",
+             pp_context_last_error(ctx), kept);
+    expect_fail(ctx, pp_reduce(ctx, NULL, 3, PP_F32, BAD_OP, out, PP_F32, PP_RESULT_HOST), PP_ERROR_INVALID_ARGUMENT, "'op'");
+    TC_CHECK(strcmp(pp_context_last_error(ctx), kept) != 0, "the next failure did not replace the message");
+    /* A fresh context has none. */
+    pp_context *c = NULL;
+    TC_CHECK(pp_context_create(&c, env->backend, 0) == PP_OK, "%s", pp_last_create_error());
+    TC_CHECK(pp_context_last_error(c)[0] == '\0', "fresh context has message \"%s\"", pp_context_last_error(c));
+    pp_context_destroy(c);
 }
 
 /* ---- histogram family (issue 4) ---- */
@@ -946,6 +989,193 @@ static void t_hist_wrong_memory_space(void **state)
     tc_free(ctx, dev);
 }
 
+/* ---- counts whose byte size overflows (issue 18, item 6) ---- */
+
+#define SZ_BUF 4096
+
+/* The counts of the header's "Counts" rule for elements of `size` bytes: SIZE_MAX, and
+ * SIZE_MAX / size + 2, whose byte size wraps (for 1-byte elements it would wrap to a count
+ * of 1, which is no test). Returns how many. */
+static int huge_counts(size_t size, size_t c[2])
+{
+    c[0] = SIZE_MAX;
+    c[1] = SIZE_MAX / size + 2;
+    return size > 1 ? 2 : 1;
+}
+
+/* The call's status and message, then nothing written: `buf` (SZ_BUF bytes in the context's
+ * space, sentinel-filled) and `host` (64 host bytes, sentinel-filled) unchanged. */
+static void expect_untouched(tc_env *env, const unsigned char *buf, const unsigned char *host, pp_status st,
+                             pp_status want, const char *arg)
+{
+    expect_fail(env->ctx, st, want, arg);
+    unsigned char *back = (unsigned char *)tc_xmalloc(SZ_BUF);
+    TC_OK(env->ctx, pp_context_synchronize(env->ctx));
+    tc_download(env->ctx, back, buf, SZ_BUF);
+    for (size_t i = 0; i < SZ_BUF; ++i) TC_CHECK(back[i] == TC_SENTINEL, "byte %zu of the context buffer written", i);
+    for (size_t i = 0; i < 64; ++i) TC_CHECK(host[i] == TC_SENTINEL, "host byte %zu written", i);
+    free(back);
+}
+
+/* Every entry point with counts whose byte size overflows size_t (n = SIZE_MAX and
+ * SIZE_MAX / size + 2): PP_ERROR_INVALID_ARGUMENT naming the count, no crash, nothing
+ * written. The pointers are valid (small buffers), so only the sizes are wrong. */
+static void t_bad_sizes(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const pp_status E = PP_ERROR_INVALID_ARGUMENT;
+    const char *bk = pp_backend_name(env->backend);
+    unsigned char *buf = (unsigned char *)tc_alloc(ctx, SZ_BUF); /* in / out / flags / counts */
+    const size_t hoff[2] = {0, 8};
+    size_t *off = (size_t *)tc_upload(ctx, hoff, sizeof hoff);
+    const double hedges[3] = {0, 1, 2};
+    double *edges = (double *)tc_upload(ctx, hedges, sizeof hedges);
+    unsigned char *in = (unsigned char *)tc_alloc(ctx, 256);
+    TC_OK(ctx, pp_memset(ctx, in, 0, 256));
+    _Alignas(16) unsigned char host[64];
+    unsigned char *out = buf + SZ_BUF / 2;
+    const pp_scan_kind EXC = PP_SCAN_EXCLUSIVE;
+    size_t cnt[2];
+    TC_OK(ctx, pp_memset(ctx, buf, TC_SENTINEL, SZ_BUF));
+    memset(host, TC_SENTINEL, sizeof host);
+
+    for (int ti = 0; ti < 7; ++ti) {
+        const pp_dtype t = tc_dtypes[ti];
+        const int k = huge_counts(tc_size(t), cnt);
+        for (int j = 0; j < k; ++j) {
+            const size_t n = cnt[j];
+            tc_case("%s: pp_reduce %s, n = %zu", bk, tc_dname(t), n);
+            expect_untouched(env, buf, host, pp_reduce(ctx, in, n, t, PP_OP_SUM, host, t, PP_RESULT_HOST), E, "'n'");
+            expect_untouched(env, buf, host, pp_reduce(ctx, in, n, t, PP_OP_MAX, out, t, PP_RESULT_CONTEXT), E, "'n'");
+            tc_case("%s: pp_argmin / pp_argmax %s, n = %zu", bk, tc_dname(t), n);
+            expect_untouched(env, buf, host, pp_argmin(ctx, in, n, t, host, (uint64_t *)(host + 16), PP_RESULT_HOST), E,
+                             "'n'");
+            expect_untouched(env, buf, host,
+                             pp_argmax(ctx, in, n, t, out, (uint64_t *)(out + 16), PP_RESULT_CONTEXT), E, "'n'");
+            tc_case("%s: pp_segmented_reduce %s, n = %zu, one segment", bk, tc_dname(t), n);
+            expect_untouched(env, buf, host, pp_segmented_reduce(ctx, in, n, t, off, 1, PP_OP_SUM, out, t), E, "'n'");
+            tc_case("%s: the scans %s, n = %zu", bk, tc_dname(t), n);
+            expect_untouched(env, buf, host, pp_inclusive_scan(ctx, in, n, t, PP_OP_SUM, out, t), E, "'n'");
+            expect_untouched(env, buf, host, pp_exclusive_scan(ctx, in, n, t, PP_OP_SUM, NULL, out, t), E, "'n'");
+            expect_untouched(env, buf, host,
+                             pp_segmented_scan_flags(ctx, in, n, t, (const uint8_t *)in, PP_OP_SUM, EXC, NULL, out, t),
+                             E, "'n'");
+            expect_untouched(env, buf, host,
+                             pp_segmented_scan_offsets(ctx, in, n, t, off, 1, PP_OP_SUM, EXC, NULL, out, t), E, "'n'");
+            if (t != PP_I64 && t != PP_U64) {
+                tc_case("%s: pp_histogram_even / range %s, n = %zu", bk, tc_dname(t), n);
+                expect_untouched(env, buf, host, pp_histogram_even(ctx, in, n, t, 4, 0, 4, out, PP_U32), E, "'n'");
+                expect_untouched(env, buf, host, pp_histogram_range(ctx, in, n, t, edges, 2, out, PP_U64), E, "'n'");
+            }
+            if (t != PP_U8) {
+                tc_case("%s: pp_reduce_by_index %s, n = %zu", bk, tc_dname(t), n);
+                expect_untouched(env, buf, host,
+                                 pp_reduce_by_index(ctx, in, n, t, (const uint32_t *)in, PP_OP_SUM, out, 8, NULL), E,
+                                 "'n'");
+                expect_untouched(env, buf, host,
+                                 pp_reduce_by_index(ctx, in, 8, t, (const uint32_t *)in, PP_OP_SUM, out, n, NULL), E,
+                                 "'n_out'");
+            }
+        }
+    }
+    /* n_segments: offsets hold n_segments + 1 entries of 8 bytes. */
+    huge_counts(8, cnt);
+    for (int j = 0; j < 2; ++j) {
+        const size_t ns = j == 0 ? SIZE_MAX - 1 : cnt[1];
+        tc_case("%s: n_segments = %zu", bk, ns);
+        expect_untouched(env, buf, host, pp_segmented_reduce(ctx, in, 8, PP_F32, off, ns, PP_OP_SUM, out, PP_F32), E,
+                         "'n_segments'");
+        expect_untouched(env, buf, host,
+                         pp_segmented_scan_offsets(ctx, in, 8, PP_F32, off, ns, PP_OP_SUM, EXC, NULL, out, PP_F32), E,
+                         "'n_segments'");
+    }
+    /* Memory calls: a range from a valid pointer that wraps the address space. */
+    tc_case("%s: pp_malloc / pp_memcpy / pp_memset / pp_context_set_scratch, bytes = SIZE_MAX", bk);
+    void *p = (void *)&p;
+    expect_untouched(env, buf, host, pp_malloc(ctx, &p, SIZE_MAX), E, "'bytes'");
+    TC_CHECK(p == NULL, "pp_malloc failed but left %p", p);
+    expect_untouched(env, buf, host, pp_malloc(ctx, &p, SIZE_MAX - 100), E, "'bytes'");
+    expect_untouched(env, buf, host, pp_memcpy(ctx, buf, host, SIZE_MAX, PP_COPY_HOST_TO_CONTEXT), E, "'bytes'");
+    expect_untouched(env, buf, host, pp_memcpy(ctx, host, in, SIZE_MAX, PP_COPY_CONTEXT_TO_HOST), E, "'bytes'");
+    expect_untouched(env, buf, host, pp_memcpy(ctx, buf, in, SIZE_MAX, PP_COPY_CONTEXT_TO_CONTEXT), E, "'bytes'");
+    expect_untouched(env, buf, host, pp_memset(ctx, buf, 0, SIZE_MAX), E, "'bytes'");
+    expect_untouched(env, buf, host, pp_context_set_scratch(ctx, buf, SIZE_MAX), E, "'bytes'");
+    expect_works(env, "the bad sizes");
+    tc_free(ctx, in);
+    tc_free(ctx, edges);
+    tc_free(ctx, off);
+    tc_free(ctx, buf);
+}
+
+/* HIP: counts that run past the end of a pp_malloc'd buffer (the runtime tells the extent):
+ * PP_ERROR_INVALID_ARGUMENT naming the count, nothing written. The CPU cannot tell a heap
+ * block's extent, so this runs on a GPU only (and skips visibly elsewhere). */
+static void t_past_allocation(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    if (env->backend != PP_BACKEND_HIP) skip();
+    const pp_status E = PP_ERROR_INVALID_ARGUMENT;
+    unsigned char *buf = (unsigned char *)tc_alloc(ctx, SZ_BUF); /* outputs, sentinel */
+    float *in = (float *)tc_alloc(ctx, 4096);                     /* 1024 floats */
+    size_t *off = (size_t *)tc_alloc(ctx, 4096);                  /* 512 offsets */
+    TC_OK(ctx, pp_memset(ctx, in, 0, 4096));
+    TC_OK(ctx, pp_memset(ctx, off, 0, 4096));
+    TC_OK(ctx, pp_memset(ctx, buf, TC_SENTINEL, SZ_BUF));
+    _Alignas(16) unsigned char host[64];
+    memset(host, TC_SENTINEL, sizeof host);
+    const pp_scan_kind EXC = PP_SCAN_EXCLUSIVE;
+    unsigned char *out = buf; /* SZ_BUF bytes */
+
+    tc_case("hip: in of 1024 floats, n = 1025");
+    expect_untouched(env, buf, host, pp_reduce(ctx, in, 1025, PP_F32, PP_OP_SUM, host, PP_F32, PP_RESULT_HOST), E, "'n'");
+    expect_untouched(env, buf, host, pp_reduce(ctx, in + 1, 1024, PP_F32, PP_OP_SUM, host, PP_F32, PP_RESULT_HOST), E,
+                     "'n'");
+    expect_untouched(env, buf, host, pp_argmax(ctx, in, 1025, PP_F32, host, (uint64_t *)(host + 16), PP_RESULT_HOST), E,
+                     "'n'");
+    expect_untouched(env, buf, host, pp_inclusive_scan(ctx, in, 1025, PP_F32, PP_OP_SUM, out, PP_F32), E, "'n'");
+    expect_untouched(env, buf, host, pp_histogram_even(ctx, in, 1025, PP_F32, 4, 0, 4, out, PP_U32), E, "'n'");
+    expect_untouched(env, buf, host, pp_reduce_by_index(ctx, in, 1025, PP_F32, (const uint32_t *)in, PP_OP_SUM, out, 8, NULL),
+                     E, "'n'");
+    expect_untouched(env, buf, host, pp_segmented_reduce(ctx, in, 1025, PP_F32, off, 1, PP_OP_SUM, out, PP_F32), E,
+                     "'n'");
+    tc_case("hip: outputs of SZ_BUF bytes, counts one past");
+    expect_untouched(env, buf, host, pp_reduce(ctx, in, 8, PP_F64, PP_OP_SUM, out + SZ_BUF - 4, PP_F64, PP_RESULT_CONTEXT),
+                     E, "'out'");
+    expect_untouched(env, buf, host, pp_exclusive_scan(ctx, in, 1024, PP_F32, PP_OP_SUM, NULL, out + 4, PP_F32), E, "'n'");
+    expect_untouched(env, buf, host, pp_histogram_even(ctx, in, 8, PP_F32, SZ_BUF / 8 + 1, 0, 4, out, PP_U64), E,
+                     "'nbins'");
+    expect_untouched(env, buf, host,
+                     pp_reduce_by_index(ctx, in, 8, PP_F32, (const uint32_t *)in, PP_OP_SUM, out, SZ_BUF / 4 + 1, NULL),
+                     E, "'n_out'");
+    expect_untouched(env, buf, host, pp_segmented_reduce(ctx, in, 8, PP_F32, off, SZ_BUF / 8 + 1, PP_OP_SUM, out, PP_F64),
+                     E, "'n_segments'");
+    tc_case("hip: offsets of 512 entries, n_segments = 512");
+    expect_untouched(env, buf, host, pp_segmented_reduce(ctx, in, 8, PP_F32, off, 512, PP_OP_SUM, out, PP_F32), E,
+                     "'n_segments'");
+    expect_untouched(env, buf, host,
+                     pp_segmented_scan_offsets(ctx, in, 8, PP_F32, off, 512, PP_OP_SUM, EXC, NULL, out, PP_F32), E,
+                     "'n_segments'");
+    tc_case("hip: memory calls one byte past");
+    expect_untouched(env, buf, host, pp_memset(ctx, buf, 0, SZ_BUF + 1), E, "'bytes'");
+    expect_untouched(env, buf, host, pp_memcpy(ctx, buf, in, 4097, PP_COPY_CONTEXT_TO_CONTEXT), E, "'bytes'");
+    unsigned char *big = (unsigned char *)tc_xmalloc(8192);
+    memset(big, 0, 8192);
+    expect_untouched(env, buf, host, pp_memcpy(ctx, buf + 1, big, SZ_BUF, PP_COPY_HOST_TO_CONTEXT), E, "'bytes'");
+    free(big);
+    expect_untouched(env, buf, host, pp_context_set_scratch(ctx, buf, SZ_BUF + 1), E, "'bytes'");
+    /* In bounds, at the very end: fine. */
+    tc_case("hip: the last element of each buffer");
+    TC_OK(ctx, pp_reduce(ctx, in + 1023, 1, PP_F32, PP_OP_SUM, out + SZ_BUF - 4, PP_F32, PP_RESULT_CONTEXT));
+    float last = -1;
+    tc_download(ctx, &last, out + SZ_BUF - 4, 4);
+    TC_CHECK(last == 0.0f, "sum of the last element %g", last);
+    tc_free(ctx, off);
+    tc_free(ctx, in);
+    tc_free(ctx, buf);
+}
+
 int main(void)
 {
     tc_init("test_errors");
@@ -958,6 +1188,8 @@ int main(void)
         /* histogram family (issue 4) */
         TC_BOTH(t_hist_bad_args),   TC_BOTH(t_rbi_bad_args),    TC_CPU(t_hist_null_context),
         TC_HIP(t_hist_wrong_memory_space),
+        /* sizes (issue 18) */
+        TC_BOTH(t_bad_sizes),       TC_HIP(t_past_allocation),
     };
     return TC_RUN("errors", tests);
 }

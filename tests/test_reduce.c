@@ -846,6 +846,64 @@ static void t_seg_zero_segments(void **state)
     tc_free(ctx, din);
 }
 
+/* Non-monotone offsets (clamped; a segment with end <= begin is empty), float sums: the header
+ * promises the same bits on every repeat. On the GPU the long segments of such offsets can ask
+ * for more than the long-segment queue holds, and which of them got queued used to depend on
+ * the order the groups ran in (H100: different bits on two identical calls, n = 4095 .. 4097).
+ * Each layout is run five times and every output compared bitwise, then checked against the
+ * oracle. */
+static void t_seg_repeat_bits(void **state)
+{
+    tc_env *env = tc_envp(state);
+    static const size_t sizes[] = {4095, 4096, 4097, 300001};
+    static const size_t nsegs[] = {16, 64, 400, 3000};
+    const struct { pp_dtype in, out; } cases[] = {{PP_F32, PP_F32}, {PP_F32, PP_F64}, {PP_F64, PP_F64}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+            for (size_t gi = 0; gi < sizeof nsegs / sizeof nsegs[0]; ++gi) {
+                const size_t n = sizes[si], nseg = nsegs[gi], os = tc_size(cases[c].out);
+                if (n * nseg > (size_t)300001 * 64) continue; /* the oracle's work: about n * nseg / 3 */
+                if (n > 5000 && !tc_thorough()) continue;
+                char tag[96];
+                snprintf(tag, sizeof tag, "seg repeat %s %s %zu %zu", tc_dname(cases[c].in), tc_dname(cases[c].out),
+                         n, nseg);
+                tc_rng r = tc_rng_for(tag);
+                void *host = tc_xmalloc(n * tc_size(cases[c].in));
+                tc_fill(&r, host, n, cases[c].in, TC_RANDOM);
+                size_t *off = (size_t *)tc_xmalloc((nseg + 1) * sizeof *off);
+                for (size_t k = 0; k <= nseg; ++k) off[k] = tc_below(&r, n + n / 8); /* some past n */
+                void *dev = tc_upload(env->ctx, host, n * tc_size(cases[c].in));
+                unsigned char *first = (unsigned char *)tc_xmalloc(nseg * os + 16);
+                unsigned char *again = (unsigned char *)tc_xmalloc(nseg * os + 16);
+                tc_case("%s: segmented sum %s->%s, n = %zu, %zu segments, random non-monotone offsets",
+                        pp_backend_name(env->backend), tc_dname(cases[c].in), tc_dname(cases[c].out), n, nseg);
+                TC_OK(env->ctx, tc_segreduce(env, dev, n, cases[c].in, off, nseg, PP_OP_SUM, first, cases[c].out));
+                for (int rep = 1; rep < 5; ++rep) {
+                    TC_OK(env->ctx, tc_segreduce(env, dev, n, cases[c].in, off, nseg, PP_OP_SUM, again, cases[c].out));
+                    for (size_t sg = 0; sg < nseg; ++sg)
+                        TC_CHECK(memcmp(first + sg * os, again + sg * os, os) == 0,
+                                 "repeat %d, segment %zu (offsets %zu, %zu): bits 0x%llx, first call 0x%llx", rep, sg,
+                                 off[sg], off[sg + 1], (unsigned long long)tc_bits(again, sg, cases[c].out),
+                                 (unsigned long long)tc_bits(first, sg, cases[c].out));
+                }
+                for (size_t sg = 0; sg < nseg; ++sg) {
+                    size_t b = off[sg] < n ? off[sg] : n, e = off[sg + 1] < n ? off[sg + 1] : n;
+                    if (e < b) e = b;
+                    tc_red o;
+                    tc_red_init(&o, PP_OP_SUM, cases[c].in, cases[c].out);
+                    tc_red_push(&o, host, b, e);
+                    _Alignas(16) unsigned char got[16];
+                    memcpy(got, first + sg * os, os);
+                    tc_red_check(&o, got, 1.0);
+                }
+                free(again);
+                free(first);
+                tc_free(env->ctx, dev);
+                free(off);
+                free(host);
+            }
+}
+
 int main(void)
 {
     tc_init("test_reduce");
@@ -864,7 +922,8 @@ int main(void)
         TC_BOTH(t_seg_short),        TC_BOTH(t_seg_fixed),
         TC_BOTH(t_seg_long),         TC_BOTH(t_seg_mixed),
         TC_BOTH(t_seg_edges),        TC_BOTH(t_seg_empty_input),
-        TC_BOTH(t_seg_zero_segments), TC_BOTH(t_seg_overlapping),
+        TC_BOTH(t_seg_zero_segments), TC_BOTH(t_seg_repeat_bits),
+        TC_BOTH(t_seg_overlapping),
     };
     return TC_RUN("reduce", tests);
 }
