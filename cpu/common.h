@@ -41,30 +41,30 @@ static inline void segment_bounds(const size_t *offsets, size_t s, size_t n, siz
 }
 
 /* How the segments of a segmented call are spread over the threads. */
-#define SEG_TASK_BYTES ((size_t)64 << 10)    /* input per dynamic-scheduling step, about */
-#define SEG_PAR_MIN_BYTES ((size_t)256 << 10) /* less input: one thread */
-#define SEG_LONG_BYTES ((size_t)1 << 20)      /* shortest segment worth all the threads */
+#define CPU_TASK_BYTES ((size_t)64 << 10)     /* at least this much input per parallel task */
+#define CPU_PAR_MIN_BYTES ((size_t)256 << 10) /* smaller inputs are handled by one thread */
+#define CPU_LONG_SEG_BYTES ((size_t)1 << 20)  /* shortest segment worth all the threads */
 struct seg_plan {
     int parallel;    /* spread the segments over the threads */
     size_t batch;    /* segments per dynamic-scheduling step */
     size_t long_len; /* segments at least this long are set aside and split over threads */
 };
 
-/* Batches sized from the mean segment length (about SEG_TASK_BYTES of input, so that many short
- * segments do not pay one scheduling step each); a segment of at least SEG_LONG_BYTES and a
+/* Batches sized from the mean segment length (about CPU_TASK_BYTES of input, so that many short
+ * segments do not pay one scheduling step each); a segment of at least CPU_LONG_SEG_BYTES and a
  * quarter of a thread's share is long. */
 static inline struct seg_plan make_seg_plan(size_t n, size_t n_segments, size_t elem_size)
 {
     struct seg_plan p;
     const int threads = omp_get_max_threads();
     const size_t mean = n / n_segments; /* offsets are unchecked: only an estimate */
-    const size_t batch = SEG_TASK_BYTES / elem_size / (mean > 0 ? mean : 1);
+    const size_t batch = CPU_TASK_BYTES / elem_size / (mean > 0 ? mean : 1);
     p.batch = batch < 1 ? 1 : batch > 4096 ? 4096 : batch;
-    p.parallel = threads > 1 && (n >= SEG_PAR_MIN_BYTES / elem_size || n_segments >= SEG_PAR_MIN_BYTES / 16);
+    p.parallel = threads > 1 && (n >= CPU_PAR_MIN_BYTES / elem_size || n_segments >= CPU_PAR_MIN_BYTES / 16);
     p.long_len = SIZE_MAX;
     if (threads > 1) {
         const size_t share = n / (4 * (size_t)threads);
-        p.long_len = SEG_LONG_BYTES / elem_size > share ? SEG_LONG_BYTES / elem_size : share;
+        p.long_len = CPU_LONG_SEG_BYTES / elem_size > share ? CPU_LONG_SEG_BYTES / elem_size : share;
     }
     return p;
 }
@@ -115,12 +115,13 @@ static inline pp_status cpu_scratch(pp_context *ctx, const char *fn, size_t byte
 #define CPU_OPS_PP_F32 CPU_FLOAT_OPS
 #define CPU_OPS_PP_F64 CPU_FLOAT_OPS
 
-/* CPU_DISPATCH_ROWS(E): the initialisers of a table [in][out][op] (CPU_TABLE_DIMS) with one
- * entry E(IN, OUT, OP, op) for each (in, op, out) of src/type_pairs.h: every op defined for
- * the dtype on a same-type pair, SUM on a widening one. */
+/* CPU_DISPATCH_ROWS(E_SAME, E_WIDE): the initialisers of a table [in][out][op] (CPU_TABLE_DIMS)
+ * with one entry E(IN, OUT, OP, op) for each (in, op, out) of src/type_pairs.h: every op
+ * defined for the dtype on a same-type pair (E_SAME), SUM on a widening one (E_WIDE). */
+#define CPU_PRAGMA(x) _Pragma(x)
 #define CPU_SAME_ROW_(E, IN, OUT, in_c, out_c) [IN][OUT] = {CPU_CAT(CPU_OPS_, IN)(E, IN, OUT)},
 #define CPU_WIDE_ROW_(E, IN, OUT, in_c, out_c) [IN][OUT] = {E(IN, OUT, SUM, sum)},
-#define CPU_DISPATCH_ROWS(E) PP_FOR_EACH_SAME(CPU_SAME_ROW_, E) PP_FOR_EACH_WIDENING(CPU_WIDE_ROW_, E)
+#define CPU_DISPATCH_ROWS(E_SAME, E_WIDE) PP_FOR_EACH_SAME(CPU_SAME_ROW_, E_SAME) PP_FOR_EACH_WIDENING(CPU_WIDE_ROW_, E_WIDE)
 #define CPU_TABLE_DIMS [PP_F64 + 1][PP_F64 + 1][PP_OP_XOR + 1]
 
 /* Whether (in, op, out) indexes a table of CPU_TABLE_DIMS. */
