@@ -3,7 +3,9 @@
  * pp_histogram_range and pp_reduce_by_index.
  *
  * Bins. Every sample's bin comes from src/histogram_bins.h, the arithmetic every backend
- * shares, so the counts are bitwise those of the HIP backend.
+ * shares, so the counts are bitwise those of the HIP backend; bins from edges through an
+ * exact grid of cells over the edges (GRID_BLOCK) where there are enough samples to repay it,
+ * else by binary searches in lockstep. The plan of every call is recorded (hist_plan).
  *
  * Histograms (u32 / u64 counts). The threads claim chunks of CHUNK samples in turn; a
  * thread computes the bins of a block of BLK samples into a small index buffer (a loop that
@@ -750,10 +752,11 @@ static pp_status range_grid_build(pp_context *ctx, const pp_histogram_args *a, r
     const size_t key_bytes = (nb + 3) * (f32 ? sizeof(float) : sizeof(double));
     const size_t cell_bytes = f32 ? cells * sizeof(struct grid_cell_f) : 0;
     const size_t bytes = key_bytes + cell_bytes + (2 * cells + 1) * sizeof(uint32_t);
-    unsigned char *p = pp__alloc_fails(ctx) ? NULL : (unsigned char *)malloc(bytes);
+    const int fail = pp__alloc_fails(ctx);
+    unsigned char *p = fail ? NULL : (unsigned char *)malloc(bytes);
     if (!p)
         return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY, "pp_histogram_range: cannot allocate %zu bytes of host memory "
-                        "(the search grid)", bytes);
+                        "(the search grid)%s", bytes, fail ? " (failed on purpose: PP_OPTION_FAIL_ALLOC)" : "");
     *mem = p;
     float *key_f = f32 ? (float *)p : NULL;
     double *key_d = f32 ? NULL : (double *)p;

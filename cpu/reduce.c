@@ -1,8 +1,10 @@
 /*
  * reduce.c -- the reduce family on the CPU (OpenMP): reduce, argmin/argmax, segmented reduce.
  *
- * Every (input type, op, output type) the API offers is stamped out from one definition
- * (DEFINE_REDUCE) with its accumulator type A:
+ * Every (input type, op, output type) the API offers is stamped out from one definition, the
+ * template header cpu/reduce_impl.h (argmin / argmax: cpu/reduce_arg_impl.h), included once
+ * per kernel (through cpu/reduce_int.h and cpu/reduce_float.h for each type) with its
+ * accumulator type A:
  *   integer sum / prod   A = the unsigned type of the output's width, so that wrapping is
  *                        defined behaviour (a signed result is the same bits);
  *   integer min / max    A = the input type;   and / or / xor: A = unsigned of its width;

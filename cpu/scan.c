@@ -2,8 +2,9 @@
  * scan.c -- the scan family on the CPU (OpenMP): inclusive and exclusive scans, plain or
  * segmented (head flags, offsets), for every (in_type, op, out_type) of the reduce family.
  *
- * Accumulator types and operators are those of cpu/reduce.c: integer sum / prod and the
- * bitwise ops in the unsigned type of the output's width (wrapping is defined; a signed and an
+ * Each kernel is the template header cpu/scan_impl.h, included once per (in, op, out).
+ * Accumulator types and operators are those of cpu/reduce.c (cpu/common.h): integer sum /
+ * prod and the bitwise ops in the unsigned type of the output's width (wrapping is defined; a signed and an
  * unsigned input of one width share the kernel), integer min / max in the input type, floats
  * in the output type (f32 -> f64 converts each element exactly); float min / max keep a NaN
  * once seen (sticky select).
