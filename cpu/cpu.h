@@ -1,6 +1,8 @@
 /*
  * cpu.h -- what the CPU backend's files share (private to cpu/).
  * cpu/backend.c holds the ops table; each primitive family's file defines its entries.
+ * cpu/common.h holds what the kernels share (operators, segments, dispatch rows); the
+ * *_impl.h headers are templates included once per kernel.
  */
 #ifndef PARPRIM_CPU_H
 #define PARPRIM_CPU_H

@@ -3,7 +3,9 @@
  * pp_histogram_range and pp_reduce_by_index.
  *
  * Bins. Every sample's bin comes from src/histogram_bins.h, the arithmetic every backend
- * shares, so the counts are bitwise those of the HIP backend.
+ * shares, so the counts are bitwise those of the HIP backend; bins from edges through an
+ * exact grid of cells over the edges (GRID_BLOCK) where there are enough samples to repay it,
+ * else by binary searches in lockstep. The plan of every call is recorded (hist_plan).
  *
  * Histograms (u32 / u64 counts). The threads claim chunks of CHUNK samples in turn; a
  * thread computes the bins of a block of BLK samples into a small index buffer (a loop that
@@ -30,9 +32,11 @@
  * into a private copy (initialised to the op's identity); the copies are combined into out in
  * thread order (out[j] op copy_0[j] op copy_1[j] ...), so float sums are reproducible for a
  * given n and thread count. More outputs: each thread owns a range of outputs and scans all
- * the indices (every output then receives its values in index order). Min and max go through
+ * the indices (every output then receives its values in index order). The plan: strategy
+ * "private", "owner" or "serial", param[0] = threads. Min and max go through
  * the keys of histogram_bins.h (the order parprim.h defines, NaN sticky), exactly as on the GPU.
  */
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -42,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "common.h"
 #include "histogram_bins.h"
 
 #ifndef BLK
@@ -62,8 +66,6 @@
 #define CHUNK ((size_t)1 << 16)                   /* samples a thread claims at a time */
 #define PAR_MIN_SAMPLES ((size_t)1 << 16)         /* fewer samples: one thread */
 
-static inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
-
 /* ---- bin of every sample of a block ---- */
 
 /* How a block of samples becomes table indices: for i in [b, b + len), the bin of samples[i]
@@ -74,15 +76,19 @@ typedef struct binner {
     const pp_histogram_args *a;
     uint32_t step; /* range: binary-lifting start (pp_hist_pow2_floor(nbins)) */
     uint32_t r0, rb;
-    /* range: a guide to the search (NULL: none): the value range [e[0], e[nbins]) cut into
-     * `buckets` equal parts, first[j] the bin of the start of part j (first[buckets] =
-     * nbins - 1), inv = buckets / (e[nbins] - e[0]). */
-    const uint32_t *first;
-    uint32_t buckets;
-    double inv;
+    /* range: the cell grid (NULL: none; the lockstep search then) */
+    const struct range_grid *grid;
     /* even f32 samples: the float-vector form for this CPU (f32_vec_fn below), NULL: none */
     size_t (*f32_vec)(const struct binner *, const float *, size_t, uint32_t *);
+    size_t round; /* samples per round of the private tables (ROUND, or the option's) */
+    int lanes;    /* f32_vec's lanes (the plan), 0: none */
 } binner;
+
+/* The entry point, for messages. */
+static const char *hist_fn(const pp_histogram_args *a)
+{
+    return a->kind == PP_HIST_RANGE ? "pp_histogram_range" : "pp_histogram_even";
+}
 
 static inline uint32_t rel(uint32_t bin, uint32_t r0, uint32_t rb)
 {
@@ -251,22 +257,30 @@ EVEN_F32_VEC(even_f32_v16, __attribute__((target("arch=x86-64-v4"))), 16, MINU16
 #define PP_F32_WIDTHS 1
 #endif
 
-/* The width for this call: the widest the CPU runs, or PP_CPU_HIST_LANES (4, 8, 16: the tests
- * run every width the CPU has; a width it lacks is ignored). NULL: the double form. */
-static f32_vec_fn f32_vec_choose(const pp_histogram_args *a)
+/* The width for this call: the widest the CPU runs, or PP_OPTION_CPU_HIST_LANES (4, 8, 16: the
+ * tests run every width the CPU has; a width it lacks gives the widest it has). NULL: the
+ * double form. *lanes: the width chosen (the plan's param[0]), 0 for the double form. */
+static f32_vec_fn f32_vec_choose(const pp_context *ctx, const pp_histogram_args *a, int *lanes)
 {
+    *lanes = 0;
     if (a->kind != PP_HIST_EVEN || a->sample_type != PP_F32 || !a->even.f32_fast || a->even.ferr > F32_MAX_ERR)
         return NULL;
+    const int64_t want = pp__option(ctx, PP_OPTION_CPU_HIST_LANES);
+    *lanes = 4;
 #ifdef PP_F32_WIDTHS
     const int v16 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                     __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
     const int v8 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    const char *want = getenv("PP_CPU_HIST_LANES");
-    const int lanes = want ? atoi(want) : 0;
-    if (lanes == 4) return even_f32_v4;
-    if (lanes == 8 && v8) return even_f32_v8;
-    if (v16 && lanes != 8) return even_f32_v16;
+    if (want == 4) return even_f32_v4;
+    *lanes = 8;
+    if (want == 8 && v8) return even_f32_v8;
+    *lanes = 16;
+    if (v16 && want != 8) return even_f32_v16;
+    *lanes = 8;
     if (v8) return even_f32_v8;
+    *lanes = 4;
+#else
+    (void)want;
 #endif
     return even_f32_v4;
 }
@@ -293,50 +307,149 @@ static inline uint32_t range_bin(double x, const double *e, uint32_t nbins, uint
     return pp_hist_search(e, nbins, step, x);
 }
 
-/* Range bins of a block. With a guide (bn->first): the sample's part j gives the candidate
- * bins from first[j] on (twice as many parts as bins: mostly one or two); the answer k is then checked against the edges themselves
- * (e[k] <= x, and x < e[k + 1] unless k is the last bin), which with sorted edges makes it
- * the last k with e[k] <= x whatever rounding put x in part j; a failed check (a part
- * boundary rounded the other way) falls back to the full search. Without a guide, the
- * samples' full searches run in lockstep: every sample takes step s before any takes step
- * s / 2, so the loads of a step are independent and overlap instead of forming one chain
- * per sample. Either way the same bin as pp_hist_search. Measured here (f32, 4096 bins,
- * 2^26 samples, 2 threads, quadratic edges): one search after another 541 ms, lockstep
- * 327 ms, guided 241 ms (the guide is latency-bound: first[j], then the edges). */
-#define RANGE_BLOCK(NAME, T)                                                                   \
-    static void NAME(const binner *bn, const void *s, size_t b, size_t len, uint32_t *idx)     \
+/*
+ * Range bins through a grid of cells (exact, no fall-back to a check against the edges).
+ * The keys: K = float for f32 samples, compared with the edges rounded up to floats (for a
+ * float x, e <= x iff ceil_float(e) <= x, pp_hist_ceil_to_float; infinities included), K =
+ * double for the other types (exact conversions). The cell of a key x is
+ *     cell(x) = floor(clamp((x - lo) * inv, 0, cells - 1))
+ * in K arithmetic, for a finite lo and a finite inv >= 0: a non-decreasing function of x
+ * (each rounded operation is), NaN aside. Each edge's cell is computed with that same
+ * function, so for a sample x in cell j, every edge in a cell below j is < x and every edge
+ * in a cell above j is > x; only the edges of cell j itself need a comparison. So with
+ * start[j] = the edges in the cells below j, the count of edges <= x is start[j] plus the
+ * edges of cell j that are <= x, and the bin is that count - 1 (in range iff 1 <= count <=
+ * nbins): the last b with edges[b] <= x, as the header defines, equal and infinite edges
+ * included, whatever rounding did to the cell. A cell holds at most one edge almost always;
+ * then the count is base[j] + (x >= key[base[j]]), where key[base[j]] is the cell's edge or,
+ * in a cell with none, the next edge, which lies in a later cell and so above x (the keys are
+ * padded with NaN, which no comparison passes, past the last edge). For f32 samples the
+ * grid holds both side by side (cell_f: 8 bytes, one load or one 64-bit gather a sample:
+ * the key loaded through base, a dependent gather, took 1.35x the time here); for the others
+ * the key is loaded through base. A cell with more edges has base[j] = the
+ * sentinel (nbins + 2, a NaN key): its samples are marked and then counted by a binary search
+ * over that cell's edges (start[j] .. start[j + 1]).
+ * lo and inv spread the finite edges over the cells (cells = 16 nbins rounded up to a power
+ * of two, at most GRID_MAX_CELLS), so that with edges of similar widths almost every cell
+ * holds at most one. Measured here (the bench's quadratic edges, 4096 bins, 2^24 f32 samples,
+ * one thread, CPU time a sample, three runs each): 4 nbins cells 1.77-1.80 ns (1.6% of the
+ * samples in multi-edge cells), 8 nbins 1.52-1.56, 16 nbins 1.43-1.47 (0.1%), 32 nbins
+ * 1.60-1.75 (a 1 MiB grid); the binary searches before it 6.97 ns. gcc 12 emulates the
+ * gathers lane by lane (2.2x the time), hence the AVX-512 loop.
+ */
+#define GRID_REDO 0xFFFFFFFFu /* idx of a sample still to be binned (never a table index) */
+#define GRID_CELLS_PER_BIN 16
+#define GRID_MAX_CELLS ((size_t)1 << 18)
+#define GRID_MAX_BINS ((size_t)1 << 24)
+typedef struct range_grid {
+    uint32_t cells;
+    uint32_t multi;             /* the sentinel base of a cell with several edges: nbins + 2 */
+    float lo_f, inv_f;          /* f32 samples */
+    double lo_d, inv_d;         /* other samples */
+    const uint32_t *base;       /* cells: start[j], or the sentinel */
+    const uint32_t *start;      /* cells + 1: the edges in the cells below j */
+    const float *key_f;         /* f32 samples: the edges rounded up to floats, then 2 NaN */
+    const struct grid_cell_f {  /* f32 samples, cells: base[j] and key_f[base[j]] */
+        uint32_t base;
+        float split;
+    } *cell_f;
+    const double *key_d;        /* other samples: the edges, then 2 NaN */
+    /* f32 samples: the loop of GRID_BLOCK for this CPU */
+    int (*loop_f)(const struct range_grid *, const float *, size_t, uint32_t, uint32_t, uint32_t *);
+} range_grid;
+
+static inline uint32_t grid_cell_f(float x, float lo, float inv, float top)
+{
+    float t = (x - lo) * inv;
+    t = t > 0.0f ? t : 0.0f; /* NaN too */
+    t = t < top ? t : top;
+    return (uint32_t)(int32_t)t;
+}
+static inline uint32_t grid_cell_d(double x, double lo, double inv, double top)
+{
+    double t = (x - lo) * inv;
+    t = t > 0.0 ? t : 0.0;
+    t = t < top ? t : top;
+    return (uint32_t)(int32_t)t;
+}
+
+/* The edges of a multi-edge cell j that are <= x, counted by binary search. */
+#define GRID_COUNT(K, e, lo_i, hi_i, x) \
+    do {                               \
+        while (lo_i < hi_i) {          \
+            const uint32_t m_ = lo_i + (hi_i - lo_i) / 2; \
+            if ((e)[m_] <= (x)) lo_i = m_ + 1;            \
+            else hi_i = m_;                               \
+        }                                                 \
+    } while (0)
+
+/* The loop: the bin of each sample from its cell's base and split, relative to the pass
+ * (rel: rb out of the pass or out of range), GRID_REDO where the cell holds several edges;
+ * returns whether any does. */
+#define GRID_LOOP(NAME, T, K, SFX)                                                                \
+    PP_WIDE_CLONES static int NAME##_loop(const range_grid *g, const T *restrict x, size_t len,   \
+                                          uint32_t r0, uint32_t rb, uint32_t *restrict idx)       \
+    {                                                                                             \
+        const K lo = g->lo_##SFX, inv = g->inv_##SFX, top = (K)(g->cells - 1);                    \
+        const uint32_t *restrict base = g->base, multi_b = g->multi;                              \
+        const K *restrict key = g->key_##SFX;                                                     \
+        const struct grid_cell_f *restrict cell = g->cell_f;                                      \
+        (void)base, (void)key, (void)cell;                                                        \
+        uint32_t multi = 0;                                                                       \
+        for (size_t i = 0; i < len; ++i) {                                                        \
+            const K v = (K)x[i];                                                                  \
+            const uint32_t j = grid_cell_##SFX(v, lo, inv, top);                                  \
+            const uint32_t b = GRID_BASE_##SFX(j);                                                \
+            const uint32_t bin = b + (uint32_t)(v >= GRID_SPLIT_##SFX(j, b)) - 1u; /* count - 1 */ \
+            uint32_t k = (v == v ? bin : PP_HIST_NOBIN) - r0;                                     \
+            k = k < rb ? k : rb;                                                                  \
+            const uint32_t is_multi = b == multi_b;                                               \
+            multi |= is_multi;                                                                    \
+            idx[i] = is_multi ? GRID_REDO : k;                                                    \
+        }                                                                                         \
+        return multi != 0;                                                                        \
+    }
+#define GRID_BASE_f(j) cell[j].base
+#define GRID_SPLIT_f(j, b) cell[j].split
+#define GRID_BASE_d(j) base[j]
+#define GRID_SPLIT_d(j, b) key[b]
+/* The block function: the loop, then the samples of multi-edge cells. */
+#define GRID_BLOCK(NAME, T, K, SFX, KEY_EDGES, LOOP)                                             \
+    static void NAME(const binner *bn, const void *s, size_t b, size_t len, uint32_t *idx)       \
+    {                                                                                             \
+        const range_grid *g = bn->grid;                                                           \
+        const T *x = (const T *)s + b;                                                            \
+        if (!g) {                                                                                 \
+            range_lockstep_##T(bn, x, len, idx);                                                  \
+            return;                                                                               \
+        }                                                                                         \
+        if (!LOOP(g, x, len, bn->r0, bn->rb, idx)) return;                                        \
+        const K lo = g->lo_##SFX, inv = g->inv_##SFX, top = (K)(g->cells - 1);                    \
+        const K *e = KEY_EDGES;                                                                   \
+        for (size_t i0 = 0; i0 < len; i0 += 16) { /* 16 at a time: a vectorized test first */  \
+            const size_t i1 = min_size(len, i0 + 16);                                             \
+            uint32_t any = 0;                                                                     \
+            for (size_t i = i0; i < i1; ++i) any |= idx[i] == GRID_REDO;                          \
+            for (size_t i = i0; any && i < i1; ++i) {                                             \
+                if (idx[i] != GRID_REDO) continue;                                                \
+                const K v = (K)x[i];                                                              \
+                const uint32_t j = grid_cell_##SFX(v, lo, inv, top);                              \
+                uint32_t c = g->start[j], hi = g->start[j + 1];                                   \
+                GRID_COUNT(K, e, c, hi, v);                                                       \
+                idx[i] = rel(v == v ? c - 1u : PP_HIST_NOBIN, bn->r0, bn->rb);                    \
+            }                                                                                     \
+        }                                                                                         \
+    }
+
+/* Without a grid (few samples, or more bins than GRID_MAX_BINS): the samples' full searches
+ * (pp_hist_search's binary lifting) in lockstep, every sample taking step s before any takes
+ * step s / 2, so that the loads of a step are independent and overlap. */
+#define RANGE_LOCKSTEP(T)                                                                      \
+    static void range_lockstep_##T(const binner *bn, const T *x, size_t len, uint32_t *idx)   \
     {                                                                                          \
         const double *e = bn->a->edges;                                                        \
         const uint32_t nb = (uint32_t)bn->a->nbins, r0 = bn->r0, rb = bn->rb;                  \
-        const T *x = (const T *)s + b;                                                         \
         const double e0 = e[0], en = e[nb];                                                    \
-        if (bn->first) {                                                                       \
-            const uint32_t *first = bn->first, top = bn->buckets - 1;                          \
-            const double inv = bn->inv;                                                        \
-            int bad = 0;                                                                       \
-            for (size_t i = 0; i < len; ++i) {                                                 \
-                const double xi = (double)x[i];                                                \
-                const int in = (xi >= e0) & (xi < en);                                         \
-                const double t = in ? (xi - e0) * inv : 0.0;                                   \
-                const uint32_t j = t < (double)top ? (uint32_t)t : top;                        \
-                /* k0 = first[j], then the edges k0 .. k0 + 4, loaded together (one or two \
-                 * cache lines, no load waits on another): k = k0 + how many of e[k0 + 1 .. \
-                 * k0 + 3] are <= x, right when e[k0] <= x < e[k0 + 4] (indices past nb   \
-                 * read e[nb] = en > x, so they do not count). */                          \
-                const uint32_t k0 = first[j];                                                  \
-                const uint32_t c1 = k0 + 1 < nb ? k0 + 1 : nb, c2 = k0 + 2 < nb ? k0 + 2 : nb; \
-                const uint32_t c3 = k0 + 3 < nb ? k0 + 3 : nb, c4 = k0 + 4 < nb ? k0 + 4 : nb; \
-                const uint32_t k = k0 + (e[c1] <= xi) + (e[c2] <= xi) + (e[c3] <= xi);        \
-                const int ok = (e[k0] <= xi) & (xi < e[c4]);                                   \
-                bad |= in & !ok;                                                               \
-                idx[i] = in ? (ok ? rel(k, r0, rb) : PP_HIST_NOBIN) : rb;                      \
-            }                                                                                  \
-            if (bad) /* rare: parts that hold more than 3 bins, or rounding at a part edge */ \
-                for (size_t i = 0; i < len; ++i)                                               \
-                    if (idx[i] == PP_HIST_NOBIN)                                               \
-                        idx[i] = rel(pp_hist_search(e, nb, bn->step, (double)x[i]), r0, rb);   \
-            return;                                                                            \
-        }                                                                                      \
         double v[BLK];                                                                         \
         uint32_t k[BLK];                                                                       \
         for (size_t i = 0; i < len; ++i) {                                                     \
@@ -354,11 +467,70 @@ static inline uint32_t range_bin(double x, const double *e, uint32_t nbins, uint
             idx[i] = xi >= e0 && xi < en ? rel(k[i], r0, rb) : rb;                             \
         }                                                                                      \
     }
-RANGE_BLOCK(range_u8, uint8_t)
-RANGE_BLOCK(range_i32, int32_t)
-RANGE_BLOCK(range_u32, uint32_t)
-RANGE_BLOCK(range_f32, float)
-RANGE_BLOCK(range_f64, double)
+RANGE_LOCKSTEP(uint8_t)
+RANGE_LOCKSTEP(int32_t)
+RANGE_LOCKSTEP(uint32_t)
+RANGE_LOCKSTEP(float)
+RANGE_LOCKSTEP(double)
+/* u8 samples are counted by value (histogram_u8); this serves only the n = 0 path */
+static void range_u8(const binner *bn, const void *s, size_t b, size_t len, uint32_t *idx)
+{
+    range_lockstep_uint8_t(bn, (const uint8_t *)s + b, len, idx);
+}
+GRID_LOOP(range_f32, float, float, f)
+GRID_LOOP(range_i32, int32_t, double, d)
+GRID_LOOP(range_u32, uint32_t, double, d)
+GRID_LOOP(range_f64, double, double, d)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* range_f32_loop with AVX-512: the same operations (max / min are the clamps' selects, NaN
+ * to 0; _CMP_GE_OQ is C's >=, false with a NaN), the two table loads as gathers. */
+__attribute__((target("avx512f"))) static int range_f32_loop_v16(const range_grid *g, const float *x, size_t len,
+                                                                 uint32_t r0, uint32_t rb, uint32_t *idx)
+{
+    const __m512 lo = _mm512_set1_ps(g->lo_f), inv = _mm512_set1_ps(g->inv_f);
+    const __m512 top = _mm512_set1_ps((float)(g->cells - 1)), zero = _mm512_setzero_ps();
+    const __m512i vr0 = _mm512_set1_epi32((int)r0), vrb = _mm512_set1_epi32((int)rb);
+    const __m512i one = _mm512_set1_epi32(1), none = _mm512_set1_epi32(-1);
+    const long long *cell = (const long long *)g->cell_f;
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, one);
+    const __m512i multi_b = _mm512_set1_epi32((int)g->multi);
+    __mmask16 multi = 0;
+    size_t i = 0;
+    for (; i + 16 <= len; i += 16) {
+        const __m512 v = _mm512_loadu_ps(x + i);
+        __m512 t = _mm512_mul_ps(_mm512_sub_ps(v, lo), inv);
+        t = _mm512_min_ps(_mm512_max_ps(t, zero), top);
+        const __m512i j = _mm512_cvttps_epi32(t);
+        /* the cells of lanes 0-7 and 8-15 (8 bytes each), then base and split apart */
+        const __m512i c0 = _mm512_i32gather_epi64(_mm512_castsi512_si256(j), cell, 8);
+        const __m512i c1 = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(j, 1), cell, 8);
+        const __m512i b = _mm512_permutex2var_epi32(c0, even, c1);
+        const __m512 sp = _mm512_castsi512_ps(_mm512_permutex2var_epi32(c0, odd, c1));
+        const __mmask16 ge = _mm512_cmp_ps_mask(v, sp, _CMP_GE_OQ);
+        const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        __m512i bin = _mm512_sub_epi32(b, one);
+        bin = _mm512_mask_add_epi32(bin, ge, bin, one);
+        bin = _mm512_mask_mov_epi32(bin, nan, none);
+        __m512i k = _mm512_min_epu32(_mm512_sub_epi32(bin, vr0), vrb);
+        const __mmask16 m = _mm512_cmpeq_epi32_mask(b, multi_b);
+        k = _mm512_mask_mov_epi32(k, m, none);                /* GRID_REDO */
+        multi |= m;
+        _mm512_storeu_si512(idx + i, k);
+    }
+    return range_f32_loop(g, x + i, len - i, r0, rb, idx + i) | (multi != 0);
+}
+_Static_assert(GRID_REDO == 0xFFFFFFFFu, "the AVX-512 loop's all-ones lanes");
+#define PP_GRID_V16 1
+#endif
+#define RANGE_F32_LOOP(g, x, len, r0, rb, idx) (g)->loop_f(g, x, len, r0, rb, idx)
+#define RANGE_F64_LOOP range_f64_loop
+#define RANGE_I32_LOOP range_i32_loop
+#define RANGE_U32_LOOP range_u32_loop
+GRID_BLOCK(range_f32, float, float, f, g->key_f, RANGE_F32_LOOP)
+GRID_BLOCK(range_i32, int32_t, double, d, g->key_d, RANGE_I32_LOOP)
+GRID_BLOCK(range_u32, uint32_t, double, d, g->key_d, RANGE_U32_LOOP)
+GRID_BLOCK(range_f64, double, double, d, g->key_d, RANGE_F64_LOOP)
 
 typedef void (*block_fn)(const binner *, const void *, size_t, size_t, uint32_t *);
 
@@ -402,7 +574,7 @@ static void zero_counts(void *counts, pp_dtype t, size_t nbins)
     const long long chunks = (long long)((bytes + ((size_t)1 << 20) - 1) >> 20);
 #pragma omp parallel for schedule(static) if (chunks > 4)
     for (long long c = 0; c < chunks; ++c) {
-        const size_t lo = (size_t)c << 20, len = min_sz((size_t)1 << 20, bytes - lo);
+        const size_t lo = (size_t)c << 20, len = min_size((size_t)1 << 20, bytes - lo);
         memset((char *)counts + lo, 0, len);
     }
 }
@@ -413,21 +585,20 @@ static pp_status histogram_u8(pp_context *ctx, const pp_histogram_args *a, const
 {
     const int threads = a->n >= PAR_MIN_SAMPLES ? omp_get_max_threads() : 1;
     uint64_t *value_counts = NULL;
-    pp_status st = pp__scratch(ctx, (size_t)threads * 256 * sizeof(uint64_t), (void **)&value_counts);
-    if (st != PP_OK) return st;
+    PP_TRY(cpu_scratch(ctx, hist_fn(a), (size_t)threads * 256 * sizeof(uint64_t), (void **)&value_counts));
     const uint8_t *x = (const uint8_t *)a->samples;
     const size_t n = a->n;
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        const size_t lo = n / (size_t)nt * (size_t)t + min_sz((size_t)t, n % (size_t)nt);
+        const size_t lo = n / (size_t)nt * (size_t)t + min_size((size_t)t, n % (size_t)nt);
         const size_t hi = lo + n / (size_t)nt + ((size_t)t < n % (size_t)nt);
         uint64_t *mine = value_counts + (size_t)t * 256;
         uint32_t sub[SUBS][256];
         for (int v = 0; v < 256; ++v) mine[v] = 0;
         /* 32-bit sub-table counters, flushed every 2^24 samples. */
         for (size_t b = lo; b < hi; b += (size_t)1 << 24) {
-            const size_t e = min_sz(hi, b + ((size_t)1 << 24));
+            const size_t e = min_size(hi, b + ((size_t)1 << 24));
             memset(sub, 0, sizeof sub);
             size_t i = b;
             for (; i + SUBS <= e; i += SUBS) {
@@ -459,7 +630,7 @@ static void count_slice(const binner *bn, block_fn f, size_t lo, size_t hi, uint
     uint32_t idx[BLK];
     const void *s = bn->a->samples;
     for (size_t b = lo; b < hi; b += BLK) {
-        const size_t len = min_sz(BLK, hi - b);
+        const size_t len = min_size(BLK, hi - b);
         f(bn, s, b, len, idx);
         if (subs == SUBS) {
             uint32_t *t1 = table + stride, *t2 = table + 2 * stride, *t3 = table + 3 * stride;
@@ -485,18 +656,12 @@ static pp_status histogram_private(pp_context *ctx, const pp_histogram_args *a, 
     const int subs = (range_bins + 1) * 4 <= SUB_TABLE_BYTES ? SUBS : 1;
     const size_t stride = (range_bins + 1 + 15) & ~(size_t)15; /* 64-byte rows */
     const size_t per_thread = stride * (size_t)subs;
-    /* samples per round: ROUND, or fewer (a multiple of CHUNK) with PP_CPU_HIST_ROUND, so that
-     * the tests run many rounds (the counts added round after round) on small inputs */
-    size_t round = ROUND;
-    const char *want = getenv("PP_CPU_HIST_ROUND");
-    const unsigned long long want_n = want ? strtoull(want, NULL, 0) : 0;
-    if (want_n >= CHUNK && want_n < ROUND) round = (size_t)want_n / CHUNK * CHUNK;
+    const size_t round = bn->round;
     uint32_t *tables = NULL;
-    pp_status st = pp__scratch(ctx, (size_t)threads * per_thread * sizeof(uint32_t), (void **)&tables);
-    if (st != PP_OK) return st;
+    PP_TRY(cpu_scratch(ctx, hist_fn(a), (size_t)threads * per_thread * sizeof(uint32_t), (void **)&tables));
     if (n == 0) zero_counts(a->counts, a->count_type, nbins);
     for (size_t r0 = 0; r0 < nbins; r0 += range_bins) {
-        const uint32_t rb = (uint32_t)min_sz(range_bins, nbins - r0);
+        const uint32_t rb = (uint32_t)min_size(range_bins, nbins - r0);
         bn->r0 = (uint32_t)r0;
         bn->rb = rb;
         /* A round is at most ROUND samples in all (so no 32-bit counter can overflow, however
@@ -504,7 +669,7 @@ static pp_status histogram_private(pp_context *ctx, const pp_histogram_args *a, 
          * virtual machine a thread that loses its core for a while leaves its chunks to the
          * others instead of holding up the whole call (a fixed split waits for the slowest). */
         for (size_t base = 0; base < n; base += round) {
-            const size_t m = min_sz(round, n - base);
+            const size_t m = min_size(round, n - base);
             const long long chunks = (long long)((m + CHUNK - 1) / CHUNK);
             const int add = base > 0;
 #pragma omp parallel num_threads(threads)
@@ -515,7 +680,7 @@ static pp_status histogram_private(pp_context *ctx, const pp_histogram_args *a, 
 #pragma omp for schedule(dynamic, 1) nowait
                 for (long long c = 0; c < chunks; ++c) {
                     const size_t lo = base + (size_t)c * CHUNK;
-                    count_slice(bn, f, lo, lo + min_sz(CHUNK, base + m - lo), mine, stride, subs);
+                    count_slice(bn, f, lo, lo + min_size(CHUNK, base + m - lo), mine, stride, subs);
                 }
 #pragma omp barrier
                 /* Sum the tables into the counts, the bins split over the threads. */
@@ -546,7 +711,7 @@ static pp_status histogram_atomic(const pp_histogram_args *a, const binner *bn, 
         uint32_t idx[BLK];
 #pragma omp for schedule(static)
         for (long long k = 0; k < blocks; ++k) {
-            const size_t b = (size_t)k * BLK, len = min_sz(BLK, n - b);
+            const size_t b = (size_t)k * BLK, len = min_size(BLK, n - b);
             f(bn, a->samples, b, len, idx);
             for (size_t i = 0; i < len; ++i) {
                 if (idx[i] >= bn->rb) continue; /* no bin */
@@ -573,64 +738,142 @@ static pp_status check_edges(pp_context *ctx, const double *e, size_t nbins)
     return PP_OK;
 }
 
-/* The guide of range searches (see RANGE_BLOCK), or NULL where it would not pay or cannot
- * be built (few bins or samples, an infinite or empty value range, no memory): parts =
- * twice the bins, rounded up to a power of two, at most 2^18 (a 1 MiB table). */
-#define GUIDE_MIN_BINS 32
-#define GUIDE_MAX_PARTS ((size_t)1 << 18)
-static uint32_t *range_guide(const pp_histogram_args *a, binner *bn)
+/* The grid of a range histogram (see GRID_BLOCK) in one allocation (*mem, freed by the
+ * caller), or none (*mem NULL) for u8 samples (counted by value), more than GRID_MAX_BINS
+ * bins, or too few samples to repay it (fewer than 4 (cells + nbins)). */
+static pp_status range_grid_build(pp_context *ctx, const pp_histogram_args *a, range_grid *g, void **mem)
 {
-    const uint32_t nb = (uint32_t)a->nbins;
-    const double *e = a->edges, width = e[nb] - e[0];
-    size_t parts = 1;
-    while (parts < 2 * (size_t)nb && parts < GUIDE_MAX_PARTS) parts *= 2;
-    if (nb < GUIDE_MIN_BINS || a->n < 4 * parts || !isfinite(width) || !(width > 0)) return NULL;
-    const double inv = (double)parts / width, part = width / (double)parts;
-    if (!isfinite(inv) || !(part > 0)) return NULL;
-    uint32_t *first = (uint32_t *)malloc((parts + 1) * sizeof(uint32_t));
-    if (!first) return NULL; /* the lockstep search needs no memory */
-    for (size_t j = 0; j < parts; ++j) first[j] = pp_hist_search(e, nb, bn->step, e[0] + (double)j * part);
-    first[parts] = nb - 1;
-    bn->first = first;
-    bn->buckets = (uint32_t)parts;
-    bn->inv = inv;
-    return first;
+    *mem = NULL;
+    const size_t nb = a->nbins;
+    if (a->kind != PP_HIST_RANGE || a->sample_type == PP_U8 || nb > GRID_MAX_BINS) return PP_OK;
+    size_t cells = 1;
+    while (cells < GRID_CELLS_PER_BIN * nb && cells < GRID_MAX_CELLS) cells *= 2;
+    if (a->n / 4 < cells + nb) return PP_OK;
+    const int f32 = a->sample_type == PP_F32;
+    /* the keys (nbins + 3, doubles first), base, start */
+    const size_t key_bytes = (nb + 3) * (f32 ? sizeof(float) : sizeof(double));
+    const size_t cell_bytes = f32 ? cells * sizeof(struct grid_cell_f) : 0;
+    const size_t bytes = key_bytes + cell_bytes + (2 * cells + 1) * sizeof(uint32_t);
+    const int fail = pp__alloc_fails(ctx);
+    unsigned char *p = fail ? NULL : (unsigned char *)malloc(bytes);
+    if (!p)
+        return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY, "pp_histogram_range: cannot allocate %zu bytes of host memory "
+                        "(the search grid)%s", bytes, fail ? " (failed on purpose: PP_OPTION_FAIL_ALLOC)" : "");
+    *mem = p;
+    float *key_f = f32 ? (float *)p : NULL;
+    double *key_d = f32 ? NULL : (double *)p;
+    struct grid_cell_f *cell_f = f32 ? (struct grid_cell_f *)(p + key_bytes) : NULL;
+    uint32_t *base = (uint32_t *)(p + key_bytes + cell_bytes);
+    uint32_t *start = base + cells;
+    const double *e = a->edges;
+    for (size_t k = 0; k <= nb; ++k) {
+        if (f32) key_f[k] = pp_hist_ceil_to_float(e[k]);
+        else key_d[k] = e[k];
+    }
+    for (size_t k = nb + 1; k < nb + 3; ++k) {
+        if (f32) key_f[k] = NAN;
+        else key_d[k] = NAN;
+    }
+#define KEY(k) (f32 ? (double)key_f[k] : key_d[k])
+    /* lo, inv: the finite keys spread over the cells; exactness needs only a finite lo and a
+     * finite inv >= 0 (inv = 0 puts every key in cell 0) */
+    size_t kf = 0, kl = nb;
+    while (kf <= nb && !isfinite(KEY(kf))) ++kf;
+    while (kl > kf && !isfinite(KEY(kl))) --kl;
+    double lo = 0.0, inv = 0.0;
+    if (kf <= nb) {
+        lo = KEY(kf);
+        const double width = KEY(kl) - lo;
+        inv = width > 0 ? (double)cells / width : 0.0;
+        if (f32 && !((float)inv <= FLT_MAX)) inv = 0.0;
+        if (!(inv <= DBL_MAX)) inv = 0.0;
+    }
+#undef KEY
+    g->cells = (uint32_t)cells;
+    g->multi = (uint32_t)nb + 2;
+    g->lo_f = (float)lo;
+    g->inv_f = (float)inv;
+    g->lo_d = lo;
+    g->inv_d = inv;
+    /* start[j]: the edges in the cells below j (an edge's cell never decreases along the
+     * sorted edges, so one walk assigns them) */
+    const float topf = (float)(cells - 1);
+    const double topd = (double)(cells - 1);
+    size_t k = 0;
+    for (size_t j = 0; j < cells; ++j) {
+        start[j] = (uint32_t)k;
+        if (f32)
+            while (k <= nb && grid_cell_f(key_f[k], g->lo_f, g->inv_f, topf) == j) ++k;
+        else
+            while (k <= nb && grid_cell_d(key_d[k], lo, inv, topd) == j) ++k;
+        base[j] = k - start[j] <= 1 ? start[j] : g->multi;
+        if (f32) cell_f[j] = (struct grid_cell_f){base[j], key_f[base[j]]};
+    }
+    start[cells] = (uint32_t)k; /* nb + 1 */
+    g->base = base;
+    g->start = start;
+    g->key_f = key_f;
+    g->key_d = key_d;
+    g->cell_f = cell_f;
+    g->loop_f = range_f32_loop;
+#ifdef PP_GRID_V16
+    if (__builtin_cpu_supports("avx512f")) g->loop_f = range_f32_loop_v16;
+#endif
+    return PP_OK;
 }
 
-static pp_status histogram_dispatch(pp_context *ctx, const pp_histogram_args *a, binner *bnp);
+static pp_status histogram_dispatch(pp_context *ctx, const pp_histogram_args *a, binner *bn);
 
 pp_status pp__cpu_histogram(pp_context *ctx, const pp_histogram_args *a)
 {
-    if (a->kind == PP_HIST_RANGE) {
-        pp_status st = check_edges(ctx, a->edges, a->nbins);
-        if (st != PP_OK) return st;
-    }
-    binner bn = {a, pp_hist_pow2_floor((uint32_t)a->nbins), 0, (uint32_t)a->nbins, NULL, 0, 0.0, f32_vec_choose(a)};
-    uint32_t *guide = a->kind == PP_HIST_RANGE && a->sample_type != PP_U8 ? range_guide(a, &bn) : NULL;
+    if (a->kind == PP_HIST_RANGE) PP_TRY(check_edges(ctx, a->edges, a->nbins));
+    int lanes;
+    binner bn = {a, pp_hist_pow2_floor((uint32_t)a->nbins), 0, (uint32_t)a->nbins, NULL,
+                 f32_vec_choose(ctx, a, &lanes), ROUND, lanes};
+    /* samples per round: ROUND, or fewer (a multiple of CHUNK) with PP_OPTION_CPU_HIST_ROUND, so
+     * that the tests run many rounds (the counts added round after round) on small inputs */
+    const int64_t want_round = pp__option(ctx, PP_OPTION_CPU_HIST_ROUND);
+    if (want_round >= (int64_t)CHUNK && (size_t)want_round < ROUND) bn.round = (size_t)want_round / CHUNK * CHUNK;
+    range_grid grid;
+    void *mem = NULL;
+    PP_TRY(range_grid_build(ctx, a, &grid, &mem));
+    bn.grid = mem ? &grid : NULL;
     pp_status st = histogram_dispatch(ctx, a, &bn);
-    free(guide);
+    free(mem);
     return st;
 }
 
-static pp_status histogram_dispatch(pp_context *ctx, const pp_histogram_args *a, binner *bnp)
+/* The plan: strategy "u8" (counted by value), "private" (private tables, `tiles` = passes
+ * over the samples, one per range of bins) or "atomic"; param[0] = the lanes of the f32
+ * even-bin vectors (0: doubles or not f32 even bins), param[1] = the range search (0: even
+ * bins, 1: the cell grid, 2: lockstep binary searches), param[2] = samples per round of the
+ * private tables, param[3] = threads. */
+static void hist_plan(pp_context *ctx, const binner *bn, const char *strategy, size_t passes, size_t threads)
 {
-    binner bn = *bnp;
+    const int64_t search = bn->a->kind == PP_HIST_EVEN ? 0 : bn->grid ? 1 : 2;
+    pp__set_plan(ctx, "histogram", strategy, 0, passes, bn->lanes, search, (int64_t)bn->round, (int64_t)threads);
+}
+
+static pp_status histogram_dispatch(pp_context *ctx, const pp_histogram_args *a, binner *bn)
+{
     block_fn f = block_fn_for(a);
     if (!f)
-        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "histogram: the CPU backend has no kernel for %s samples",
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: the CPU backend has no kernel for %s samples", hist_fn(a),
                         pp_dtype_name(a->sample_type) ? pp_dtype_name(a->sample_type) : "?");
-    if (a->sample_type == PP_U8 && a->n > 0) return histogram_u8(ctx, a, &bn);
-    /* Fewer samples than bins: zeroing and summing private tables would cost more. */
-    if ((double)a->n < 0.25 * (double)a->nbins) return histogram_atomic(a, &bn, f);
     const size_t threads = a->n >= PAR_MIN_SAMPLES ? (size_t)omp_get_max_threads() : 1;
-    const size_t private_bins = min_sz(PRIVATE_BYTES, PRIVATE_TOTAL_BYTES / threads) / 4 - 1;
-    if (a->nbins <= private_bins) return histogram_private(ctx, a, &bn, f, a->nbins);
-    const size_t passes = (a->nbins + private_bins - 1) / private_bins;
-    if (passes <= MAX_PASSES) {
-        const size_t range_bins = (a->nbins + passes - 1) / passes;
-        return histogram_private(ctx, a, &bn, f, range_bins);
+    if (a->sample_type == PP_U8 && a->n > 0) {
+        hist_plan(ctx, bn, "u8", 1, threads);
+        return histogram_u8(ctx, a, bn);
     }
-    return histogram_atomic(a, &bn, f);
+    /* Fewer samples than bins: zeroing and summing private tables would cost more. */
+    const size_t private_bins = min_size(PRIVATE_BYTES, PRIVATE_TOTAL_BYTES / threads) / 4 - 1;
+    const size_t passes = (a->nbins + private_bins - 1) / private_bins;
+    if ((double)a->n < 0.25 * (double)a->nbins || passes > MAX_PASSES) {
+        hist_plan(ctx, bn, "atomic", 1, threads);
+        return histogram_atomic(a, bn, f);
+    }
+    hist_plan(ctx, bn, "private", passes, threads);
+    return histogram_private(ctx, a, bn, f, (a->nbins + passes - 1) / passes);
 }
 
 /* ======================= reduce by index ======================= */
@@ -668,14 +911,14 @@ static pp_status histogram_dispatch(pp_context *ctx, const pp_histogram_args *a,
         int threads = n >= PAR_MIN_SAMPLES ? omp_get_max_threads() : 1;                                       \
         if (threads > 1 && (size_t)lim * sizeof(A) <= RBI_PRIVATE_BYTES) {                                     \
             A *priv = NULL;                                                                                   \
-            pp_status st = pp__scratch(ctx, (size_t)threads * lim * sizeof(A) + 64 * (size_t)threads,         \
-                                       (void **)&priv);                                                       \
-            if (st != PP_OK) return st;                                                                       \
+            PP_TRY(cpu_scratch(ctx, "pp_reduce_by_index",                                                    \
+                               (size_t)threads * lim * sizeof(A) + 64 * (size_t)threads, (void **)&priv));    \
+            pp__set_plan(ctx, "reduce_by_index", "private", 0, 0, threads, 0, 0, 0);                          \
             uint64_t *sk = (uint64_t *)(priv + (size_t)threads * lim);                                        \
             _Pragma("omp parallel num_threads(threads)")                                                      \
             {                                                                                                 \
                 const int t = omp_get_thread_num(), nt = omp_get_num_threads();                               \
-                const size_t lo = n / (size_t)nt * (size_t)t + min_sz((size_t)t, n % (size_t)nt);             \
+                const size_t lo = n / (size_t)nt * (size_t)t + min_size((size_t)t, n % (size_t)nt);             \
                 const size_t hi = lo + n / (size_t)nt + ((size_t)t < n % (size_t)nt);                         \
                 A *mine = priv + (size_t)t * lim;                                                             \
                 for (uint64_t j = 0; j < lim; ++j) mine[j] = (IDENT);                                         \
@@ -693,6 +936,7 @@ static pp_status histogram_dispatch(pp_context *ctx, const pp_histogram_args *a,
             }                                                                                                 \
         } else if (threads > 1 && lim >= (uint64_t)threads * 64) {                                            \
             /* Many outputs: thread t owns outputs [t lim / T, (t + 1) lim / T) and scans every index. */     \
+            pp__set_plan(ctx, "reduce_by_index", "owner", 0, 0, threads, 0, 0, 0);                            \
             uint64_t sk0 = 0;                                                                                 \
             _Pragma("omp parallel num_threads(threads)")                                                      \
             {                                                                                                 \
@@ -709,6 +953,7 @@ static pp_status histogram_dispatch(pp_context *ctx, const pp_histogram_args *a,
             }                                                                                                 \
             skipped = sk0;                                                                                    \
         } else {                                                                                              \
+            pp__set_plan(ctx, "reduce_by_index", "serial", 0, 0, 1, 0, 0, 0);                                 \
             for (size_t i = 0; i < n; ++i) {                                                                  \
                 const uint64_t j = ix[i];                                                                     \
                 if (j >= lim) {                                                                               \

@@ -227,66 +227,90 @@ static void even_float(tc_env *env, pp_dtype st)
 static void t_even_f32(void **state) { even_float(tc_envp(state), PP_F32); }
 static void t_even_f64(void **state) { even_float(tc_envp(state), PP_F64); }
 
-/* CPU: the float-vector binning of f32 samples at each of its widths (PP_CPU_HIST_LANES: 4,
- * 8, 16 lanes; cpu/histogram.c picks the widest the CPU runs, and ignores a width the CPU
- * lacks), over the bin counts where that form applies (ferr <= 2^-10), with tails of every
- * length below 16, misaligned starts and samples at and next to the bin edges. */
+/* The plan of the last call on ctx. */
+static pp_plan last_plan(pp_context *ctx)
+{
+    pp_plan p;
+    TC_OK(ctx, pp_context_last_plan(ctx, &p));
+    return p;
+}
+
+/* CPU: the float-vector binning of f32 samples at each of its widths (PP_OPTION_CPU_HIST_LANES:
+ * 4, 8, 16 lanes; cpu/histogram.c picks the widest the CPU runs, and the widest it has for a
+ * width it lacks: the plan says which ran, a width this CPU lacks is skipped visibly), over
+ * the bin counts where that form applies (ferr <= 2^-10), with tails of every length below
+ * 16, misaligned starts and samples at and next to the bin edges. */
 static void t_even_f32_widths(void **state)
 {
     tc_env *env = tc_envp(state);
-    static const char *const widths[] = {"4", "8", "16"};
+    pp_context *ctx = tc_ctx(state);
+    static const int widths[] = {4, 8, 16};
     static const size_t nbs[] = {1, 2, 255, 256, 257, 500, 1024, 2500};
     static const double ranges[][2] = {{-1.0, 1.0}, {0.0, 1.0}, {-1000.5, 3.25e3}};
     static const size_t sizes[] = {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 255, 256, 257, 4099};
     tc_rng r = tc_rng_for("even f32 widths");
     const size_t n = 100003;
     void *host = tc_xmalloc(n * 4 + 64);
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-    print_message("this CPU: avx2 %d, avx512f %d\n", __builtin_cpu_supports("avx2") != 0,
-                  __builtin_cpu_supports("avx512f") != 0);
-#endif
+    int skipped = 0;
     for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; ++wi) {
-        setenv("PP_CPU_HIST_LANES", widths[wi], 1);
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_CPU_HIST_LANES, widths[wi]));
         for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi)
             for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ++ri) {
                 char what[96];
-                snprintf(what, sizeof what, "%s lanes, %zu bins over [%g, %g)", widths[wi], nbs[bi], ranges[ri][0],
+                snprintf(what, sizeof what, "%d lanes, %zu bins over [%g, %g)", widths[wi], nbs[bi], ranges[ri][0],
                          ranges[ri][1]);
                 const hspec h = {PP_F32, nbs[bi], 0, ranges[ri][0], ranges[ri][1], NULL, (bi + ri) & 1 ? PP_U64 : PP_U32};
                 fill_uniform(&r, host, n, PP_F32, h.lo, h.hi);
                 check_hist(env, host, n, &h, what);
+                const pp_plan p = last_plan(ctx);
+                TC_CHECK(!strcmp(p.family, "histogram"), "plan family '%s'", p.family);
+                /* lanes 0: the float form does not apply to this binning (the doubles ran) */
+                if (p.param[0] != 0 && p.param[0] != widths[wi]) { /* this CPU lacks the width */
+                    TC_CHECK(p.param[0] == 4 || p.param[0] == 8 || p.param[0] == 16, "lanes %lld",
+                             (long long)p.param[0]);
+                    ++skipped;
+                    break;
+                }
                 fill_edges(&r, host, n, PP_F32, nbs[bi], h.lo, h.hi);
                 check_hist(env, host, n, &h, what);
                 for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
                     check_hist_off(env, host, sizes[si], &h, what, si % 5);
             }
     }
-    unsetenv("PP_CPU_HIST_LANES");
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_CPU_HIST_LANES, 0));
     free(host);
+    if (skipped) {
+        print_message("this CPU lacks %d of the widths 4, 8, 16\n", skipped);
+        skip();
+    }
 }
 
-/* CPU: the private tables flushed into the counts round after round (PP_CPU_HIST_ROUND: a
- * round of 2^16 samples instead of 2^31), for one table, interleaved sub-tables and bin
- * ranges, u32 and u64 counts, uniform and skewed samples. */
+/* CPU: the private tables flushed into the counts round after round (PP_OPTION_CPU_HIST_ROUND:
+ * a round of 2^16 samples instead of 2^31; the plan says so), for one table, interleaved
+ * sub-tables and bin ranges, u32 and u64 counts, uniform and skewed samples. */
 static void t_even_rounds(void **state)
 {
     tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
     tc_rng r = tc_rng_for("even rounds");
     const size_t n = ((size_t)1 << 20) + 12345;
     void *host = tc_xmalloc(n * 4);
     static const size_t nbs[] = {1, 256, 4096, ((size_t)1 << 21) + 1};
-    setenv("PP_CPU_HIST_ROUND", "65536", 1);
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_CPU_HIST_ROUND, 65536));
     for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi) {
         const hspec hf = {PP_F32, nbs[bi], 0, -1, 1, NULL, bi & 1 ? PP_U64 : PP_U32};
         fill_uniform(&r, host, n, PP_F32, -1, 1);
         check_hist(env, host, n, &hf, "rounds of 2^16 samples");
+        const pp_plan p = last_plan(ctx);
+        TC_CHECK(!strcmp(p.strategy, "private") && p.param[2] == 65536, "plan %s, round %lld: want private, 65536",
+                 p.strategy, (long long)p.param[2]);
         fill_skewed(host, n, PP_F32, nbs[bi], -1, 1);
         check_hist(env, host, n, &hf, "rounds of 2^16 samples, all in one bin");
         const hspec hi = {PP_I32, nbs[bi], 0, -5000, 5000, NULL, PP_U32};
         fill_uniform(&r, host, n, PP_I32, -5000, 5000);
         check_hist(env, host, n, &hi, "rounds of 2^16 samples");
     }
-    unsetenv("PP_CPU_HIST_ROUND");
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_CPU_HIST_ROUND, 0));
     free(host);
 }
 
@@ -508,6 +532,88 @@ static void t_range(void **state)
     for (size_t i = 0; i < 100003; ++i) ((uint8_t *)host)[i] = (uint8_t)tc_next(&r);
     const hspec h = {PP_U8, 256, 1, 0, 0, e256, PP_U32};
     check_hist(env, host, 100003, &h, "u8 with edges 0..256");
+    free(host);
+}
+
+/* CPU: the range search through the cell grid (cpu/histogram.c, GRID_BLOCK; the plan's
+ * param[1] = 1 says it ran), with enough samples for the grid: edges that bunch (the bench's
+ * quadratic ones, and many edges in one tiny interval: cells with several edges), runs of
+ * equal edges, infinite edges at and next to the ends, more bins than cells (2^19 bins);
+ * samples uniform, exactly at the edges (as the type stores them) and next to them, NaN,
+ * infinities, zeros; f32, f64 and i32 samples. */
+static void t_range_grid(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    tc_rng r = tc_rng_for("range grid");
+    const size_t nb_big = (size_t)1 << 19;
+    const size_t nmax = 6 * nb_big + 1; /* n / 4 >= cells + nbins */
+    void *host = tc_xmalloc(nmax * 8);
+    static const pp_dtype types[] = {PP_F32, PP_F64, PP_I32};
+    for (int kind = 0; kind < 5; ++kind) {
+        const size_t nb = kind == 4 ? nb_big : kind == 3 ? 300 : 4096;
+        if (kind == 4 && !tc_thorough()) continue;
+        double *e = (double *)tc_xmalloc((nb + 1) * sizeof *e);
+        const char *name = "";
+        for (size_t k = 0; k <= nb; ++k) {
+            const double f = (double)k / (double)nb;
+            switch (kind) {
+            case 0: name = "quadratic edges"; e[k] = (float)(-1.0 + 2.0 * f * f) * 100; break;
+            case 1: /* runs of 1 to 4 equal edges */
+                name = "runs of equal edges";
+                e[k] = k == 0 ? -100 : e[k - 1] + (tc_below(&r, 3) == 0 ? 0.0 : 0.05 + 0.01 * tc_unit(&r));
+                break;
+            case 2: /* half the edges within 1e-6, the rest spread */
+                name = "half the edges in a tiny interval";
+                e[k] = k < nb / 2 ? 1.0 + 1e-6 * f : 1.0 + 1e-6 + 200 * (f - 0.5);
+                break;
+            case 3: /* infinite edges: two -inf, two +inf, finite in between */
+                name = "infinite edges at both ends, twice";
+                e[k] = k <= 1 ? -INFINITY : k + 1 >= nb ? INFINITY : -50.0 + (double)k / 3;
+                break;
+            default: name = "more bins than cells"; e[k] = -100.0 + 200.0 * f; break;
+            }
+        }
+        for (size_t ti = 0; ti < 3; ++ti) {
+            const pp_dtype st = types[ti];
+            if (kind == 4 && st != PP_F32) continue;
+            const hspec h = {st, nb, 1, 0, 0, e, ti & 1 ? PP_U64 : PP_U32};
+            const size_t n = kind == 4 ? nmax : 4 * 33 * nb + 1001; /* 4 (cells + nbins), cells <= 32 nbins */
+            const double lo = isinf(e[0]) ? -150 : e[0] - 10, hi = isinf(e[nb]) ? 150 : e[nb] + 10;
+            char what[128];
+            snprintf(what, sizeof what, "%s, uniform", name);
+            fill_uniform(&r, host, n, st, lo, hi);
+            check_hist(env, host, n, &h, what);
+            const pp_plan p = last_plan(ctx);
+            TC_CHECK(p.param[1] == 1, "%s: the range search was %lld, want 1 (the grid)", what, (long long)p.param[1]);
+            for (size_t i = 0; i < n; ++i) {
+                long double v;
+                const unsigned pick = (unsigned)tc_below(&r, 16);
+                if (pick == 0 && tc_is_float(st)) {
+                    const long double sp[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 1e-310};
+                    v = sp[tc_below(&r, 6)];
+                } else {
+                    v = e[tc_below(&r, nb + 1)];
+                    if (isinf((double)v)) v = tc_is_float(st) ? v : 0;
+                    if (st == PP_F32) {
+                        const float vf = (float)v; /* nearest float, then maybe a neighbour */
+                        const unsigned side = (unsigned)tc_below(&r, 3);
+                        v = side == 0 ? vf : nextafterf(vf, side == 1 ? INFINITY : -INFINITY);
+                    } else if (st == PP_F64) {
+                        const unsigned side = (unsigned)tc_below(&r, 3);
+                        v = side == 0 ? v : nextafter((double)v, side == 1 ? INFINITY : -INFINITY);
+                    } else {
+                        v = floorl(v) + (long double)((int)tc_below(&r, 3) - 1);
+                    }
+                }
+                store(host, i, st, v);
+            }
+            snprintf(what, sizeof what, "%s, at and next to the edges, NaN, infinities", name);
+            check_hist(env, host, n, &h, what);
+            TC_CHECK(last_plan(ctx).param[1] == 1, "%s: not the grid", what);
+        }
+        free(e);
+    }
     free(host);
 }
 
@@ -958,7 +1064,7 @@ int main(void)
     tc_init("test_histogram");
     const struct CMUnitTest tests[] = {
         TC_BOTH(t_even_f32),     TC_BOTH(t_even_f64),     TC_BOTH(t_even_special), TC_BOTH(t_even_sizes),
-        TC_BOTH(t_even_many_bins), TC_CPU(t_even_f32_widths), TC_CPU(t_even_rounds),
+        TC_BOTH(t_even_many_bins), TC_CPU(t_even_f32_widths), TC_CPU(t_even_rounds), TC_CPU(t_range_grid),
         TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_HIP(t_hip_strategies_shared), TC_HIP(t_hip_strategies_global),
         TC_HIP(t_hip_strategies_cluster), TC_HIP(t_hip_strategies_cluster_big), TC_HIP(t_hip_strategies_cluster_k2),
         TC_HIP(t_hip_strategies_cluster_k4), TC_HIP(t_hip_strategies_cluster_k8), TC_HIP(t_hip_strategies_cluster_k16),
