@@ -67,10 +67,6 @@ static pp_status hip_context_init(pp_context *ctx)
     }
     st->stream = st->own_stream;
     st->tune = pp_reduce_tune_default;
-    const char *env = getenv("PP_HIP_REDUCE_GRID_WAVES");
-    if (env && atoi(env) > 0) st->tune.grid_waves = atoi(env);
-    env = getenv("PP_HIP_REDUCE_MAX_TILES");
-    if (env && atoi(env) > 0) st->tune.max_tiles_per_block = atoi(env);
     ctx->backend_state = st;
     ctx->stream = st->stream;
     return PP_OK;
