@@ -846,23 +846,26 @@ pp_status hist_launch(pp_context *ctx, const pp_histogram_args *a, const Binner 
         break;
     default: break;
     }
-    /* A chosen multi-range SHARED plan: the skew check decides between it and GLOBAL. */
-    const uint64_t groups = thr.skew_groups;
-    if (chosen && !u8 && nbins > bins_per_block && groups && a->n >= groups * (uint64_t)hs->dev.wave * 16) {
-        void *scratch = nullptr;
-        pp_status st = pp__scratch(ctx, 256, &scratch);
-        if (st != PP_OK) return st;
-        uint32_t *gate = (uint32_t *)scratch;
-        hist_skew_check<T, Binner><<<1, HB, 0, hs->stream>>>((const T *)a->samples, a->n, bn, (uint32_t)groups,
-                                                             thr.skew_uniform_per_64, gate);
-        PP_HIP_CHECK_LAUNCH(ctx, "hist_skew_check");
-        st = run_shared(ctx, s, a->n, bn, nbins, tu, p, counts, what, gate);
-        if (st != PP_OK) return st;
-        hist_plan q;
-        memset(&q, 0, sizeof q);
-        st = run_global(ctx, s, bn, tu, q, counts, gate);
-        if (st == PP_OK) record_plan(ctx, "shared|global", p, s);
-        return st;
+    /* A chosen multi-range SHARED plan: the skew check decides between it and GLOBAL (u8
+     * samples took HS_U8 above). */
+    if constexpr (!std::is_same<T, uint8_t>::value) {
+        const uint64_t groups = thr.skew_groups;
+        if (chosen && nbins > bins_per_block && groups && a->n >= groups * (uint64_t)hs->dev.wave * 16) {
+            void *scratch = nullptr;
+            pp_status st = pp__scratch(ctx, 256, &scratch);
+            if (st != PP_OK) return st;
+            uint32_t *gate = (uint32_t *)scratch;
+            hist_skew_check<T, Binner><<<1, HB, 0, hs->stream>>>((const T *)a->samples, a->n, bn, (uint32_t)groups,
+                                                                 thr.skew_uniform_per_64, gate);
+            PP_HIP_CHECK_LAUNCH(ctx, "hist_skew_check");
+            st = run_shared(ctx, s, a->n, bn, nbins, tu, p, counts, what, gate);
+            if (st != PP_OK) return st;
+            hist_plan q;
+            memset(&q, 0, sizeof q);
+            st = run_global(ctx, s, bn, tu, q, counts, gate);
+            if (st == PP_OK) record_plan(ctx, "shared|global", p, s);
+            return st;
+        }
     }
     return run_shared(ctx, s, a->n, bn, nbins, tu, p, counts, what, nullptr);
 }

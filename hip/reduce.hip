@@ -209,6 +209,18 @@ pp_reduce_tuning reduce_tuning(pp_context *ctx)
     return t;
 }
 
+/* Records the plan (pp__set_plan) unless the context's last plan is already this one: the
+ * small-n path is a few microseconds a call, and recording copies two strings. */
+void set_reduce_plan(pp_context *ctx, const char *strategy, uint64_t grid, uint64_t tiles, int64_t p0, int64_t p1,
+                     int64_t p2, int64_t p3)
+{
+    const pp_plan &q = ctx->plan;
+    if (q.grid == grid && q.tiles == tiles && q.param[0] == p0 && q.param[1] == p1 && q.param[2] == p2 &&
+        q.param[3] == p3 && !strcmp(q.family, "reduce") && !strcmp(q.strategy, strategy))
+        return;
+    pp__set_plan(ctx, "reduce", strategy, grid, tiles, p0, p1, p2, p3);
+}
+
 /* Geometry of one level over n elements of In starting at `in`. */
 struct level_plan {
     uint64_t nhead, nvec, ntail, ntiles, tpb, grid;
@@ -320,7 +332,7 @@ pp_status run_reduce(pp_context *ctx, const typename P::in_t *in, uint64_t n, co
     using A = typename P::acc_t;
     const int cus = pp_hip(ctx)->dev.cu_count;
     if (p.grid == 1) {
-        pp__set_plan(ctx, "reduce", "single_tile", 1, p.ntiles, 1, (int64_t)p.tpb, tune.grid_waves,
+        set_reduce_plan(ctx, "single_tile", 1, p.ntiles, 1, (int64_t)p.tpb, tune.grid_waves,
                      tune.max_tiles_per_block);
         return launch_level<P, Out>(ctx, in, n, p, nullptr, out_v, out_i);
     }
@@ -333,7 +345,7 @@ pp_status run_reduce(pp_context *ctx, const typename P::in_t *in, uint64_t n, co
         const A *src = buf[(level - 1) & 1];
         level_plan q = plan_level<partial_policy<P>, Out>(src, m, cus, tune);
         if (q.grid == 1) {
-            pp__set_plan(ctx, "reduce", "tiles", p.grid, p.ntiles, level + 1, (int64_t)p.tpb, tune.grid_waves,
+            set_reduce_plan(ctx, "tiles", p.grid, p.ntiles, level + 1, (int64_t)p.tpb, tune.grid_waves,
                          tune.max_tiles_per_block);
             return launch_level<partial_policy<P>, Out>(ctx, src, m, q, nullptr, out_v, out_i);
         }
