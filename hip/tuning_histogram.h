@@ -56,8 +56,13 @@ struct pp_hist_tuning {
     uint32_t skew_uniform_per_64;
 };
 
+/* A tuning build (bench only, as CUB's TUNE_* macros) may set sm_90's guide cells per bin. */
+#ifndef PP_TUNE_HIST_GUIDE_CELLS
+#define PP_TUNE_HIST_GUIDE_CELLS 4
+#endif
+
 /* sm_90: H100, measured as above (2026-11-23). */
-static const pp_hist_tuning pp_hist_tune_sm90 = {0.5, 32u << 10, 1, 4, 0, 16, 4, 128, 56};
+static const pp_hist_tuning pp_hist_tune_sm90 = {0.5, 32u << 10, 1, 4, 0, 16, PP_TUNE_HIST_GUIDE_CELLS, 128, 56};
 /* sm_80 (A100: 164 KiB of shared memory per SM, no clusters): not measured; sm_90's row. */
 static const pp_hist_tuning pp_hist_tune_sm80 = {0.5, 32u << 10, 1, 4, 0, 16, 4, 128, 56};
 /* gfx90a / gfx940 (64 KiB of LDS per CU, wave64): not measured; sm_90's row. */
