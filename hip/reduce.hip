@@ -265,10 +265,13 @@ level_plan plan_level(const typename P::in_t *in, uint64_t n, int cu_count, cons
 #if defined(PP_PORT_NVIDIA)
 /*
  * Whether reduce_level<P, Out> may be launched as a programmatic dependent launch (PDL: the
- * grid starts while the previous kernel of the stream finishes; CUB 3.6 launches its reduce
- * kernels so): the device is sm_90 or newer and the image it runs was compiled for sm_90 or
- * newer, so that it holds the griddepcontrol.wait that makes the early start safe (an older
- * image JIT-compiled for the device lacks it). Asked once per instantiation.
+ * grid starts while the previous kernel of the stream finishes): the device is sm_90 or newer
+ * and the image it runs was compiled for sm_90 or newer, so that it holds the
+ * griddepcontrol.wait that makes the early start safe (an older image JIT-compiled for the
+ * device lacks it). Asked once per instantiation. Measured on an H200 (2026-11-26, CUB in the
+ * same process): latency_sum_ctx (n = 1024, calls back to back) 5.68 / 3.91 us before, 3.49 /
+ * 3.12 / 3.50 / 3.72 us with it, against CUB 3.0.1's 4.46 / 4.02 us and CUB 3.6.0's 5.17 /
+ * 5.00 us; the 2^28 rows 0 to 0.9% faster, u8 -> u64 sums 67.4 -> 65.6 us.
  */
 template <typename P, typename Out> bool pdl_ready(pp_context *ctx)
 {

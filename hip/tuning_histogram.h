@@ -4,7 +4,8 @@
  * (pp_hip_state::dev), never from a macro of the host pass. Host-side.
  *
  * sm_90 rows were measured on the H100 (f32, n = 2^28, uniform in [-1, 1) unless said; rows
- * hist_even_<bins>@<strategy> of `parprim-bench --only hist`, bench/NOTES.md "histogram").
+ * hist_even_<bins>@<strategy> of `parprim-bench --only hist`, bench/NOTES.md "histogram"),
+ * the guide table and the skew check on an H200 (sm_90 as well; its CUB in the same run).
  * Every other row is not measured: it repeats sm_90's numbers, which are ratios of the
  * device's own shared memory and CU count, so they stay valid plans (never wrong results)
  * until someone measures that target.
@@ -41,17 +42,21 @@ struct pp_hist_tuning {
     uint32_t cluster_size;
     /* Range histograms in shared memory: cells of the guide table per bin (0: plain binary
      * search over the range's edges). A sample's cell bounds its bin to the few edges the cell
-     * spans. sm_90: 4 predicted (16384 cells of 4096 bins fit beside the edges and 2 copies
-     * at 2 blocks/SM); the search it replaces measured 6.53 ms at 4096 bins (CUB 4.68 ms). */
+     * spans. sm_90, measured on an H200 (2026-11-26, hist_range_4096: f32, 4097 quadratic
+     * edges, CUB 3.0.1 4.64-4.66 ms in the same run): 2 cells 1.076 ms, 4 cells 0.972-0.975 ms,
+     * 8 cells 0.982 ms; the plain search 6.54-6.56 ms (the H100's 6.53 ms before). */
     uint32_t guide_cells_per_bin;
     /* Multi-range SHARED plans check for skew first: a one-block kernel bins skew_groups
      * groups of PP_WAVE consecutive samples spread over the input, and if at least
      * skew_uniform_per_64 / 64 of the groups fall wholly into one bin, GLOBAL (whose wave
      * aggregation adds one atomic per such group) runs instead. 0 groups: never.
-     * sm_90: all samples in one of 65536 bins took 1.19 ms under SHARED (2 ranges, each
-     * re-reading the samples; CUB 0.76 ms); GLOBAL on all-in-one-bin data 0.50 ms at 2^20
-     * bins; uniform data 1.437 ms (SHARED) against 3.89 ms (GLOBAL). 128 groups, 56 / 64:
-     * predicted. */
+     * sm_90 (H100, 2026-11-23): all samples in one of 65536 bins took 1.19 ms under SHARED
+     * (2 ranges, each re-reading the samples; CUB 0.76 ms); uniform data 1.437 ms (SHARED)
+     * against 3.89 ms (GLOBAL). H200 (2026-11-26): the all-in-one-bin row forced to GLOBAL
+     * 0.39 ms, to SHARED 1.17 ms. With the check (H200, 2026-11-26, CUB
+     * 3.0.1 in the same run): hist_even_65536_skew 1.167-1.171 ms -> 0.398-0.402 ms (CUB
+     * 0.69-0.74 ms), hist_even_65536 1.421-1.422 -> 1.428-1.439 ms (the check and the empty
+     * grid). 128 groups and 56 / 64 not swept: both rows are all or nothing. */
     uint32_t skew_groups;
     uint32_t skew_uniform_per_64;
 };

@@ -2,8 +2,9 @@
  * test_histogram.c -- pp_histogram_even, pp_histogram_range and pp_reduce_by_index against
  * serial oracles written here (the definitions of parprim.h, computed directly: long double
  * and 128-bit integer arithmetic, no library code), on the CPU backend and, where a device is
- * present, on HIP (where every GPU strategy is also forced in turn, through the tuning
- * variables PP_HIP_HIST_STRATEGY and friends, so that each is checked on its own).
+ * present, on HIP (where every GPU strategy is also forced in turn, through the context's
+ * experimental options PP_OPTION_HIST_STRATEGY and friends, and each call's plan is checked, so
+ * that each strategy is tested on its own).
  *
  * Bin counts 1, 2, 255, 256, 257, 4096, 65536 and 2^20; uniform data (some samples outside
  * the range), skewed data (every sample in one bin: the worst case for atomics), samples at
