@@ -652,11 +652,13 @@ static void expect_plan(tc_env *env, const hist_config *c, pp_dtype st, size_t n
 static void hip_strategies_bins(tc_env *env, size_t first, size_t last, size_t nb_first, size_t nb_last)
 {
     static const hist_config configs[] = {
-        {PP_HIST_STRATEGY_SHARED, 0, 0, 0},   {PP_HIST_STRATEGY_SHARED, 1, 0, 0},    {PP_HIST_STRATEGY_SHARED, 32, 0, 0},
-        {PP_HIST_STRATEGY_SHARED, 4, 1000, 0}, {PP_HIST_STRATEGY_SHARED, 0, 257, 0},  {PP_HIST_STRATEGY_GLOBAL, 0, 0, 0},
-        {PP_HIST_STRATEGY_CLUSTER, 0, 0, 0},  {PP_HIST_STRATEGY_CLUSTER, 0, 0, 2},   {PP_HIST_STRATEGY_CLUSTER, 0, 3000, 4},
-        {PP_HIST_STRATEGY_CLUSTER, 0, 0, 8},  {PP_HIST_STRATEGY_CLUSTER, 0, 1024, 16}, /* 16: non-portable size, small slices */
-        {PP_HIST_STRATEGY_U8, 0, 0, 0},       {PP_HIST_STRATEGY_AUTO, 0, 0, 0},
+        {PP_HIST_STRATEGY_SHARED, 0, 0, 0},    {PP_HIST_STRATEGY_SHARED, 1, 0, 0},
+        {PP_HIST_STRATEGY_SHARED, 32, 0, 0},   {PP_HIST_STRATEGY_SHARED, 4, 1000, 0},
+        {PP_HIST_STRATEGY_SHARED, 0, 257, 0},  {PP_HIST_STRATEGY_GLOBAL, 0, 0, 0},
+        {PP_HIST_STRATEGY_CLUSTER, 0, 0, 0},   {PP_HIST_STRATEGY_CLUSTER, 0, 0, 2},
+        {PP_HIST_STRATEGY_CLUSTER, 0, 3000, 4}, {PP_HIST_STRATEGY_CLUSTER, 0, 0, 8},
+        {PP_HIST_STRATEGY_CLUSTER, 0, 1024, 16}, /* 16: non-portable size, small slices */
+        {PP_HIST_STRATEGY_U8, 0, 0, 0},        {PP_HIST_STRATEGY_AUTO, 0, 0, 0},
     };
     tc_rng r = tc_rng_for("strategies");
     const size_t n = 300007;
@@ -669,8 +671,9 @@ static void hip_strategies_bins(tc_env *env, size_t first, size_t last, size_t n
         for (size_t bi = nb_first; bi < nb_last && bi < sizeof nbs / sizeof nbs[0]; ++bi) {
             const size_t nb = nbs[bi];
             char what[128];
-            snprintf(what, sizeof what, "strategy %s copies %lld range_bins %lld cluster %lld", strategy_names[cf->strategy],
-                     (long long)cf->copies, (long long)cf->range_bins, (long long)cf->cluster);
+            snprintf(what, sizeof what, "strategy %s copies %lld range_bins %lld cluster %lld",
+                     strategy_names[cf->strategy], (long long)cf->copies, (long long)cf->range_bins,
+                     (long long)cf->cluster);
             const hspec hf = {PP_F32, nb, 0, -1, 1, NULL, bi & 1 ? PP_U64 : PP_U32};
             fill_uniform(&r, host, n, PP_F32, -1, 1);
             check_hist(env, host, n, &hf, what);
@@ -1107,7 +1110,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         TC_BOTH(t_even_f32),     TC_BOTH(t_even_f64),     TC_BOTH(t_even_special), TC_BOTH(t_even_sizes),
         TC_BOTH(t_even_many_bins), TC_CPU(t_even_f32_widths), TC_CPU(t_even_rounds),
-        TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_BOTH(t_range_uneven),        TC_HIP(t_hip_strategies_shared), TC_HIP(t_hip_strategies_global),
+        TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_BOTH(t_range_uneven),
+        TC_HIP(t_hip_strategies_shared), TC_HIP(t_hip_strategies_global),
         TC_HIP(t_hip_strategies_cluster), TC_HIP(t_hip_strategies_cluster_big), TC_HIP(t_hip_strategies_cluster_k2),
         TC_HIP(t_hip_strategies_cluster_k4), TC_HIP(t_hip_strategies_cluster_k8), TC_HIP(t_hip_strategies_cluster_k16),
         TC_HIP(t_hip_strategies_cluster_k16_big), TC_HIP(t_hip_strategies_u8_auto),

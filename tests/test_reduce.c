@@ -560,8 +560,10 @@ static void t_hip_reduce_options(void **state)
             TC_CHECK(!strcmp(plan.family, "reduce"), "plan family '%s'", plan.family);
             TC_CHECK(plan.param[2] > 0 && plan.param[3] > 0, "plan without the device's tuning row (%lld, %lld)",
                      (long long)plan.param[2], (long long)plan.param[3]);
-            if (settings[k][0]) TC_CHECK(plan.param[2] == settings[k][0], "grid_waves %lld in the plan", (long long)plan.param[2]);
-            if (settings[k][1]) TC_CHECK(plan.param[3] == settings[k][1], "max_tiles %lld in the plan", (long long)plan.param[3]);
+            if (settings[k][0])
+                TC_CHECK(plan.param[2] == settings[k][0], "grid_waves %lld in the plan", (long long)plan.param[2]);
+            if (settings[k][1])
+                TC_CHECK(plan.param[3] == settings[k][1], "max_tiles %lld in the plan", (long long)plan.param[3]);
             if (settings[k][1] == 1 && n > 8192) /* one tile per block: more than one level */
                 TC_CHECK(!strcmp(plan.strategy, "tiles") && plan.param[0] >= 2, "plan %s with %lld levels",
                          plan.strategy, (long long)plan.param[0]);
