@@ -603,14 +603,13 @@ static void size_chunks(const samples16<T> &s, uint64_t want, uint64_t limit, hi
  * "global", "cluster", "u8", or "shared|global" where the skew check decides on the device;
  * grid = blocks of the main kernel, tiles = tiles of the samples; param[0] copies per table,
  * [1] bins per block range (SHARED; CLUSTER: bins per cluster), [2] cluster size (CLUSTER),
- * [3] SHARED's wave aggregation (1 on, 0 off) plus 2 x the guide cells per bin.
+ * [3] whole-wave aggregation (1 on, 0 off).
  */
 template <typename T>
 static void record_plan(pp_context *ctx, const char *strategy, const hist_plan &p, const samples16<T> &s)
 {
     pp__set_plan(ctx, "histogram", strategy, (uint64_t)p.chunks * p.ranges,
-                 s.ntiles, (int64_t)1 << p.copies_log2, p.range_bins, p.cluster,
-                 (p.agg ? 1 : 0) + 2 * (int64_t)p.guide_per_bin);
+                 s.ntiles, (int64_t)1 << p.copies_log2, p.range_bins, p.cluster, p.agg ? 1 : 0);
 }
 
 /* ======================= histogram: host ======================= */
