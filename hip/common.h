@@ -8,15 +8,7 @@
 #include "internal.h"
 #include "port.h"
 
-/* Per-target tuning, measured on the H100 (bench/NOTES.md records the runs that chose each
- * number); AMD uses the same numbers until it can be measured. */
-struct pp_reduce_tuning {
-    int grid_waves;          /* reduce grid = CUs x resident blocks per CU x this */
-    int max_tiles_per_block; /* caps a block's run of tiles (its floats combine pairwise) */
-    int seg_blocks_per_cu;   /* persistent grid of the long-segment kernels */
-};
-/* grid_waves 2: H100 2026-11-23, f32 sum 2^28: 1 -> 378 us, 2 -> 356 us, 4 -> 364 us. */
-static const pp_reduce_tuning pp_reduce_tune_default = {2, 256, 8};
+#include "tuning_reduce.h"
 
 /* Facts about the context's device, read once when the context is created; host code asks
  * this, never a macro of the host pass. */
@@ -31,7 +23,7 @@ struct pp_hip_device {
 };
 
 struct pp_hip_state {
-    pp_reduce_tuning tune;
+    pp_reduce_tuning tune;    /* reduce.hip: the device's row (tuning_reduce.h), chosen on first use */
     pp_hip_device dev;
     hipStream_t own_stream;   /* created with the context */
     hipStream_t stream;       /* where calls go: own_stream or the caller's */

@@ -34,19 +34,27 @@
  *            at the end the 256 value counts are folded into the bins (the bin of each value).
  *
  * Which one: choose_strategy() below, from the bin count, the sample count and the device's
- * shared memory; its thresholds, and the copies and range sizes, sit in hist_thresholds with
- * where each number comes from. For tuning runs (parprim-bench's rows NAME@STRATEGY, e.g.
- * `parprim-bench --only hist`, set these around a row) they can be forced per call through
- * the environment:
- *   PP_HIP_HIST_STRATEGY   auto | shared | global | cluster | u8   (unavailable: auto)
- *   PP_HIP_HIST_COPIES     copies per block table (SHARED; rounded down to a power of two)
- *   PP_HIP_HIST_RANGE_BINS bins per block range (SHARED; per cluster block for CLUSTER)
- *   PP_HIP_HIST_CLUSTER    cluster size K (CLUSTER)
- *   PP_HIP_HIST_GRID_WAVES grid = this many waves of resident blocks (default 1)
- *   PP_HIP_HIST_AGG        SHARED's whole-wave aggregation: 1 on, 2 off (default: chooser)
- *   PP_HIP_HIST_VERBOSE    1: print each new plan to stderr
- *   PP_HIP_RBI_STRATEGY    auto | shared | global     (reduce by index)
- *   PP_HIP_RBI_COPIES      copies of the partial outputs per block
+ * shared memory; its thresholds, and the copies and range sizes, come from the device's row of
+ * hip/tuning_histogram.h, where each number's measurement is written. Where the chooser would
+ * split the bins into ranges, a one-block kernel first looks at a sample of the input
+ * (hist_skew_check): if most groups of a wave's width of consecutive samples fall into one bin,
+ * GLOBAL (wave aggregation: one atomic per such group) beats re-reading the samples once per
+ * range; both grids are launched and the one the check did not pick exits at once, so the
+ * call does not synchronize. Tuning runs and tests force a plan through the context's
+ * experimental options (include/parprim.h): PP_OPTION_HIST_STRATEGY (a strategy the device
+ * lacks is replaced by the chooser's), _COPIES (rounded down to a power of two), _RANGE_BINS
+ * (per block range; per cluster block for CLUSTER), _CLUSTER (K), _GRID_WAVES (grid = this many
+ * waves of resident blocks, default 1), _WAVE_AGGREGATION (SHARED: 1 on, 2 off), and for
+ * reduce by index PP_OPTION_RBI_STRATEGY / _RBI_COPIES. Each call records its plan
+ * (pp_context_last_plan; record_plan() below says what the fields hold).
+ *
+ * Range histograms whose edges sit in shared memory (SHARED) bin through a guide table built
+ * by each block: cell(x) = min(floor((x - e[0]) s), G - 1), G cells over [e[0], e[R]), and
+ * guide[c] = the last k with cell(e[k]) < c (0 for none). cell() is non-decreasing in x and the
+ * same function bins the samples and builds the table, so e[guide[c]] <= x < e[guide[c + 1] + 1]
+ * for every x of cell c: the bin (the last k with e[k] <= x, exactly as parprim.h defines it)
+ * is found by a binary search over those few edges. (Seeded by the CPU backend's guide table,
+ * cpu/histogram.c; the "indexed search" of Knuth 6.2.1.)
  *
  * Counters: a u32 shared counter receives at most 2^31 samples (plus the < 32 of the head and
  * tail), so it cannot overflow: a block counts at most 2^31 samples, and a CLUSTER block, whose
@@ -63,8 +71,6 @@
  * min and max run on unsigned keys (histogram_bins.h) with atomicMin / atomicMax, out being
  * converted to keys before and back after (exact, any order).
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <type_traits>
@@ -72,6 +78,7 @@
 #include "blocks.h"
 #include "common.h"
 #include "histogram_bins.h"
+#include "tuning_histogram.h"
 
 #if defined(PP_PORT_NVIDIA) && defined(__CUDACC__) && CUDART_VERSION >= 12000
 #include <cooperative_groups.h>
@@ -92,87 +99,39 @@ constexpr uint64_t MAX_BLOCK_SAMPLES = (uint64_t)1 << 31; /* u32 shared counters
 
 /* ======================= tuning ======================= */
 
-/*
- * The chooser's numbers, measured on the H100 on 2026-11-23 (f32, n = 2^28, uniform; rows
- * hist_even_<bins>@<strategy> of parprim-bench `--only hist`, bench/results/h100-hist-2026-11-23.txt)
- * except where marked predicted. The runs are in bench/NOTES.md ("histogram").
- */
-struct hist_thresholds {
-    /* n < sparse_ratio * nbins: GLOBAL. A SHARED block zeroes and merges its whole table, so
-     * with fewer samples than bins the atomics straight into the counts are fewer. (Predicted:
-     * the bench has no sparse row.) */
-    double sparse_ratio;
-    /* Shared memory per block spent on copies of a small table. Measured: 256 bins with 32
-     * copies 369 us, with 8 or 1 copy 588 us (CUB 369 us); 4096 bins with 1, 2 or 4 copies
-     * within 1% (515-596 us over the runs), 8 copies (128 KiB, 1 block/SM) 915-966 us. */
-    uint32_t copy_bytes;
-    /* Splitting bins across blocks: a range takes at most 1/this of an SM's shared memory.
-     * Measured at 65536 bins: fewer ranges win although each block then fills the SM: 2 ranges
-     * of 32768 bins (1 block/SM) 1.437 ms, 3 of 21846 (2 blocks/SM) 1.670 ms, 4 of 16384
-     * 2.207-2.270 ms, 8 of 8192 4.38-5.84 ms. So 1: the largest range that fits a block. */
-    uint32_t split_blocks_per_sm;
-    /* At most this many ranges; more: GLOBAL. Each range re-reads (from L2) and re-bins every
-     * sample. Measured at 65536 bins: 4 ranges 2.27 ms, 8 ranges 4.44 ms, GLOBAL 3.89 ms; at
-     * 2^20 bins (19 ranges of 55189 bins) SHARED 14.2-21.3 ms, GLOBAL 3.16 ms. */
-    uint32_t max_ranges;
-    /* Use CLUSTER automatically above this many bins (0: never). Measured: never the fastest:
-     * 65536 bins K = 2 1.670 ms (SHARED 1.437 ms), 2^20 bins K = 16 3.81 ms (GLOBAL 3.16 ms);
-     * the all-in-one-bin rows are slower still (2^20: K = 16 1.78-2.04 ms, GLOBAL 0.50 ms). */
-    uint64_t cluster_min_bins;
-    uint32_t cluster_size; /* default K for CLUSTER when forced: the fastest at 2^20 bins */
-};
-static const hist_thresholds hist_thr = {0.5, 32u << 10, 1, 4, 0, 16};
-
 enum hist_strategy { HS_AUTO = 0, HS_SHARED, HS_GLOBAL, HS_CLUSTER, HS_U8 };
-const char *const hist_strategy_name[] = {"auto", "shared", "global", "cluster", "u8"};
+static_assert(HS_AUTO == (int)PP_HIST_STRATEGY_AUTO && HS_SHARED == (int)PP_HIST_STRATEGY_SHARED &&
+                  HS_GLOBAL == (int)PP_HIST_STRATEGY_GLOBAL && HS_CLUSTER == (int)PP_HIST_STRATEGY_CLUSTER &&
+                  HS_U8 == (int)PP_HIST_STRATEGY_U8,
+              "hist_strategy mirrors pp_hist_strategy");
 
-/* Overrides from the environment, read on every call (tuning runs only; cheap next to a
- * kernel launch). */
+/* What a call runs with: the device's row of the tuning table and the context's options
+ * (0: the chooser's value). */
 struct hist_tuning {
+    const pp_hist_tuning *thr;
     hist_strategy strategy;
-    uint32_t copies;     /* 0: chooser */
-    uint64_t range_bins; /* 0: chooser */
-    uint32_t cluster;    /* 0: chooser */
+    uint32_t copies;
+    uint64_t range_bins;
+    uint32_t cluster;
     uint32_t grid_waves;
     int agg;             /* SHARED's wave aggregation: 0 chooser, 1 on, 2 off */
-    int verbose;
     hist_strategy rbi_strategy;
     uint32_t rbi_copies;
 };
 
-static uint64_t env_u64(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v || !*v) return 0;
-    char *end;
-    unsigned long long x = strtoull(v, &end, 0);
-    return *end ? 0 : (uint64_t)x;
-}
-
-static hist_strategy env_strategy(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v) return HS_AUTO;
-    for (int k = 1; k <= HS_U8; ++k)
-        if (!strcmp(v, hist_strategy_name[k])) return (hist_strategy)k;
-    return HS_AUTO;
-}
-
-static hist_tuning read_tuning()
+static hist_tuning read_tuning(pp_context *ctx)
 {
     hist_tuning t;
-    t.strategy = env_strategy("PP_HIP_HIST_STRATEGY");
-    t.copies = (uint32_t)env_u64("PP_HIP_HIST_COPIES");
-    t.range_bins = env_u64("PP_HIP_HIST_RANGE_BINS");
-    t.cluster = (uint32_t)env_u64("PP_HIP_HIST_CLUSTER");
-    t.grid_waves = (uint32_t)env_u64("PP_HIP_HIST_GRID_WAVES");
-    if (t.grid_waves == 0 || t.grid_waves > 64) t.grid_waves = 1;
-    t.agg = (int)env_u64("PP_HIP_HIST_AGG");
-    if (t.agg > 2) t.agg = 0;
-    t.verbose = env_u64("PP_HIP_HIST_VERBOSE") != 0;
-    t.rbi_strategy = env_strategy("PP_HIP_RBI_STRATEGY");
-    if (t.rbi_strategy != HS_SHARED && t.rbi_strategy != HS_GLOBAL) t.rbi_strategy = HS_AUTO;
-    t.rbi_copies = (uint32_t)env_u64("PP_HIP_RBI_COPIES");
+    t.thr = &pp_hist_tuning_for(pp_hip(ctx)->dev);
+    t.strategy = (hist_strategy)pp__option(ctx, PP_OPTION_HIST_STRATEGY);
+    t.copies = (uint32_t)pp__option(ctx, PP_OPTION_HIST_COPIES);
+    t.range_bins = (uint64_t)pp__option(ctx, PP_OPTION_HIST_RANGE_BINS);
+    t.cluster = (uint32_t)pp__option(ctx, PP_OPTION_HIST_CLUSTER);
+    t.grid_waves = (uint32_t)pp__option(ctx, PP_OPTION_HIST_GRID_WAVES);
+    if (t.grid_waves == 0) t.grid_waves = 1;
+    t.agg = (int)pp__option(ctx, PP_OPTION_HIST_WAVE_AGGREGATION);
+    t.rbi_strategy = (hist_strategy)pp__option(ctx, PP_OPTION_RBI_STRATEGY);
+    t.rbi_copies = (uint32_t)pp__option(ctx, PP_OPTION_RBI_COPIES);
     return t;
 }
 
@@ -318,10 +277,13 @@ struct wave_counter {
  * What a kernel asks of the bins. A binner (a kernel parameter, never modified) makes a view
  * (a local object, kept in registers):
  *   make_global()          view of all bins: bin(x) is the bin of x or NOBIN
- *   make_range(r0, R, c)   view of bins [r0, r0 + R): local(x) is bin(x) - r0 in that range,
+ *   make_range(r0, R, c, g, G)
+ *                          view of bins [r0, r0 + R): local(x) is bin(x) - r0 in that range,
  *                          else NOBIN. Range histograms copy their R + 1 edges into c (shared
- *                          memory; the caller syncs the block before local()) or, with c NULL,
- *                          search the global edges.
+ *                          memory; the caller syncs the block, then, where the view's G is
+ *                          not 0, calls build_guide(view, g) and syncs again before local()),
+ *                          or, with c NULL, search the global edges. g: G + 1 guide entries
+ *                          in shared memory (G = 0: no guide).
  */
 template <bool Float> struct even_binner {
     pp_hist_even p;
@@ -342,8 +304,25 @@ template <bool Float> struct even_binner {
         }
     };
     PP_DEVICE view make_global() const { return view{p, 0u, p.nbins}; }
-    PP_DEVICE view make_range(uint32_t r0, uint32_t R, double *) const { return view{p, r0, R}; }
+    PP_DEVICE view make_range(uint32_t r0, uint32_t R, double *, uint16_t *, uint32_t) const { return view{p, r0, R}; }
+    static PP_DEVICE void build_guide(const view &, uint16_t *) {}
 };
+
+/* The guide's cell of x in [e0, e[R]] (t >= 0 there): min(floor((x - e0) sc), G - 1). Non-decreasing
+ * in x (each rounded step is), and the one function both the table and the samples go through. */
+PP_DEVICE uint32_t guide_cell(double x, double e0, double sc, uint32_t G)
+{
+    double t = (x - e0) * sc;
+    t = t < (double)(G - 1) ? t : (double)(G - 1);
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)__double2loint(__dadd_rd(t, 4503599627370496.0 /* 2^52: floor, as pp_hist_bin_float */));
+#else
+    return (uint32_t)t;
+#endif
+}
+
+/* The largest power of two <= v (v >= 1), in one instruction. */
+PP_DEVICE uint32_t pow2_floor_dev(uint32_t v) { return 1u << (31 - __clz((int)v)); }
 
 struct range_binner {
     const double *edges;
@@ -351,18 +330,27 @@ struct range_binner {
     static constexpr bool uses_edges = true;
     __host__ __device__ uint32_t nbins() const { return nb; }
     struct view {
-        const double *s; /* the view's edges (shared or global) */
-        double lo, hi;   /* s[0], s[R] */
-        uint32_t R, step;
+        const double *s;       /* the view's edges (shared or global) */
+        const uint16_t *guide; /* G + 1 entries (G > 0) */
+        double lo, hi;         /* s[0], s[R] */
+        double sc;             /* the guide's cells per unit of x */
+        uint32_t R, step, G;
         template <typename T> PP_DEVICE uint32_t local(T x) const
         {
             const double d = (double)x;
             if (!(d >= lo && d < hi)) return NOBIN; /* edges[r0] <= x < edges[r0 + R]: in the range */
+            if (G) { /* s[k0] <= d < s[k1 + 1]: search those k1 - k0 + 1 edges */
+                const uint32_t c = guide_cell(d, lo, sc, G);
+                const uint32_t k0 = guide[c], len = guide[c + 1] - k0 + 1u;
+                return k0 + pp_hist_search(s + k0, len, pow2_floor_dev(len), d);
+            }
             return pp_hist_search(s, R, step, d);
         }
         template <typename T> PP_DEVICE uint32_t bin(T x) const { return local(x); } /* global view: r0 = 0 */
     };
-    PP_DEVICE view make_range(uint32_t r0, uint32_t R, double *cache) const
+    /* cells: the guide's G (0 or R >= 65536: none; none either where the range's width is not a
+     * finite positive number, e.g. an infinite edge, so that cell() sees finite values only). */
+    PP_DEVICE view make_range(uint32_t r0, uint32_t R, double *cache, uint16_t *guide, uint32_t cells) const
     {
         view v;
         v.R = R;
@@ -374,19 +362,39 @@ struct range_binner {
             for (uint32_t i = threadIdx.x; i <= R; i += blockDim.x) cache[i] = edges[r0 + i];
             v.s = cache;
         }
+        const double sc = (double)cells / (v.hi - v.lo);
+        v.G = cache && guide && cells && R < 65536 && sc > 0 && sc < 1e300 ? cells : 0;
+        v.sc = v.G ? sc : 0.0;
+        v.guide = guide;
         return v;
     }
-    PP_DEVICE view make_global() const { return make_range(0, nb, nullptr); }
+    PP_DEVICE view make_global() const { return make_range(0, nb, nullptr, nullptr, 0); }
+    /* guide[c] = the last k in [0, R) with cell(s[k]) < c (0 for none), for c in [0, G]: thread
+     * of k fills the cells (cell(s[k]), cell(s[k + 1])] (k = 0 from cell 0, k = R - 1 up to G). */
+    static PP_DEVICE void build_guide(const view &v, uint16_t *guide)
+    {
+        for (uint32_t k = threadIdx.x; k < v.R; k += blockDim.x) {
+            const uint32_t c0 = k == 0 ? 0u : guide_cell(v.s[k], v.lo, v.sc, v.G) + 1u;
+            const uint32_t c1 = k + 1 < v.R ? guide_cell(v.s[k + 1], v.lo, v.sc, v.G) : v.G;
+            for (uint32_t c = c0; c <= c1; ++c) guide[c] = (uint16_t)k;
+        }
+    }
 };
 
 /* ======================= kernels ======================= */
 
+/* A skew-checked launch (hist_skew_check): the grid runs only where *gate == want. */
+PP_DEVICE bool gated_out(const uint32_t *gate, uint32_t want) { return gate && *gate != want; }
+
 /* SHARED: grid (ranges, chunks). Block (x, y) counts bins [x range_bins, ...) of the samples
- * of tiles [y tpb, (y + 1) tpb), into 2^copies_log2 interleaved copies in shared memory. */
+ * of tiles [y tpb, (y + 1) tpb), into 2^copies_log2 interleaved copies in shared memory.
+ * Range histograms: the range's edges, then guide_per_bin * R guide cells, after the table. */
 template <typename T, typename Binner, typename Count, bool Agg>
 __global__ PP_HIST_BOUNDS void hist_shared(samples16<T> s, Binner bn, uint32_t range_bins, uint32_t copies_log2,
-                                                  uint64_t tpb, Count *__restrict__ counts)
+                                           uint32_t guide_per_bin, uint64_t tpb, Count *__restrict__ counts,
+                                           const uint32_t *gate)
 {
+    if (gated_out(gate, 0)) return;
     extern __shared__ uint64_t hist_smem[];
     uint32_t *table = (uint32_t *)hist_smem;
     const uint32_t nb = bn.nbins();
@@ -395,8 +403,15 @@ __global__ PP_HIST_BOUNDS void hist_shared(samples16<T> s, Binner bn, uint32_t r
     const uint32_t slots = R << copies_log2;
     for (uint32_t i = threadIdx.x; i < slots; i += HB) table[i] = 0;
     double *cache = Binner::uses_edges ? (double *)(hist_smem + (slots + 1) / 2) : nullptr;
-    const auto view = bn.make_range(r0, R, cache);
+    uint16_t *guide = Binner::uses_edges ? (uint16_t *)(cache + R + 1) : nullptr;
+    const auto view = bn.make_range(r0, R, cache, guide, guide_per_bin * R);
     __syncthreads();
+    if constexpr (Binner::uses_edges) {
+        if (view.G) { /* the same for the whole block */
+            Binner::build_guide(view, guide);
+            __syncthreads();
+        }
+    }
     const uint32_t cmask = (1u << copies_log2) - 1;
     const uint32_t copy = threadIdx.x & cmask;
     const uint64_t t0 = (uint64_t)blockIdx.y * tpb;
@@ -423,8 +438,10 @@ __global__ PP_HIST_BOUNDS void hist_shared(samples16<T> s, Binner bn, uint32_t r
 
 /* GLOBAL: atomics into the counts; block b counts tiles [b tpb, (b + 1) tpb). */
 template <typename T, typename Binner, typename Count>
-__global__ PP_HIST_BOUNDS void hist_global(samples16<T> s, Binner bn, uint64_t tpb, Count *__restrict__ counts)
+__global__ PP_HIST_BOUNDS void hist_global(samples16<T> s, Binner bn, uint64_t tpb, Count *__restrict__ counts,
+                                           const uint32_t *gate)
 {
+    if (gated_out(gate, 1)) return;
     const auto view = bn.make_global();
     const uint64_t t0 = (uint64_t)blockIdx.x * tpb;
     const uint64_t t1 = t0 + tpb < s.ntiles ? t0 + tpb : s.ntiles;
@@ -476,7 +493,7 @@ __global__ PP_HIST_BOUNDS void hist_cluster(samples16<T> s, Binner bn, uint32_t 
     const uint32_t c0 = blockIdx.y * cluster_bins;
     const uint32_t CR = cluster_bins < nb - c0 ? cluster_bins : nb - c0;
     for (uint32_t i = threadIdx.x; i < slice; i += HB) table[i] = 0;
-    const auto view = bn.make_range(c0, CR, nullptr); /* range histograms search the global edges */
+    const auto view = bn.make_range(c0, CR, nullptr, nullptr, 0); /* range histograms search the global edges */
     cl.sync();                                         /* every slice zeroed before any remote add */
     const uint64_t t0 = (uint64_t)blockIdx.x * tpb;
     const uint64_t t1 = t0 + tpb < s.ntiles ? t0 + tpb : s.ntiles;
@@ -511,6 +528,30 @@ __global__ __launch_bounds__(256) void hist_check_edges(const double *__restrict
     }
 }
 
+/*
+ * The skew check of a multi-range plan: `groups` groups of PP_WAVE consecutive samples, spread
+ * evenly over the n samples (n >= groups * PP_WAVE), one wave per group; *gate = 1 where at
+ * least uniform_per_64 / 64 of the groups hold one bin (or none) in every lane, else 0.
+ */
+template <typename T, typename Binner>
+__global__ __launch_bounds__(HB) void hist_skew_check(const T *__restrict__ x, uint64_t n, Binner bn, uint32_t groups,
+                                                      uint32_t uniform_per_64, uint32_t *gate)
+{
+    __shared__ uint32_t uniform;
+    if (threadIdx.x == 0) uniform = 0;
+    __syncthreads();
+    const auto view = bn.make_global();
+    const uint32_t waves = HB / PP_WAVE, wave = threadIdx.x / PP_WAVE;
+    for (uint32_t g = wave; g < groups; g += waves) { /* the same trip count in every lane of a wave */
+        const uint64_t i = (n - PP_WAVE) / (groups > 1 ? groups - 1 : 1) * g + pp_lane_id();
+        const uint32_t b = view.bin(x[i]);
+        const bool same = pp_ballot(b == pp_shfl(b, 0)) == pp_ballot(1);
+        if (same && pp_lane_id() == 0) atomicAdd(&uniform, 1u);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) *gate = (uint64_t)uniform * 64 >= (uint64_t)uniform_per_64 * groups ? 1u : 0u;
+}
+
 /* ======================= plans ======================= */
 
 struct hist_plan {
@@ -518,6 +559,7 @@ struct hist_plan {
     uint32_t range_bins, ranges; /* SHARED: bins per block range; CLUSTER: bins per cluster */
     uint32_t copies_log2;
     uint32_t cluster, slice_log2;
+    uint32_t guide_per_bin;      /* SHARED range histograms: guide cells per bin (0: none) */
     uint64_t chunks, tpb;
     size_t smem;
     int occupancy;
@@ -525,18 +567,18 @@ struct hist_plan {
 };
 
 /*
- * The chooser: which strategy for nbins bins of n samples, on a device whose blocks may use
- * smem_block bytes of shared memory. (hist_thr holds the numbers and their provenance.)
+ * The chooser: which strategy for nbins bins of n samples, on a device whose blocks hold
+ * bins_per_range bins with one copy (the numbers: the device's row of tuning_histogram.h).
  */
-static hist_strategy choose_strategy(bool u8, uint64_t n, uint64_t nbins, uint32_t bins_per_range,
-                                     bool clusters)
+static hist_strategy choose_strategy(const pp_hist_tuning &thr, bool u8, uint64_t n, uint64_t nbins,
+                                     uint32_t bins_per_range, bool clusters)
 {
     if (u8) return HS_U8; /* 256 value counters whatever the bins: always fits, never conflicts */
-    if ((double)n < hist_thr.sparse_ratio * (double)nbins) return HS_GLOBAL;
+    if ((double)n < thr.sparse_ratio * (double)nbins) return HS_GLOBAL;
     const uint64_t ranges = (nbins + bins_per_range - 1) / bins_per_range;
     if (ranges <= 1) return HS_SHARED;
-    if (clusters && hist_thr.cluster_min_bins != 0 && nbins + 1 > hist_thr.cluster_min_bins) return HS_CLUSTER;
-    if (ranges <= hist_thr.max_ranges) return HS_SHARED;
+    if (clusters && thr.cluster_min_bins != 0 && nbins + 1 > thr.cluster_min_bins) return HS_CLUSTER;
+    if (ranges <= thr.max_ranges) return HS_SHARED;
     return HS_GLOBAL;
 }
 
@@ -556,57 +598,67 @@ static void size_chunks(const samples16<T> &s, uint64_t want, uint64_t limit, hi
     p.chunks = s.ntiles ? (s.ntiles + tpb - 1) / tpb : 1;
 }
 
-static void print_plan(const char *what, const hist_plan &p, const hist_tuning &tu)
+/*
+ * The plan of a histogram call (pp_context_last_plan): family "histogram", strategy "shared",
+ * "global", "cluster", "u8", or "shared|global" where the skew check decides on the device;
+ * grid = blocks of the main kernel, tiles = tiles of the samples; param[0] copies per table,
+ * [1] bins per block range (SHARED; CLUSTER: bins per cluster), [2] cluster size (CLUSTER),
+ * [3] whole-wave aggregation (1 on, 0 off).
+ */
+template <typename T>
+static void record_plan(pp_context *ctx, const char *strategy, const hist_plan &p, const samples16<T> &s)
 {
-    if (!tu.verbose) return;
-    static char last[256];
-    char line[256];
-    snprintf(line, sizeof line,
-             "%s: %s, copies %u, range_bins %u x %u ranges, cluster %u (slice 2^%u), grid %llu chunks x %llu "
-             "tiles, smem %zu B, %d blocks/CU%s",
-             what, hist_strategy_name[p.strategy], 1u << p.copies_log2, p.range_bins, p.ranges, p.cluster,
-             p.slice_log2, (unsigned long long)p.chunks, (unsigned long long)p.tpb, p.smem, p.occupancy,
-             p.agg ? ", wave aggregation" : "");
-    if (strcmp(line, last) != 0) {
-        fprintf(stderr, "[parprim] histogram plan %s\n", line);
-        snprintf(last, sizeof last, "%s", line);
-    }
+    pp__set_plan(ctx, "histogram", strategy, (uint64_t)p.chunks * p.ranges,
+                 s.ntiles, (int64_t)1 << p.copies_log2, p.range_bins, p.cluster, p.agg ? 1 : 0);
 }
 
 /* ======================= histogram: host ======================= */
 
+/* SHARED's plan; gate: see hist_skew_check (NULL: always runs). */
 template <typename T, typename Binner, typename Count>
 pp_status run_shared(pp_context *ctx, const samples16<T> &s, uint64_t n, const Binner &bn, uint32_t nbins,
-                     const hist_tuning &tu, hist_plan &p, Count *counts, const char *what)
+                     const hist_tuning &tu, hist_plan &p, Count *counts, const char *what, const uint32_t *gate)
 {
     pp_hip_state *hs = pp_hip(ctx);
+    const pp_hist_tuning &thr = *tu.thr;
     const size_t edge_bytes = Binner::uses_edges ? 8 : 0;
     const size_t budget = (size_t)hs->dev.smem_block - 1024; /* static shared memory of the block reduce etc. */
     /* Copies: as many as copy_bytes holds (or forced), down to what fits. */
     uint32_t R = nbins;
     if (tu.range_bins) R = (uint32_t)(tu.range_bins < nbins ? tu.range_bins : nbins);
-    const uint64_t fit_copies = hist_thr.copy_bytes / (4 * (uint64_t)R);
+    const uint64_t fit_copies = thr.copy_bytes / (4 * (uint64_t)R);
     uint32_t C = pow2_floor_u32(tu.copies ? tu.copies : fit_copies ? fit_copies : 1);
     if (C > 32) C = 32;
-    auto bytes = [&](uint64_t r, uint32_t c) { return (size_t)(((r * c + 1) / 2) * 8 + (r + 1) * edge_bytes); };
-    while (C > 1 && bytes(R, C) > budget) C /= 2;
-    if (bytes(R, C) > budget && !tu.range_bins) {
+    /* table, edges, guide (G + 1 two-byte entries), each rounded to 8 bytes */
+    auto bytes = [&](uint64_t r, uint32_t c, uint32_t g) {
+        const uint64_t cells = Binner::uses_edges && g && r < 65536 ? g * r + 1 : 0;
+        return (size_t)(((r * c + 1) / 2) * 8 + (r + 1) * edge_bytes + (cells * 2 + 7) / 8 * 8);
+    };
+    while (C > 1 && bytes(R, C, 0) > budget) C /= 2;
+    if (bytes(R, C, 0) > budget && !tu.range_bins) {
         /* Split into ranges of at most 1/split_blocks_per_sm of the SM's shared memory. */
-        const size_t target = (size_t)hs->dev.smem_sm / hist_thr.split_blocks_per_sm;
+        const size_t target = (size_t)hs->dev.smem_sm / thr.split_blocks_per_sm;
         const size_t room = (target < budget ? target : budget) - 1024;
         uint64_t rmax = room / (4 * (uint64_t)C + edge_bytes);
         if (rmax < 1) rmax = 1;
         const uint64_t ranges = (nbins + rmax - 1) / rmax;
         R = (uint32_t)((nbins + ranges - 1) / ranges);
     }
-    while (R > 1 && bytes(R, C) > budget) R = (R + 1) / 2;
+    while (R > 1 && bytes(R, C, 0) > budget) R = (R + 1) / 2;
+    /* The guide takes what is left without costing a resident block: within half an SM's
+     * shared memory where the rest fits there (2 blocks per SM: PP_HIST_BOUNDS). */
+    uint32_t G = Binner::uses_edges && R < 65536 ? thr.guide_cells_per_bin : 0;
+    const size_t half = (size_t)hs->dev.smem_sm / 2 - 1024;
+    const size_t guide_room = bytes(R, C, 0) <= half && half < budget ? half : budget;
+    while (G && bytes(R, C, G) > guide_room) G /= 2;
     p.strategy = HS_SHARED;
     p.range_bins = R;
     p.ranges = (nbins + R - 1) / R;
     p.copies_log2 = log2_u32(C);
     p.cluster = 0;
     p.slice_log2 = 0;
-    p.smem = bytes(R, C);
+    p.guide_per_bin = G;
+    p.smem = bytes(R, C, G);
     /* Whole-wave aggregation (wave_counter) only where all-in-one-bin data would put more than
      * two lanes of a wave on one counter: fewer than wave / 2 copies. */
     p.agg = tu.agg ? tu.agg == 1 : (C * 2 < (uint32_t)hs->dev.wave);
@@ -623,16 +675,16 @@ pp_status run_shared(pp_context *ctx, const samples16<T> &s, uint64_t n, const B
     if (p.chunks > 65535)
         return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: %llu samples need more than 65535 blocks of %u ranges", what,
                         (unsigned long long)n, p.ranges);
-    print_plan(what, p, tu);
+    if (!gate) record_plan(ctx, "shared", p, s);
     dim3 grid(p.ranges, (unsigned)p.chunks);
-    kernel<<<grid, HB, p.smem, hs->stream>>>(s, bn, R, p.copies_log2, p.tpb, counts);
+    kernel<<<grid, HB, p.smem, hs->stream>>>(s, bn, R, p.copies_log2, G, p.tpb, counts, gate);
     PP_HIP_CHECK_LAUNCH(ctx, "hist_shared");
     return PP_OK;
 }
 
 template <typename T, typename Binner, typename Count>
 pp_status run_global(pp_context *ctx, const samples16<T> &s, const Binner &bn, const hist_tuning &tu, hist_plan &p,
-                     Count *counts, const char *what)
+                     Count *counts, const uint32_t *gate)
 {
     pp_hip_state *hs = pp_hip(ctx);
     auto kernel = hist_global<T, Binner, Count>;
@@ -642,18 +694,20 @@ pp_status run_global(pp_context *ctx, const samples16<T> &s, const Binner &bn, c
     p.copies_log2 = 0;
     p.cluster = 0;
     p.slice_log2 = 0;
+    p.guide_per_bin = 0;
     p.smem = 0;
+    p.agg = true;
     p.occupancy = occupancy(kernel, 0);
     size_chunks(s, (uint64_t)p.occupancy * hs->dev.cu_count * 2 * tu.grid_waves, 0x7fffffff, p);
-    print_plan(what, p, tu);
-    kernel<<<(unsigned)p.chunks, HB, 0, hs->stream>>>(s, bn, p.tpb, counts);
+    if (!gate) record_plan(ctx, "global", p, s);
+    kernel<<<(unsigned)p.chunks, HB, 0, hs->stream>>>(s, bn, p.tpb, counts, gate);
     PP_HIP_CHECK_LAUNCH(ctx, "hist_global");
     return PP_OK;
 }
 
 template <typename Binner, typename Count>
 pp_status run_u8(pp_context *ctx, const samples16<uint8_t> &s, const Binner &bn, const hist_tuning &tu, hist_plan &p,
-                 Count *counts, const char *what)
+                 Count *counts)
 {
     pp_hip_state *hs = pp_hip(ctx);
     auto kernel = hist_u8<Binner, Count>;
@@ -663,10 +717,11 @@ pp_status run_u8(pp_context *ctx, const samples16<uint8_t> &s, const Binner &bn,
     p.copies_log2 = log2_u32(U8_COPIES);
     p.cluster = 0;
     p.slice_log2 = 0;
+    p.guide_per_bin = 0;
     p.smem = 256 * U8_COPIES * 4;
     p.occupancy = occupancy(kernel, 0);
     size_chunks(s, (uint64_t)p.occupancy * hs->dev.cu_count * tu.grid_waves, 0x7fffffff, p);
-    print_plan(what, p, tu);
+    record_plan(ctx, "u8", p, s);
     kernel<<<(unsigned)p.chunks, HB, 0, hs->stream>>>(s, bn, p.tpb, counts);
     PP_HIP_CHECK_LAUNCH(ctx, "hist_u8");
     return PP_OK;
@@ -691,7 +746,7 @@ pp_status run_cluster(pp_context *ctx, const samples16<T> &s, const Binner &bn, 
                       hist_plan &p, Count *counts, const char *what)
 {
     pp_hip_state *hs = pp_hip(ctx);
-    uint32_t K = tu.cluster ? tu.cluster : hist_thr.cluster_size;
+    uint32_t K = tu.cluster ? tu.cluster : tu.thr->cluster_size;
     if (K < 1) K = 1;
     if (K > 16) K = 16;
     K = pow2_floor_u32(K);
@@ -713,6 +768,8 @@ pp_status run_cluster(pp_context *ctx, const samples16<T> &s, const Binner &bn, 
         p.range_bins = slice * K;
         p.ranges = (uint32_t)(((uint64_t)nbins + p.range_bins - 1) / p.range_bins);
         p.copies_log2 = 0;
+        p.guide_per_bin = 0;
+        p.agg = true;
         p.smem = (size_t)slice * 4;
         if (p.ranges > 65535) /* the grid's y */
             return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: %u bins need more than 65535 clusters of %u bins", what,
@@ -741,7 +798,7 @@ pp_status run_cluster(pp_context *ctx, const samples16<T> &s, const Binner &bn, 
     uint64_t want = (uint64_t)clusters * K * tu.grid_waves;
     size_chunks(s, want, 0x7fffffff, p, K); /* a slice counts the samples of K blocks */
     p.chunks = (p.chunks + K - 1) / K * K; /* whole clusters; the extra blocks find no tiles */
-    print_plan(what, p, tu);
+    record_plan(ctx, "cluster", p, s);
     cfg.gridDim = dim3((unsigned)p.chunks, p.ranges, 1);
     PP_HIP_TRY(ctx, cudaLaunchKernelEx(&cfg, kernel, s, bn, p.slice_log2, p.range_bins, p.tpb, counts));
     return PP_OK;
@@ -753,6 +810,7 @@ template <typename T, typename Binner, typename Count>
 pp_status hist_launch(pp_context *ctx, const pp_histogram_args *a, const Binner &bn, const hist_tuning &tu)
 {
     pp_hip_state *hs = pp_hip(ctx);
+    const pp_hist_tuning &thr = *tu.thr;
     const char *what = a->kind == PP_HIST_EVEN ? "pp_histogram_even" : "pp_histogram_range";
     const samples16<T> s = cut_samples((const T *)a->samples, a->n);
     Count *counts = (Count *)a->counts;
@@ -770,14 +828,15 @@ pp_status hist_launch(pp_context *ctx, const pp_histogram_args *a, const Binner 
     hist_strategy strat = tu.strategy;
     if (strat == HS_U8 && !u8) strat = HS_AUTO;
     if (strat == HS_CLUSTER && !clusters) strat = HS_AUTO;
-    if (strat == HS_AUTO) strat = choose_strategy(u8, a->n, nbins, bins_per_block, clusters);
+    const bool chosen = strat == HS_AUTO;
+    if (chosen) strat = choose_strategy(thr, u8, a->n, nbins, bins_per_block, clusters);
     hist_plan p;
     memset(&p, 0, sizeof p);
     switch (strat) {
     case HS_U8:
-        if constexpr (std::is_same<T, uint8_t>::value) return run_u8(ctx, s, bn, tu, p, counts, what);
+        if constexpr (std::is_same<T, uint8_t>::value) return run_u8(ctx, s, bn, tu, p, counts);
         break;
-    case HS_GLOBAL: return run_global(ctx, s, bn, tu, p, counts, what);
+    case HS_GLOBAL: return run_global(ctx, s, bn, tu, p, counts, nullptr);
     case HS_CLUSTER:
 #if defined(PP_HIST_CLUSTERS)
         if (cluster_body_present(hist_cluster<T, Binner, Count>))
@@ -786,7 +845,28 @@ pp_status hist_launch(pp_context *ctx, const pp_histogram_args *a, const Binner 
         break;
     default: break;
     }
-    return run_shared(ctx, s, a->n, bn, nbins, tu, p, counts, what);
+    /* A chosen multi-range SHARED plan: the skew check decides between it and GLOBAL (u8
+     * samples took HS_U8 above). */
+    if constexpr (!std::is_same<T, uint8_t>::value) {
+        const uint64_t groups = thr.skew_groups;
+        if (chosen && nbins > bins_per_block && groups && a->n >= groups * (uint64_t)hs->dev.wave * 16) {
+            void *scratch = nullptr;
+            pp_status st = pp__scratch(ctx, 256, &scratch);
+            if (st != PP_OK) return st;
+            uint32_t *gate = (uint32_t *)scratch;
+            hist_skew_check<T, Binner><<<1, HB, 0, hs->stream>>>((const T *)a->samples, a->n, bn, (uint32_t)groups,
+                                                                 thr.skew_uniform_per_64, gate);
+            PP_HIP_CHECK_LAUNCH(ctx, "hist_skew_check");
+            st = run_shared(ctx, s, a->n, bn, nbins, tu, p, counts, what, gate);
+            if (st != PP_OK) return st;
+            hist_plan q;
+            memset(&q, 0, sizeof q);
+            st = run_global(ctx, s, bn, tu, q, counts, gate);
+            if (st == PP_OK) record_plan(ctx, "shared|global", p, s);
+            return st;
+        }
+    }
+    return run_shared(ctx, s, a->n, bn, nbins, tu, p, counts, what, nullptr);
 }
 
 template <typename T, typename Binner>
@@ -1086,18 +1166,21 @@ template <typename V, int OPK> pp_status rbi_run(pp_context *ctx, const pp_reduc
     const uint64_t n = a->n, n_out = a->n_out;
     unsigned long long *skipped = (unsigned long long *)a->n_skipped;
     if (skipped) PP_HIP_TRY(ctx, hipMemsetAsync(skipped, 0, sizeof *skipped, hs->stream));
-    if (n == 0) return PP_OK;
+    if (n == 0) {
+        pp__set_plan(ctx, "reduce_by_index", "none", 0, 0, 0, 0, 0, 0);
+        return PP_OK;
+    }
     const uint64_t conv_blocks = n_out ? ((n_out + 255) / 256 < (uint64_t)hs->dev.cu_count * 8 ? (n_out + 255) / 256
                                                                                            : (uint64_t)hs->dev.cu_count * 8)
                                        : 0;
     /* Plan: SHARED when the partial outputs fit with room to spare, else GLOBAL. */
     const size_t budget = (size_t)hs->dev.smem_block - 1024;
-    uint32_t C = tu.rbi_copies ? pow2_floor_u32(tu.rbi_copies < 32 ? tu.rbi_copies : 32)
-                               : pow2_floor_u32(n_out * sizeof(A) ? (hist_thr.copy_bytes / (n_out * sizeof(A)) ? hist_thr.copy_bytes / (n_out * sizeof(A)) : 1) : 1);
+    const uint64_t fit = n_out ? tu.thr->copy_bytes / (n_out * sizeof(A)) : 1;
+    uint32_t C = pow2_floor_u32(tu.rbi_copies ? (tu.rbi_copies < 32 ? tu.rbi_copies : 32) : fit ? fit : 1);
     if (C > 8 && !tu.rbi_copies) C = 8;
     while (C > 1 && n_out * C * sizeof(A) > budget) C /= 2;
     const size_t smem = (size_t)(n_out * C * sizeof(A) + 7) / 8 * 8;
-    bool shared = smem <= budget && n_out > 0 && (double)n >= hist_thr.sparse_ratio * (double)n_out;
+    bool shared = smem <= budget && n_out > 0 && (double)n >= tu.thr->sparse_ratio * (double)n_out;
     if (tu.rbi_strategy == HS_GLOBAL) shared = false;
     if (tu.rbi_strategy == HS_SHARED && smem <= budget && n_out > 0) shared = true;
     const bool vec = ((uintptr_t)a->values % 16 == 0) && ((uintptr_t)a->indices % 16 == 0);
@@ -1112,10 +1195,9 @@ template <typename V, int OPK> pp_status rbi_run(pp_context *ctx, const pp_reduc
         per_block = (per_block + unit - 1) / unit * unit;
         if (shared && per_block < 2 * n_out) per_block = (2 * n_out + unit - 1) / unit * unit; /* amortize the merge */
         blocks = (n + per_block - 1) / per_block;
-        if (tu.verbose)
-            fprintf(stderr, "[parprim] reduce_by_index plan: %s, copies %u, %s loads, %llu blocks of %llu elements, smem %zu B\n",
-                    shared ? "shared" : "global", 1u << clog, vec ? "16-byte" : "4/8-byte", (unsigned long long)blocks,
-                    (unsigned long long)per_block, sm);
+        /* plan: param[0] copies, [1] elements per block, [2] 16-byte loads (1) or not, [3] shared bytes */
+        pp__set_plan(ctx, "reduce_by_index", shared ? "shared" : "global", blocks, 0, (int64_t)1 << clog,
+                     (int64_t)per_block, vec ? 1 : 0, (int64_t)sm);
         /* out to keys only now: a failure above leaves out as it was */
         if (M::converts && n_out) {
             rbi_convert<V, OPK, true><<<(unsigned)conv_blocks, 256, 0, hs->stream>>>(out, n_out);
@@ -1158,8 +1240,11 @@ pp_status pp_hip_histogram(pp_context *ctx, const pp_histogram_args *a)
     pp_hip_state *hs = pp_hip(ctx);
     const size_t cs = a->count_type == PP_U64 ? 8 : 4;
     PP_HIP_TRY(ctx, hipMemsetAsync(a->counts, 0, a->nbins * cs, hs->stream));
-    if (a->n == 0) return PP_OK;
-    const hist_tuning tu = read_tuning();
+    if (a->n == 0) {
+        pp__set_plan(ctx, "histogram", "none", 0, 0, 0, 0, 0, 0);
+        return PP_OK;
+    }
+    const hist_tuning tu = read_tuning(ctx);
     switch (a->sample_type) {
     case PP_U8: return hist_binner<uint8_t, false>(ctx, a, tu);
     case PP_I32: return hist_binner<int32_t, false>(ctx, a, tu);
@@ -1175,7 +1260,7 @@ pp_status pp_hip_histogram(pp_context *ctx, const pp_histogram_args *a)
 pp_status pp_hip_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args *a)
 {
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
-    const hist_tuning tu = read_tuning();
+    const hist_tuning tu = read_tuning(ctx);
     switch (a->value_type) {
     case PP_I32: return rbi_op_dispatch<int32_t>(ctx, a, tu);
     case PP_U32: return rbi_op_dispatch<uint32_t>(ctx, a, tu);

@@ -2,8 +2,9 @@
  * test_histogram.c -- pp_histogram_even, pp_histogram_range and pp_reduce_by_index against
  * serial oracles written here (the definitions of parprim.h, computed directly: long double
  * and 128-bit integer arithmetic, no library code), on the CPU backend and, where a device is
- * present, on HIP (where every GPU strategy is also forced in turn, through the tuning
- * variables PP_HIP_HIST_STRATEGY and friends, so that each is checked on its own).
+ * present, on HIP (where every GPU strategy is also forced in turn, through the context's
+ * experimental options PP_OPTION_HIST_STRATEGY and friends, and each call's plan is checked, so
+ * that each strategy is tested on its own).
  *
  * Bin counts 1, 2, 255, 256, 257, 4096, 65536 and 2^20; uniform data (some samples outside
  * the range), skewed data (every sample in one bin: the worst case for atomics), samples at
@@ -535,6 +536,60 @@ static void t_range(void **state)
     free(host);
 }
 
+/* Range histograms with unevenly spaced edges (the GPU bins them through a guide table of
+ * equal-width cells): quadratic edges rounded to float as the bench makes them (many equal
+ * edges near -1, many edges in one cell), edges packed into a sliver of a wide range, a span
+ * near the largest double, infinite ends; f32 and f64 samples, uniform and at / next to the
+ * edges. */
+static void t_range_uneven(void **state)
+{
+    tc_env *env = tc_envp(state);
+    tc_rng r = tc_rng_for("range uneven");
+    const size_t n = 200003;
+    void *host = tc_xmalloc(n * 8);
+    static const size_t nbs[] = {1, 7, 1000, 4096, 30000};
+    for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi)
+        for (int kind = 0; kind < 4; ++kind) {
+            const size_t nb = nbs[bi];
+            double *e = (double *)tc_xmalloc((nb + 1) * sizeof *e);
+            double lo = -1, hi = 1;
+            for (size_t k = 0; k <= nb; ++k) {
+                const double f = (double)k / (double)nb;
+                switch (kind) {
+                case 0: e[k] = (float)(-1.0 + 2.0 * f * f); break;                    /* the bench's edges */
+                case 1: e[k] = k <= nb / 2 ? -1.0 + 1e-9 * (double)k : -0.5 + 1.5 * f; break; /* half in a sliver */
+                case 2: e[k] = -1e307 + 2e307 * f * f * f; lo = -1e307, hi = 1e307; break; /* huge span */
+                default: e[k] = -1.0 + 2.0 * f; break;                                /* even, infinite ends */
+                }
+            }
+            if (kind == 0) e[nb] = 1.0;
+            if (kind == 3) {
+                e[0] = -INFINITY;
+                e[nb] = INFINITY;
+            }
+            for (int t = 0; t < 2; ++t) {
+                const pp_dtype st = t ? PP_F64 : PP_F32;
+                const hspec h = {st, nb, 1, 0, 0, e, t ? PP_U64 : PP_U32};
+                char what[96];
+                snprintf(what, sizeof what, "uneven edges (kind %d)", kind);
+                fill_uniform(&r, host, n, st, kind == 1 ? -1.0 : lo, kind == 1 ? -1.0 + 2e-9 * (double)nb : hi);
+                if (kind == 1)
+                    for (size_t i = n / 2; i < n; ++i) store(host, i, st, -1.1L + 2.2L * (long double)tc_unit(&r));
+                check_hist(env, host, n, &h, what);
+                for (size_t i = 0; i < n; ++i) { /* at the edges and next to them */
+                    long double v = e[tc_below(&r, nb + 1)];
+                    if (isinf((double)v)) v = 0.5;
+                    if (st == PP_F32) v = nextafterf((float)v, tc_below(&r, 2) ? INFINITY : -INFINITY);
+                    else if (tc_below(&r, 2)) v = nextafter((double)v, tc_below(&r, 2) ? INFINITY : -INFINITY);
+                    store(host, i, st, v);
+                }
+                check_hist(env, host, n, &h, what);
+            }
+            free(e);
+        }
+    free(host);
+}
+
 /* CPU: the range search through the cell grid (cpu/histogram.c, GRID_BLOCK; the plan's
  * param[1] = 1 says it ran), with enough samples for the grid: edges that bunch (the bench's
  * quadratic ones, and many edges in one tiny interval: cells with several edges), runs of
@@ -619,69 +674,126 @@ static void t_range_grid(void **state)
 
 /* ---- every GPU strategy, forced ---- */
 
-static void set_tuning(const char *strategy, const char *copies, const char *range_bins, const char *cluster)
+/* A forced plan: strategy and the options beside it (0: the chooser's). */
+typedef struct hist_config {
+    pp_hist_strategy strategy;
+    int64_t copies, range_bins, cluster;
+} hist_config;
+
+static const char *const strategy_names[] = {"auto", "shared", "global", "cluster", "u8"};
+
+/* Every histogram option back to its default (the chooser). */
+static void reset_hist_options(tc_env *env)
 {
-#define SETV(name, v) ((v) ? setenv(name, v, 1) : unsetenv(name))
-    SETV("PP_HIP_HIST_STRATEGY", strategy);
-    SETV("PP_HIP_HIST_COPIES", copies);
-    SETV("PP_HIP_HIST_RANGE_BINS", range_bins);
-    SETV("PP_HIP_HIST_CLUSTER", cluster);
-#undef SETV
+    static const pp_option opts[] = {PP_OPTION_HIST_STRATEGY, PP_OPTION_HIST_COPIES, PP_OPTION_HIST_RANGE_BINS,
+                                     PP_OPTION_HIST_CLUSTER, PP_OPTION_RBI_STRATEGY, PP_OPTION_RBI_COPIES};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; ++i) {
+        int64_t dflt = 0;
+        assert_int_equal(pp_option_bounds(opts[i], NULL, NULL, &dflt), PP_OK);
+        TC_OK(env->ctx, pp_context_set_option(env->ctx, opts[i], dflt));
+    }
 }
 
-/* HIP: the same checks under each strategy forced in turn, configs[first, last) (an
- * unavailable one, e.g. clusters off sm_90, falls back to the automatic choice, which is then
- * checked again); several cmocka cases below, so that compute-sanitizer can take them in
- * parallel processes (PP_TEST_FILTER). */
+static void set_config(tc_env *env, const hist_config *c)
+{
+    TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_HIST_STRATEGY, c->strategy));
+    TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_HIST_COPIES, c->copies));
+    TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_HIST_RANGE_BINS, c->range_bins));
+    TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_HIST_CLUSTER, c->cluster));
+}
+
+/* After a histogram of `st` samples under config c: the plan must be the forced strategy
+ * (u8 applies to u8 samples only; the others fall back to the chooser, as parprim.h says).
+ * CLUSTER on a device (or build) without clusters: the case skips, saying so, rather than
+ * passing with the chooser's plan. */
+static void expect_plan(tc_env *env, const hist_config *c, pp_dtype st, size_t nbins)
+{
+    pp_plan plan;
+    TC_OK(env->ctx, pp_context_last_plan(env->ctx, &plan));
+    TC_CHECK(!strcmp(plan.family, "histogram"), "plan family '%s', want 'histogram'", plan.family);
+    if (c->strategy == PP_HIST_STRATEGY_AUTO || (c->strategy == PP_HIST_STRATEGY_U8 && st != PP_U8)) return;
+    const char *want = strategy_names[c->strategy];
+    if (c->strategy == PP_HIST_STRATEGY_CLUSTER && strcmp(plan.strategy, want) != 0) {
+        print_message("    (skipped: forced strategy 'cluster' ran as '%s': this device or build has no thread-block "
+                      "clusters)\n", plan.strategy);
+        reset_hist_options(env);
+        skip();
+    }
+    TC_CHECK(!strcmp(plan.strategy, want), "forced strategy '%s' ran as '%s' (%zu bins)", want, plan.strategy, nbins);
+    if (c->strategy == PP_HIST_STRATEGY_SHARED && c->copies)
+        TC_CHECK(plan.param[0] <= c->copies, "forced %lld copies, plan has %lld", (long long)c->copies,
+                 (long long)plan.param[0]);
+    if (c->strategy == PP_HIST_STRATEGY_CLUSTER && c->cluster)
+        TC_CHECK(plan.param[2] <= c->cluster, "forced cluster %lld, plan has %lld", (long long)c->cluster,
+                 (long long)plan.param[2]);
+}
+
+/* HIP: the same checks under each strategy forced in turn, configs[first, last), each call's
+ * plan checked (expect_plan); several cmocka cases below, so that compute-sanitizer can take
+ * them in parallel processes (PP_TEST_FILTER). */
 static void hip_strategies_bins(tc_env *env, size_t first, size_t last, size_t nb_first, size_t nb_last)
 {
-    static const char *const configs[][4] = {
-        {"shared", NULL, NULL, NULL},   {"shared", "1", NULL, NULL},    {"shared", "32", NULL, NULL},
-        {"shared", "4", "1000", NULL},  {"shared", NULL, "257", NULL},   {"global", NULL, NULL, NULL},
-        {"cluster", NULL, NULL, NULL},  {"cluster", NULL, NULL, "2"},   {"cluster", NULL, "3000", "4"},
-        {"cluster", NULL, NULL, "8"},   {"cluster", NULL, "1024", "16"}, /* 16: non-portable size, small slices */
-        {"u8", NULL, NULL, NULL},       {"auto", NULL, NULL, NULL},
+    static const hist_config configs[] = {
+        {PP_HIST_STRATEGY_SHARED, 0, 0, 0},    {PP_HIST_STRATEGY_SHARED, 1, 0, 0},
+        {PP_HIST_STRATEGY_SHARED, 32, 0, 0},   {PP_HIST_STRATEGY_SHARED, 4, 1000, 0},
+        {PP_HIST_STRATEGY_SHARED, 0, 257, 0},  {PP_HIST_STRATEGY_GLOBAL, 0, 0, 0},
+        {PP_HIST_STRATEGY_CLUSTER, 0, 0, 0},   {PP_HIST_STRATEGY_CLUSTER, 0, 0, 2},
+        {PP_HIST_STRATEGY_CLUSTER, 0, 3000, 4}, {PP_HIST_STRATEGY_CLUSTER, 0, 0, 8},
+        {PP_HIST_STRATEGY_CLUSTER, 0, 1024, 16}, /* 16: non-portable size, small slices */
+        {PP_HIST_STRATEGY_U8, 0, 0, 0},        {PP_HIST_STRATEGY_AUTO, 0, 0, 0},
     };
     tc_rng r = tc_rng_for("strategies");
     const size_t n = 300007;
     void *host = tc_xmalloc(n * 8);
     if (last > sizeof configs / sizeof configs[0]) last = sizeof configs / sizeof configs[0];
     for (size_t c = first; c < last; ++c) {
-        set_tuning(configs[c][0], configs[c][1], configs[c][2], configs[c][3]);
+        const hist_config *cf = &configs[c];
+        set_config(env, cf);
         static const size_t nbs[] = {1, 255, 256, 4096, 65536, (size_t)1 << 20};
         for (size_t bi = nb_first; bi < nb_last && bi < sizeof nbs / sizeof nbs[0]; ++bi) {
+            const size_t nb = nbs[bi];
             char what[128];
-            snprintf(what, sizeof what, "strategy %s copies %s range_bins %s cluster %s", configs[c][0],
-                     configs[c][1] ? configs[c][1] : "-", configs[c][2] ? configs[c][2] : "-",
-                     configs[c][3] ? configs[c][3] : "-");
-            const hspec hf = {PP_F32, nbs[bi], 0, -1, 1, NULL, bi & 1 ? PP_U64 : PP_U32};
+            snprintf(what, sizeof what, "strategy %s copies %lld range_bins %lld cluster %lld",
+                     strategy_names[cf->strategy], (long long)cf->copies, (long long)cf->range_bins,
+                     (long long)cf->cluster);
+            const hspec hf = {PP_F32, nb, 0, -1, 1, NULL, bi & 1 ? PP_U64 : PP_U32};
             fill_uniform(&r, host, n, PP_F32, -1, 1);
             check_hist(env, host, n, &hf, what);
+            expect_plan(env, cf, PP_F32, nb);
             check_hist_off(env, host, n - 7, &hf, what, 3); /* unaligned head and a tail */
-            fill_skewed(host, n, PP_F32, nbs[bi], -1, 1);
+            expect_plan(env, cf, PP_F32, nb);
+            fill_skewed(host, n, PP_F32, nb, -1, 1);
             check_hist(env, host, n, &hf, what);
-            const hspec hi = {PP_I32, nbs[bi], 0, -5000, 5000, NULL, PP_U64};
+            expect_plan(env, cf, PP_F32, nb);
+            const hspec hi = {PP_I32, nb, 0, -5000, 5000, NULL, PP_U64};
             fill_uniform(&r, host, n, PP_I32, -5000, 5000);
             check_hist(env, host, n, &hi, what);
-            const hspec hu32 = {PP_U32, nbs[bi], 0, 1000, 4294967296.0 - 1000, NULL, PP_U32};
+            expect_plan(env, cf, PP_I32, nb);
+            const hspec hu32 = {PP_U32, nb, 0, 1000, 4294967296.0 - 1000, NULL, PP_U32};
             fill_uniform(&r, host, n, PP_U32, hu32.lo, hu32.hi);
             check_hist_off(env, host, n - 2, &hu32, what, 1);
-            const hspec hu = {PP_U8, nbs[bi], 0, 0, 256, NULL, PP_U32};
+            expect_plan(env, cf, PP_U32, nb);
+            const hspec hu = {PP_U8, nb, 0, 0, 256, NULL, PP_U32};
             for (size_t i = 0; i < n; ++i) ((uint8_t *)host)[i] = (uint8_t)tc_next(&r);
             check_hist(env, host, n, &hu, what);
+            expect_plan(env, cf, PP_U8, nb);
             check_hist_off(env, host, n - 5, &hu, what, 5);
-            double *e = make_edges(&r, nbs[bi], 0);
-            const hspec hr = {PP_F64, nbs[bi], 1, 0, 0, e, PP_U32};
+            expect_plan(env, cf, PP_U8, nb);
+            double *e = make_edges(&r, nb, 0);
+            const hspec hr = {PP_F64, nb, 1, 0, 0, e, PP_U32};
             fill_uniform(&r, host, n, PP_F64, -110, 110);
             check_hist(env, host, n, &hr, what);
+            expect_plan(env, cf, PP_F64, nb);
             check_hist_off(env, host, n - 1, &hr, what, 1); /* 8-byte samples off 16-byte alignment */
-            const hspec hr8 = {PP_U8, nbs[bi], 1, 0, 0, e, PP_U64};
+            expect_plan(env, cf, PP_F64, nb);
+            const hspec hr8 = {PP_U8, nb, 1, 0, 0, e, PP_U64};
             for (size_t i = 0; i < n; ++i) ((uint8_t *)host)[i] = (uint8_t)tc_next(&r);
             check_hist(env, host, n, &hr8, what);
+            expect_plan(env, cf, PP_U8, nb);
             free(e);
         }
     }
-    set_tuning(NULL, NULL, NULL, NULL);
+    reset_hist_options(env);
     free(host);
 }
 static void hip_strategies(tc_env *env, size_t first, size_t last) { hip_strategies_bins(env, first, last, 0, 6); }
@@ -938,18 +1050,32 @@ static void t_rbi_special(void **state)
     free(vals);
 }
 
+/* The plan of the last reduce by index: a forced strategy must have run (both are available
+ * on every device wherever the partial outputs fit shared memory; 70001 outputs of 8 bytes
+ * do not fit one block's, so SHARED forced there falls back to GLOBAL). */
+static void expect_rbi_plan(tc_env *env, const char *strategy, size_t n_out)
+{
+    pp_plan plan;
+    TC_OK(env->ctx, pp_context_last_plan(env->ctx, &plan));
+    TC_CHECK(!strcmp(plan.family, "reduce_by_index"), "plan family '%s', want 'reduce_by_index'", plan.family);
+    if (!strcmp(strategy, "auto") || (!strcmp(strategy, "shared") && n_out > 4096)) return;
+    TC_CHECK(!strcmp(plan.strategy, strategy), "forced strategy '%s' ran as '%s' (%zu outputs)", strategy,
+             plan.strategy, n_out);
+}
+
 /* HIP: reduce by index under each strategy. */
 static void t_hip_rbi_strategies(void **state)
 {
     tc_env *env = tc_envp(state);
     static const char *const strategies[] = {"shared", "global", "auto"};
+    static const int64_t strategy_values[] = {PP_HIST_STRATEGY_SHARED, PP_HIST_STRATEGY_GLOBAL, PP_HIST_STRATEGY_AUTO};
     tc_rng r = tc_rng_for("rbi strategies");
     const size_t n = 300007;
     void *vals = tc_xmalloc(n * 8);
     uint32_t *idx = (uint32_t *)tc_xmalloc(n * 4);
     void *init = tc_xmalloc(70001 * 8);
     for (size_t s = 0; s < 3; ++s) {
-        setenv("PP_HIP_RBI_STRATEGY", strategies[s], 1);
+        TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_RBI_STRATEGY, strategy_values[s]));
         for (size_t ti = 0; ti < 6; ++ti)
             for (size_t oi = 0; oi < 3; ++oi) {
                 static const size_t outs[] = {7, 4096, 70001};
@@ -959,12 +1085,13 @@ static void t_hip_rbi_strategies(void **state)
                     rbi_indices(&r, idx, n, outs[k], (int)(k + ti) % 4);
                     tc_fill(&r, init, outs[k], t, TC_RANDOM);
                     check_rbi(env, vals, idx, n, t, rbi_ops[oi], init, outs[k], 1, strategies[s]);
+                    expect_rbi_plan(env, strategies[s], outs[k]);
                     check_rbi_off(env, vals, idx, n - 3, t, rbi_ops[oi], init, outs[k], 1, strategies[s], 1, 3);
                     check_rbi_off(env, vals, idx, n - 3, t, rbi_ops[oi], init, outs[k], 1, strategies[s], 2, 2);
                 }
             }
     }
-    unsetenv("PP_HIP_RBI_STRATEGY");
+    reset_hist_options(env);
     free(init);
     free(idx);
     free(vals);
@@ -1065,7 +1192,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         TC_BOTH(t_even_f32),     TC_BOTH(t_even_f64),     TC_BOTH(t_even_special), TC_BOTH(t_even_sizes),
         TC_BOTH(t_even_many_bins), TC_CPU(t_even_f32_widths), TC_CPU(t_even_rounds), TC_CPU(t_range_grid),
-        TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_HIP(t_hip_strategies_shared), TC_HIP(t_hip_strategies_global),
+        TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_BOTH(t_range_uneven),
+        TC_HIP(t_hip_strategies_shared), TC_HIP(t_hip_strategies_global),
         TC_HIP(t_hip_strategies_cluster), TC_HIP(t_hip_strategies_cluster_big), TC_HIP(t_hip_strategies_cluster_k2),
         TC_HIP(t_hip_strategies_cluster_k4), TC_HIP(t_hip_strategies_cluster_k8), TC_HIP(t_hip_strategies_cluster_k16),
         TC_HIP(t_hip_strategies_cluster_k16_big), TC_HIP(t_hip_strategies_u8_auto),

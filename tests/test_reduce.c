@@ -530,6 +530,52 @@ static void t_determinism(void **state)
     }
 }
 
+/* HIP: the reduce's experimental options (grid waves, tiles per block) change the plan, never
+ * the result: each setting against the oracle, and the plan (pp_context_last_plan) says so. */
+static void t_hip_reduce_options(void **state)
+{
+    tc_env *env = tc_envp(state);
+    static const int64_t settings[][2] = {{0, 0}, {1, 1}, {64, 1}, {1, 65536}, {3, 2}};
+    static const size_t sizes[] = {1, 1023, 8193, 65537, (1u << 20) + 3};
+    const size_t nmax = sizes[sizeof sizes / sizeof sizes[0] - 1];
+    tc_rng r = tc_rng_for("reduce options");
+    float *host = (float *)tc_xmalloc(nmax * sizeof *host);
+    tc_fill(&r, host, nmax, PP_F32, TC_RANDOM);
+    void *dev = tc_upload(env->ctx, host, nmax * sizeof *host);
+    for (size_t k = 0; k < sizeof settings / sizeof settings[0]; ++k) {
+        TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_REDUCE_GRID_WAVES, settings[k][0]));
+        TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_REDUCE_MAX_TILES, settings[k][1]));
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
+            const size_t n = sizes[si];
+            tc_case("hip: sum f32, n = %zu, grid_waves %lld, max_tiles %lld", n, (long long)settings[k][0],
+                    (long long)settings[k][1]);
+            _Alignas(16) unsigned char res[16];
+            TC_OK(env->ctx, tc_reduce(env, dev, n, PP_F32, PP_OP_SUM, PP_F32, PP_RESULT_CONTEXT, res));
+            tc_red o;
+            tc_red_init(&o, PP_OP_SUM, PP_F32, PP_F32);
+            tc_red_push(&o, host, 0, n);
+            tc_red_check(&o, res, 1.0);
+            pp_plan plan;
+            TC_OK(env->ctx, pp_context_last_plan(env->ctx, &plan));
+            TC_CHECK(!strcmp(plan.family, "reduce"), "plan family '%s'", plan.family);
+            TC_CHECK(plan.param[2] > 0 && plan.param[3] > 0, "plan without the device's tuning row (%lld, %lld)",
+                     (long long)plan.param[2], (long long)plan.param[3]);
+            if (settings[k][0])
+                TC_CHECK(plan.param[2] == settings[k][0], "grid_waves %lld in the plan", (long long)plan.param[2]);
+            if (settings[k][1])
+                TC_CHECK(plan.param[3] == settings[k][1], "max_tiles %lld in the plan", (long long)plan.param[3]);
+            if (settings[k][1] == 1 && n > 8192) /* one tile per block: more than one level */
+                TC_CHECK(!strcmp(plan.strategy, "tiles") && plan.param[0] >= 2, "plan %s with %lld levels",
+                         plan.strategy, (long long)plan.param[0]);
+            if (n <= 1023) TC_CHECK(!strcmp(plan.strategy, "single_tile"), "plan %s for n = %zu", plan.strategy, n);
+        }
+    }
+    TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_REDUCE_GRID_WAVES, 0));
+    TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_REDUCE_MAX_TILES, 0));
+    tc_free(env->ctx, dev);
+    free(host);
+}
+
 /* CPU: the float tree does not depend on the OpenMP thread count. A context is created
  * after each omp_set_num_threads, in case the backend reads the count at creation. */
 static void t_cpu_thread_count(void **state)
@@ -918,7 +964,7 @@ int main(void)
         TC_BOTH(t_float_sum_cancellation), TC_BOTH(t_float_minmax_special),
         TC_BOTH(t_identity_empty),   TC_BOTH(t_misaligned),
         TC_BOTH(t_argminmax),        TC_BOTH(t_argminmax_special),
-        TC_BOTH(t_determinism),      TC_CPU(t_cpu_thread_count),
+        TC_BOTH(t_determinism),      TC_HIP(t_hip_reduce_options), TC_CPU(t_cpu_thread_count),
         TC_BOTH(t_seg_short),        TC_BOTH(t_seg_fixed),
         TC_BOTH(t_seg_long),         TC_BOTH(t_seg_mixed),
         TC_BOTH(t_seg_edges),        TC_BOTH(t_seg_empty_input),
