@@ -8,7 +8,7 @@
 # pattern, side by side; e.g. for test_histogram: "t_even* t_u8* t_range* t_hip_strategies_shared*
 # t_hip_strategies_global* t_hip_strategies_cluster* t_hip_strategies_u8_auto* *rbi*"; racecheck of the
 # cluster cases alone: "t_hip_strategies_cluster?[hip] t_hip_strategies_cluster_big* t_hip_strategies_cluster_k16?[hip]
-# t_hip_strategies_cluster_k16_big*", ~300-600 s each), SWEEP=1 (reduce grid-size sweep through PP_HIP_REDUCE_GRID_WAVES).
+# t_hip_strategies_cluster_k16_big*", ~300-600 s each), SWEEP=1 (reduce grid-size sweep through the option reduce_grid_waves).
 set -uo pipefail
 OUT="${OUT:-/tmp/h100-out}"; mkdir -p "$OUT"
 B=/tmp/b
@@ -46,8 +46,8 @@ if [ "${SKIP_BIG:-0}" != 1 ]; then
 fi
 if [ "${SWEEP:-0}" = 1 ]; then
     for w in 1 2 4; do
-        echo "== PP_HIP_REDUCE_GRID_WAVES=$w"
-        PP_HIP_REDUCE_GRID_WAVES=$w $B/bench/parprim-bench --backend hip --only reduce_sum --no-cub 2>&1 | grep -E "reduce_sum +f32 "
+        echo "== reduce_grid_waves=$w"
+        $B/bench/parprim-bench --backend hip --only reduce_sum --no-cub --option reduce_grid_waves=$w 2>&1 | grep -E "reduce_sum +f32 "
     done
 fi
 if [ "${SKIP_BENCH:-0}" != 1 ]; then

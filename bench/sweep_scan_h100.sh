@@ -11,9 +11,10 @@
 set -uo pipefail
 OUT="${OUT:-/tmp/h100-out}"; mkdir -p "$OUT"
 VARIANTS=${VARIANTS:-"wide24m4:-DSCAN_WIDE_ITEMS=24#-DSCAN_MIN_BLOCKS=4 wide32m4:-DSCAN_WIDE_ITEMS=32#-DSCAN_MIN_BLOCKS=4 t128i24m6:-DSCAN_ITEMS4=24#-DSCAN_MIN_BLOCKS=6 chainf32:-DSCAN_CHAIN_PLAIN_F32"}
-# KNOBS="name:VAR=value#VAR=value ..." runs again, without CUB, the builds named in KNOB_ON ("default" and
-# variant names) with those look-back sleeps (PP_HIP_SCAN_DELAY / PP_HIP_SCAN_PAUSE, nanoseconds).
-KNOBS=${KNOBS:-"exp1:PP_HIP_SCAN_EXP=1 d1200p400:PP_HIP_SCAN_DELAY=1200#PP_HIP_SCAN_PAUSE=400"}
+# KNOBS="name:option=value#option=value ..." runs again, without CUB, the builds named in KNOB_ON ("default"
+# and variant names) with those options of the context (parprim-bench --option; the look-back's sleeps
+# scan_delay_ns / scan_pause_ns, nanoseconds).
+KNOBS=${KNOBS:-"d1200p400:scan_delay_ns=1200#scan_pause_ns=400"}
 KNOB_ON=${KNOB_ON:-"default"}
 build() {  # build DIR FLAGS
     cmake -S . -B "$1" -G Ninja -DPP_HIP=NVIDIA -DCMAKE_CUDA_ARCHITECTURES=90 -DPP_BUILD_TESTS=OFF \
@@ -39,7 +40,8 @@ done
 for b in $KNOB_ON; do
     for k in $KNOBS; do
         echo "== $b with ${k#*:}"
-        (eval "export $(echo "${k#*:}" | tr '#' ' ')"; /tmp/sw_$b/bench/parprim-bench --backend hip --only scan --no-cub 2>&1 | grep -E "^(seg)?scan")
+        /tmp/sw_$b/bench/parprim-bench --backend hip --only scan --no-cub $(echo "#${k#*:}" | sed 's/#/ --option /g') 2>&1 |
+            grep -E "^(seg)?scan"
     done
 done
 echo "total: $(( $(date +%s) - t0 )) s"

@@ -169,124 +169,21 @@ size_t tc_all_combos(tc_combo *c)
     return k;
 }
 
-int tc_is_float(pp_dtype t) { return t == PP_F32 || t == PP_F64; }
-int tc_is_signed(pp_dtype t) { return t == PP_I32 || t == PP_I64 || tc_is_float(t); }
-
-size_t tc_size(pp_dtype t)
-{
-    switch (t) {
-    case PP_U8: return 1;
-    case PP_I32: case PP_U32: case PP_F32: return 4;
-    case PP_I64: case PP_U64: case PP_F64: return 8;
-    }
-    return 0;
-}
-
-const char *tc_dname(pp_dtype t)
-{
-    static const char *const names[] = {"?", "u8", "i32", "u32", "i64", "u64", "f32", "f64"};
-    return t >= PP_U8 && t <= PP_F64 ? names[t] : "?";
-}
-
-const char *tc_oname(pp_op op)
-{
-    static const char *const names[] = {"?", "sum", "prod", "min", "max", "and", "or", "xor"};
-    return op >= PP_OP_SUM && op <= PP_OP_XOR ? names[op] : "?";
-}
-
-uint64_t tc_mask(pp_dtype t) { return tc_size(t) == 8 ? ~0ull : (1ull << (8 * tc_size(t))) - 1; }
-
-uint64_t tc_bits(const void *a, size_t i, pp_dtype t)
-{
-    const unsigned char *p = (const unsigned char *)a + i * tc_size(t);
-    switch (tc_size(t)) {
-    case 1: return *p;
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
-    }
-}
-
-void tc_store_bits(void *a, size_t i, pp_dtype t, uint64_t bits)
-{
-    unsigned char *p = (unsigned char *)a + i * tc_size(t);
-    switch (tc_size(t)) {
-    case 1: *p = (unsigned char)bits; break;
-    case 4: { uint32_t v = (uint32_t)bits; memcpy(p, &v, 4); break; }
-    default: memcpy(p, &bits, 8); break;
-    }
-}
-
-static float f32_of(uint64_t b) { uint32_t u = (uint32_t)b; float f; memcpy(&f, &u, 4); return f; }
-static double f64_of(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }
-static uint64_t bits_f32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static uint64_t bits_f64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
-
-long double tc_value(const void *a, size_t i, pp_dtype t)
-{
-    uint64_t b = tc_bits(a, i, t);
-    switch (t) {
-    case PP_I32: return (long double)(int32_t)(uint32_t)b;
-    case PP_I64: return (long double)(int64_t)b;
-    case PP_F32: return (long double)f32_of(b);
-    case PP_F64: return (long double)f64_of(b);
-    default: return (long double)b;
-    }
-}
-
-void tc_store_value(void *a, size_t i, pp_dtype t, long double v)
-{
-    switch (t) {
-    case PP_U8: tc_store_bits(a, i, t, (uint8_t)(int64_t)v); break;
-    case PP_I32: tc_store_bits(a, i, t, (uint32_t)(int32_t)v); break;
-    case PP_U32: tc_store_bits(a, i, t, (uint32_t)(uint64_t)v); break;
-    case PP_I64: tc_store_bits(a, i, t, (uint64_t)(int64_t)v); break;
-    case PP_U64: tc_store_bits(a, i, t, (uint64_t)v); break;
-    case PP_F32: tc_store_bits(a, i, t, bits_f32((float)v)); break;
-    case PP_F64: tc_store_bits(a, i, t, bits_f64((double)v)); break;
-    }
-}
-
-static uint64_t type_max_bits(pp_dtype t)
-{
-    switch (t) {
-    case PP_I32: return 0x7FFFFFFFull;
-    case PP_I64: return 0x7FFFFFFFFFFFFFFFull;
-    case PP_F32: return 0x7F800000ull;
-    case PP_F64: return 0x7FF0000000000000ull;
-    default: return tc_mask(t);
-    }
-}
-
-static uint64_t type_min_bits(pp_dtype t)
-{
-    switch (t) {
-    case PP_I32: return 0x80000000ull;
-    case PP_I64: return 0x8000000000000000ull;
-    case PP_F32: return 0xFF800000ull;
-    case PP_F64: return 0xFFF0000000000000ull;
-    default: return 0;
-    }
-}
-
-uint64_t tc_identity_bits(pp_op op, pp_dtype t)
-{
-    switch (op) {
-    case PP_OP_PROD:
-        return t == PP_F32 ? bits_f32(1.0f) : t == PP_F64 ? bits_f64(1.0) : 1;
-    case PP_OP_MIN: return type_max_bits(t);
-    case PP_OP_MAX: return type_min_bits(t);
-    case PP_OP_AND: return tc_mask(t);
-    default: return 0; /* sum, or, xor; +0.0 for floats */
-    }
-}
+int tc_is_float(pp_dtype t) { return po_is_float(t); }
+int tc_is_signed(pp_dtype t) { return po_is_signed(t); }
+size_t tc_size(pp_dtype t) { return po_size(t); }
+const char *tc_dname(pp_dtype t) { return po_dname(t); }
+const char *tc_oname(pp_op op) { return po_oname(op); }
+uint64_t tc_mask(pp_dtype t) { return po_mask(t); }
+uint64_t tc_bits(const void *a, size_t i, pp_dtype t) { return po_bits(a, i, t); }
+void tc_store_bits(void *a, size_t i, pp_dtype t, uint64_t bits) { po_store_bits(a, i, t, bits); }
+long double tc_value(const void *a, size_t i, pp_dtype t) { return po_value(a, i, t); }
+void tc_store_value(void *a, size_t i, pp_dtype t, long double v) { po_store_value(a, i, t, v); }
+uint64_t tc_identity_bits(pp_op op, pp_dtype t) { return po_identity_bits(op, t); }
 
 /* ---- fills ---- */
 
-static void store_float(void *a, size_t i, pp_dtype t, double v)
-{
-    if (t == PP_F32) tc_store_bits(a, i, t, bits_f32((float)v));
-    else tc_store_bits(a, i, t, bits_f64(v));
-}
+static void store_float(void *a, size_t i, pp_dtype t, double v) { po_store_value(a, i, t, v); }
 
 void tc_fill(tc_rng *r, void *a, size_t n, pp_dtype t, tc_dist dist)
 {
@@ -501,156 +398,36 @@ pp_status tc_segreduce(tc_env *env, const void *in, size_t n, pp_dtype in_type,
     return st;
 }
 
-/* ---- oracles ---- */
+/* ---- oracles (tests/oracles.c; a mismatch fails the test) ---- */
 
-static uint64_t widen_bits(uint64_t b, pp_dtype t)
-{
-    if (t == PP_I32) return (uint64_t)(int64_t)(int32_t)(uint32_t)b;
-    return b;
-}
-
-void tc_red_init(tc_red *o, pp_op op, pp_dtype in, pp_dtype out)
-{
-    memset(o, 0, sizeof *o);
-    o->op = op;
-    o->in = in;
-    o->out = out;
-    if (tc_is_float(in)) {
-        o->sum = op == PP_OP_PROD ? 1.0L : op == PP_OP_MIN ? INFINITY : op == PP_OP_MAX ? -INFINITY : 0.0L;
-    } else {
-        /* Sign-extended identity of the input type (the output type where it widens). */
-        o->acc = widen_bits(tc_identity_bits(op, in), in);
-        if (op == PP_OP_AND) o->acc = ~0ull;
-    }
-}
-
-void tc_red_push(tc_red *o, const void *a, size_t from, size_t to)
-{
-    const pp_dtype t = o->in;
-    o->n += to - from;
-    if (tc_is_float(t)) {
-        for (size_t i = from; i < to; ++i) {
-            long double x = tc_value(a, i, t);
-            switch (o->op) {
-            case PP_OP_SUM: {
-                long double s = o->sum + x; /* Neumaier */
-                if (fabsl(o->sum) >= fabsl(x)) o->c += (o->sum - s) + x;
-                else o->c += (x - s) + o->sum;
-                o->sum = s;
-                o->abssum += fabsl(x);
-                break;
-            }
-            case PP_OP_PROD: o->sum *= x; break;
-            case PP_OP_MIN:
-                if (isnan(x)) o->nan = 1;
-                else if (x < o->sum) o->sum = x;
-                break;
-            case PP_OP_MAX:
-                if (isnan(x)) o->nan = 1;
-                else if (x > o->sum) o->sum = x;
-                break;
-            default: break;
-            }
-        }
-        return;
-    }
-    const int sg = tc_is_signed(t);
-    uint64_t acc = o->acc;
-    for (size_t i = from; i < to; ++i) {
-        uint64_t x = widen_bits(tc_bits(a, i, t), t);
-        switch (o->op) {
-        case PP_OP_SUM: acc += x; break;
-        case PP_OP_PROD: acc *= x; break;
-        case PP_OP_MIN:
-            if (sg ? (int64_t)x < (int64_t)acc : x < acc) acc = x;
-            break;
-        case PP_OP_MAX:
-            if (sg ? (int64_t)x > (int64_t)acc : x > acc) acc = x;
-            break;
-        case PP_OP_AND: acc &= x; break;
-        case PP_OP_OR: acc |= x; break;
-        case PP_OP_XOR: acc ^= x; break;
-        }
-    }
-    o->acc = acc;
-}
-
-static unsigned ceil_log2(size_t n)
-{
-    unsigned k = 0;
-    while (k < 64 && ((size_t)1 << k) < n) ++k;
-    return k;
-}
-
-static long double unit_roundoff(pp_dtype out) { return out == PP_F32 ? 0x1p-24L : 0x1p-53L; }
-
-long double tc_sum_gamma(size_t n, pp_dtype out_type)
-{
-    long double du = (long double)(ceil_log2(n) + PP_SUM_DEPTH_SLACK) * unit_roundoff(out_type);
-    return du / (1 - du);
-}
+void tc_red_init(tc_red *o, pp_op op, pp_dtype in, pp_dtype out) { po_red_init(o, op, in, out); }
+void tc_red_push(tc_red *o, const void *a, size_t from, size_t to) { po_red_push(o, a, from, to); }
+long double tc_sum_gamma(size_t n, pp_dtype out_type) { return po_sum_gamma(n, out_type); }
+long double tc_scan_gamma(size_t m, pp_dtype out_type) { return po_scan_gamma(m, out_type); }
 
 void tc_red_check(const tc_red *o, const void *got, double slack)
 {
-    const pp_dtype out = o->out;
-    if (!tc_is_float(out)) {
-        uint64_t want = o->acc & tc_mask(out), have = tc_bits(got, 0, out);
-        if (want != have)
-            TC_FAIL("%s %s->%s over %zu elements: got 0x%llx (%lld), want 0x%llx (%lld)", tc_oname(o->op),
-                    tc_dname(o->in), tc_dname(out), o->n, (unsigned long long)have,
-                    (long long)widen_bits(have, out), (unsigned long long)want,
-                    (long long)widen_bits(want, out));
-        return;
-    }
-    const long double v = tc_value(got, 0, out);
-    if (o->exact && (o->op == PP_OP_SUM || o->op == PP_OP_PROD)) {
-        const long double want = o->op == PP_OP_SUM ? o->sum + o->c : o->sum;
-        if (!(v == want))
-            TC_FAIL("%s %s->%s over %zu elements (data on which every order is exact): got %.21Lg, want "
-                    "exactly %.21Lg",
-                    tc_oname(o->op), tc_dname(o->in), tc_dname(out), o->n, v, want);
-        return;
-    }
-    switch (o->op) {
-    case PP_OP_SUM: {
-        const long double exact = o->sum + o->c;
-        const long double bound = tc_sum_gamma(o->n, out) * o->abssum * (long double)slack;
-        if (!(fabsl(v - exact) <= bound))
-            TC_FAIL("sum %s->%s over %zu elements: got %.21Lg, exact %.21Lg, |error| %.3Lg > bound %.3Lg "
-                    "(= %g x g x sum|x|, sum|x| = %.6Lg)",
-                    tc_dname(o->in), tc_dname(out), o->n, v, exact, fabsl(v - exact), bound, slack, o->abssum);
-        break;
-    }
-    case PP_OP_PROD: {
-        /* Every one of the n - 1 products rounds once: |error| <= gamma_{n-1} |exact|. */
-        const long double nu = (long double)(o->n ? o->n - 1 : 0) * unit_roundoff(out);
-        if (nu >= 0.5L) return; /* no useful bound */
-        const long double bound = nu / (1 - nu) * fabsl(o->sum) * (long double)slack;
-        if (!(fabsl(v - o->sum) <= bound))
-            TC_FAIL("prod %s over %zu elements: got %.21Lg, exact %.21Lg, |error| %.3Lg > bound %.3Lg",
-                    tc_dname(out), o->n, v, o->sum, fabsl(v - o->sum), bound);
-        break;
-    }
-    default: /* min, max */
-        if (o->nan) {
-            if (!isnan(v))
-                TC_FAIL("%s %s over %zu elements with a NaN: got %.17Lg, want a NaN", tc_oname(o->op),
-                        tc_dname(out), o->n, v);
-        } else if (!(v == o->sum)) {
-            TC_FAIL("%s %s over %zu elements: got %.17Lg, want %.17Lg", tc_oname(o->op), tc_dname(out), o->n,
-                    v, o->sum);
-        }
-        break;
-    }
+    char why[1024];
+    if (!po_red_check(o, got, NULL, slack, why, sizeof why)) TC_FAIL("%s", why);
+}
+
+void tc_arg_init(tc_arg *o, pp_op op, pp_dtype t) { po_arg_init(o, op, t); }
+void tc_arg_push(tc_arg *o, const void *a, size_t from, size_t to) { po_arg_push(o, a, from, to); }
+
+void tc_arg_check(const tc_arg *o, const void *got_value, uint64_t got_index)
+{
+    char why[1024];
+    if (!po_arg_check(o, got_value, got_index, why, sizeof why)) TC_FAIL("%s", why);
+}
+
+void tc_scan_check(const tc_scan *s, const void *in, size_t n, const void *before, const void *got,
+                   const void *ref, double slack)
+{
+    char why[1024];
+    if (!po_scan_check(s, in, n, before, TC_SENTINEL, got, ref, slack, why, sizeof why)) TC_FAIL("%s", why);
 }
 
 /* ---- scans ---- */
-
-long double tc_scan_gamma(size_t m, pp_dtype out_type)
-{
-    long double du = (long double)(2 * ceil_log2(m) + PP_SCAN_DEPTH_SLACK) * unit_roundoff(out_type);
-    return du / (1 - du);
-}
 
 pp_status tc_scan_run(tc_env *env, const tc_scan *s, const void *in, size_t n, int in_place, void *out)
 {
@@ -685,177 +462,6 @@ pp_status tc_scan_run(tc_env *env, const tc_scan *s, const void *in, size_t n, i
     if (!in_place && din) tc_free(ctx, din);
     tc_free(ctx, dout);
     return st;
-}
-
-/* Start a segment: the oracle holds the identity (inclusive) or init as its first term. */
-static void scan_seed(tc_red *o, const tc_scan *s)
-{
-    tc_red_init(o, s->op, s->in, s->out);
-    if (!s->exclusive) return;
-    o->n = 1;
-    if (!s->init) return;
-    if (!tc_is_float(s->out)) {
-        o->acc = widen_bits(tc_bits(s->init, 0, s->out), s->out);
-        return;
-    }
-    const long double v = tc_value(s->init, 0, s->out);
-    if ((s->op == PP_OP_MIN || s->op == PP_OP_MAX) && isnan(v)) o->nan = 1;
-    else o->sum = v;
-    o->abssum = fabsl(v);
-}
-
-/* Compare output i (value oracle o) and fail with the details. */
-static void scan_check_one(const tc_scan *s, const tc_red *o, size_t i, size_t seg_start, const void *got,
-                           const void *ref, double slack)
-{
-    const pp_dtype out = s->out;
-    const char *vs = ref ? "the CPU's" : "the oracle's";
-    if (!tc_is_float(out)) {
-        const uint64_t have = tc_bits(got, i, out), want = ref ? tc_bits(ref, i, out) : o->acc & tc_mask(out);
-        if (have != want)
-            TC_FAIL("%s %s->%s: out[%zu] (segment from %zu, m = %zu) is 0x%llx (%lld), %s is 0x%llx (%lld)",
-                    tc_oname(s->op), tc_dname(s->in), tc_dname(out), i, seg_start, o->n, (unsigned long long)have,
-                    (long long)widen_bits(have, out), vs, (unsigned long long)want, (long long)widen_bits(want, out));
-        return;
-    }
-    const long double v = tc_value(got, i, out);
-    if (s->op == PP_OP_MIN || s->op == PP_OP_MAX) {
-        const int want_nan = ref ? isnan(tc_value(ref, i, out)) : o->nan;
-        const long double want = ref ? tc_value(ref, i, out) : o->sum;
-        if (want_nan ? !isnan(v) : !(v == want))
-            TC_FAIL("%s %s: out[%zu] (segment from %zu) is %.17Lg, %s is %.17Lg", tc_oname(s->op), tc_dname(out), i,
-                    seg_start, v, vs, want_nan ? (long double)NAN : want);
-        return;
-    }
-    long double exact, bound;
-    if (s->op == PP_OP_SUM) {
-        exact = o->sum + o->c;
-        bound = tc_scan_gamma(o->n, out) * o->abssum * (long double)slack;
-    } else {
-        exact = o->sum;
-        const long double nu = (long double)(o->n ? o->n - 1 : 0) * unit_roundoff(out);
-        bound = nu >= 0.5L ? INFINITY : nu / (1 - nu) * fabsl(exact) * 1.0001L * (long double)slack;
-    }
-    const long double center = ref ? tc_value(ref, i, out) : exact;
-    if (s->exact && !ref ? !(v == exact) : !(fabsl(v - center) <= bound))
-        TC_FAIL("%s %s->%s: out[%zu] (segment from %zu, m = %zu) is %.21Lg, %s is %.21Lg (exact %.21Lg): "
-                "|difference| %.3Lg, %s %.3Lg",
-                tc_oname(s->op), tc_dname(s->in), tc_dname(out), i, seg_start, o->n, v, vs, center, exact,
-                fabsl(v - center), s->exact && !ref ? "want equality; bound" : "bound", bound);
-}
-
-/* The outputs of one segment [b, e). */
-static void scan_check_segment(const tc_scan *s, const void *in, size_t b, size_t e, const void *got,
-                               const void *ref, double slack)
-{
-    tc_red o;
-    size_t start = b;
-    for (size_t i = b; i < e; ++i) {
-        if (i == b || (s->flags && s->flags[i])) {
-            scan_seed(&o, s);
-            start = i;
-        }
-        if (s->exclusive) {
-            scan_check_one(s, &o, i, start, got, ref, slack);
-            tc_red_push(&o, in, i, i + 1);
-        } else {
-            tc_red_push(&o, in, i, i + 1);
-            scan_check_one(s, &o, i, start, got, ref, slack);
-        }
-    }
-}
-
-/* Elements [b, e) that no segment covers hold what they held before. */
-static void scan_check_untouched(const tc_scan *s, size_t b, size_t e, const void *before, const void *got)
-{
-    const size_t osz = tc_size(s->out);
-    for (size_t i = b; i < e; ++i) {
-        const unsigned char *g = (const unsigned char *)got + i * osz;
-        for (size_t k = 0; k < osz; ++k) {
-            const unsigned char want = before ? ((const unsigned char *)before)[i * osz + k] : TC_SENTINEL;
-            if (g[k] != want)
-                TC_FAIL("out[%zu] lies outside every segment but was written (byte %zu is 0x%02x, was 0x%02x)", i, k,
-                        g[k], want);
-        }
-    }
-}
-
-void tc_scan_check(const tc_scan *s, const void *in, size_t n, const void *before, const void *got,
-                   const void *ref, double slack)
-{
-    if (!s->offsets) {
-        scan_check_segment(s, in, 0, n, got, ref, slack);
-        return;
-    }
-    size_t pos = 0;
-    for (size_t k = 0; k < s->n_segments; ++k) {
-        const size_t b = s->offsets[k] < n ? s->offsets[k] : n, e = s->offsets[k + 1] < n ? s->offsets[k + 1] : n;
-        if (e <= b) continue;
-        if (b < pos) TC_FAIL("tc_scan_check: segment %zu [%zu, %zu) overlaps an earlier one (test bug)", k, b, e);
-        scan_check_untouched(s, pos, b, before, got);
-        scan_check_segment(s, in, b, e, got, ref, slack);
-        pos = e;
-    }
-    scan_check_untouched(s, pos, n, before, got);
-}
-
-void tc_arg_init(tc_arg *o, pp_op op, pp_dtype t)
-{
-    o->op = op;
-    o->t = t;
-    o->n = 0;
-    o->index = UINT64_MAX;
-    o->bits = tc_identity_bits(op, t);
-}
-
-/* Whether x is strictly more extreme than the current best y (a NaN beats every number). */
-static int more_extreme(pp_op op, pp_dtype t, uint64_t xb, uint64_t yb)
-{
-    if (tc_is_float(t)) {
-        double x = t == PP_F32 ? f32_of(xb) : f64_of(xb), y = t == PP_F32 ? f32_of(yb) : f64_of(yb);
-        if (isnan(y)) return 0;
-        if (isnan(x)) return 1;
-        return op == PP_OP_MIN ? x < y : x > y;
-    }
-    if (tc_is_signed(t)) {
-        int64_t x = (int64_t)widen_bits(xb, t), y = (int64_t)widen_bits(yb, t);
-        return op == PP_OP_MIN ? x < y : x > y;
-    }
-    return op == PP_OP_MIN ? xb < yb : xb > yb;
-}
-
-void tc_arg_push(tc_arg *o, const void *a, size_t from, size_t to)
-{
-    for (size_t i = from; i < to; ++i) {
-        uint64_t b = tc_bits(a, i, o->t);
-        if (o->index == UINT64_MAX || more_extreme(o->op, o->t, b, o->bits)) {
-            o->index = o->n + (i - from);
-            o->bits = b;
-        }
-    }
-    o->n += to - from;
-}
-
-void tc_arg_check(const tc_arg *o, const void *got_value, uint64_t got_index)
-{
-    const char *name = o->op == PP_OP_MIN ? "argmin" : "argmax";
-    const uint64_t gb = tc_bits(got_value, 0, o->t);
-    if (got_index != o->index)
-        TC_FAIL("%s %s over %zu elements: got index %llu (value bits 0x%llx), want index %llu (value bits "
-                "0x%llx)",
-                name, tc_dname(o->t), o->n, (unsigned long long)got_index, (unsigned long long)gb,
-                (unsigned long long)o->index, (unsigned long long)o->bits);
-    int want_nan = tc_is_float(o->t) && isnan((double)tc_value(&o->bits, 0, o->t));
-    if (want_nan) {
-        if (!isnan((double)tc_value(got_value, 0, o->t)))
-            TC_FAIL("%s %s over %zu elements: the winner is a NaN, got value bits 0x%llx", name, tc_dname(o->t),
-                    o->n, (unsigned long long)gb);
-    } else if (gb != o->bits) {
-        TC_FAIL("%s %s over %zu elements (index %llu): got value bits 0x%llx, want 0x%llx (the element at "
-                "the index%s)",
-                name, tc_dname(o->t), o->n, (unsigned long long)o->index, (unsigned long long)gb,
-                (unsigned long long)o->bits, o->n == 0 ? "; n == 0: the identity" : "");
-    }
 }
 
 /* ---- sizes ---- */

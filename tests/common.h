@@ -1,8 +1,8 @@
 /*
  * common.h -- what parprim's cmocka tests share: a seeded PRNG, fill functions per dtype,
  * one context per test for each backend (the HIP variant skips where no device is present),
- * moving host data to and from the context's space, and serial oracles for the reduce family
- * that do not call the library.
+ * moving host data to and from the context's space, and the serial oracles (tests/oracles.h,
+ * shared with parprim-bench) under the names the tests use.
  *
  * Only the public API (parprim.h) is used. Every failure message carries the seed
  * (PP_TEST_SEED=... reproduces the run) and a description of the case that failed.
@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "oracles.h"
 #include "parprim.h"
 
 /* ---- seed and random numbers ---------------------------------------------------------- */
@@ -175,17 +176,7 @@ pp_status tc_segreduce(tc_env *env, const void *in, size_t n, pp_dtype in_type,
 /* ---- serial oracles ------------------------------------------------------------------- */
 
 /* Reduction of a range, pushed element by element (so a test can grow n incrementally). */
-typedef struct tc_red {
-    pp_op op;
-    pp_dtype in, out;
-    size_t n;
-    uint64_t acc;         /* integers: the result modulo 2^64 (sign-extended inputs) */
-    long double sum, c;   /* floats: Neumaier-compensated sum, exact product, min/max */
-    long double abssum;   /* sum |x| */
-    int nan;              /* a NaN was seen (min/max) */
-    int exact;            /* set by the caller: the data make every float order exact
-                             (TC_SMALLINT sums, TC_PRODSAFE products): demand equality */
-} tc_red;
+typedef po_red tc_red; /* tests/oracles.h */
 
 void tc_red_init(tc_red *o, pp_op op, pp_dtype in, pp_dtype out);
 void tc_red_push(tc_red *o, const void *a, size_t from, size_t to);
@@ -197,13 +188,7 @@ void tc_red_check(const tc_red *o, const void *got, double slack);
 long double tc_sum_gamma(size_t n, pp_dtype out_type);
 
 /* Argmin / argmax. */
-typedef struct tc_arg {
-    pp_op op; /* MIN or MAX */
-    pp_dtype t;
-    size_t n;
-    uint64_t index; /* UINT64_MAX while empty */
-    uint64_t bits;  /* value at index */
-} tc_arg;
+typedef po_arg tc_arg;
 
 void tc_arg_init(tc_arg *o, pp_op op, pp_dtype t);
 void tc_arg_push(tc_arg *o, const void *a, size_t from, size_t to);
@@ -212,16 +197,7 @@ void tc_arg_check(const tc_arg *o, const void *got_value, uint64_t got_index);
 /* ---- scans ---------------------------------------------------------------------------- */
 
 /* One scan call: the form (plain, head flags or offsets) and its arguments, host arrays. */
-typedef struct tc_scan {
-    pp_dtype in, out;
-    pp_op op;
-    int exclusive;
-    const void *init;      /* one out_type element, or NULL (the op's identity) */
-    const uint8_t *flags;  /* pp_segmented_scan_flags: n head flags; else NULL */
-    const size_t *offsets; /* pp_segmented_scan_offsets: n_segments + 1 offsets; else NULL */
-    size_t n_segments;
-    int exact;             /* float sums / products: the data make every order exact */
-} tc_scan;
+typedef po_scan tc_scan;
 
 /* The header's scan bound for an output combining m terms: g = D u / (1 - D u),
  * D = 2 ceil(log2 m) + PP_SCAN_DEPTH_SLACK, u of out_type's accumulation. */

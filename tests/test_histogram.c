@@ -25,38 +25,14 @@
 static const size_t bin_counts[] = {1, 2, 255, 256, 257, 4096, 65536, (size_t)1 << 20};
 #define N_BIN_COUNTS (sizeof bin_counts / sizeof bin_counts[0])
 
-/* ---- oracles ---- */
+/* ---- oracles: parprim.h's definitions, in tests/oracles.c (shared with the bench) ---- */
 
-/* The definition of parprim.h for even bins. volatile: each operation rounded on its own. */
-static uint32_t oracle_even(long double xv, pp_dtype st, size_t nbins, double lo, double hi)
+static uint32_t oracle_even(long double x, pp_dtype st, size_t nbins, double lo, double hi)
 {
-    if (tc_is_float(st)) {
-        const double x = (double)xv;
-        if (!(x >= lo && x < hi)) return NOBIN;
-        volatile double width = hi - lo;
-        volatile double scale = (double)nbins / width;
-        volatile double d = x - lo;
-        volatile double t = d * scale;
-        return t < (double)nbins ? (uint32_t)floor(t) : (uint32_t)(nbins - 1);
-    }
-    const long long x = (long long)xv, l = (long long)lo, h = (long long)hi;
-    if (x < l || x >= h) return NOBIN;
-    return (uint32_t)(((unsigned __int128)(uint64_t)(x - l) * nbins) / (uint64_t)(h - l));
+    return po_hist_even_bin(x, st, nbins, lo, hi);
 }
 
-/* The bin b with e[b] <= x < e[b + 1], by a linear walk from a bisection guess. */
-static uint32_t oracle_range(long double xv, const double *e, size_t nbins)
-{
-    const double x = (double)xv;
-    if (!(x >= e[0] && x < e[nbins])) return NOBIN;
-    size_t lo = 0, hi = nbins; /* e[lo] <= x < e[hi] */
-    while (hi - lo > 1) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (e[mid] <= x) lo = mid;
-        else hi = mid;
-    }
-    return (uint32_t)lo;
-}
+static uint32_t oracle_range(long double x, const double *e, size_t nbins) { return po_hist_range_bin(x, e, nbins); }
 
 /* ---- running a histogram ---- */
 
