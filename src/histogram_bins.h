@@ -14,16 +14,7 @@
 #include <stdint.h>
 
 #include "internal.h"
-
-#ifndef PP_HD
-#if defined(__CUDACC__) || defined(__HIPCC__) || defined(__HIP__)
-#define PP_HD static __host__ __device__ __forceinline__
-#else
-#define PP_HD static inline
-#endif
-#endif
-
-#include "key_encoding.h" /* the keys of reduce-by-index MIN / MAX */
+#include "key_encoding.h" /* PP_HD (host and device functions); the keys of reduce-by-index MIN / MAX */
 
 /* "In no bin": larger than every bin (nbins <= 2^31). */
 #define PP_HIST_NOBIN 0xFFFFFFFFu

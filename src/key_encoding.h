@@ -16,6 +16,8 @@
 
 #include <stdint.h>
 
+/* A function of this header and of histogram_bins.h: host and device code, one copy per
+ * translation unit. */
 #ifndef PP_HD
 #if defined(__CUDACC__) || defined(__HIPCC__) || defined(__HIP__)
 #define PP_HD static __host__ __device__ __forceinline__
