@@ -194,4 +194,145 @@ template <typename Op, int BLOCK, typename A> PP_DEVICE A pp_block_reduce(A v)
     return v;
 }
 
+/* Butterfly over the lanes of groups of Width lanes that keeps the order of the operands: after
+ * the step of distance s the lower half of every aligned pair of runs is on the left, so
+ * lane c ends with the balanced binary fold, lower lanes first, of the aligned run of
+ * `block` lanes (a power of two <= Width) that holds it; every lane of that run has the same
+ * bits whether Op commutes or not (pp_wave_reduce's butterfly does not keep the order). Op
+ * may be any operator of this header's shape whose values pp_shfl_xor_any moves (scalars,
+ * pp_argpair, pp_scan_val). Depth log2(Width). */
+template <typename Op, int Width = PP_WAVE, typename A> PP_DEVICE A pp_wave_reduce_ordered(A v, unsigned block = Width)
+{
+    const unsigned lane = pp_lane_id();
+#pragma unroll
+    for (unsigned s = 1; s < (unsigned)Width; s <<= 1) {
+        const A o = pp_shfl_xor_any(v, (int)s);
+        if (s < block) v = (lane & s) ? Op::apply(o, v) : Op::apply(v, o);
+    }
+    return v;
+}
+
+/* ---- scans over waves and blocks ----
+ * A scanned value: the accumulator and, for segmented scans, whether a segment starts inside
+ * the span it covers. The segmented operator (a, b) -> b.f ? b : a op b is associative, so a
+ * segmented scan is the plain scan of pp_scan_op<Op, A, true>; for SEG false f stays 0 and
+ * is never shuffled (no cost over a scan of A). */
+template <typename A, bool SEG> struct pp_scan_val {
+    A v;
+    uint32_t f;
+};
+template <typename A, bool SEG> PP_DEVICE pp_scan_val<A, SEG> pp_shfl_any(pp_scan_val<A, SEG> x, int src, int w = PP_WAVE)
+{
+    pp_scan_val<A, SEG> r;
+    r.v = pp_shfl_any(x.v, src, w);
+    r.f = SEG ? pp_shfl(x.f, src, w) : 0u;
+    return r;
+}
+template <typename A, bool SEG>
+PP_DEVICE pp_scan_val<A, SEG> pp_shfl_xor_any(pp_scan_val<A, SEG> x, int m, int w = PP_WAVE)
+{
+    pp_scan_val<A, SEG> r;
+    r.v = pp_shfl_xor_any(x.v, m, w);
+    r.f = SEG ? pp_shfl_xor(x.f, m, w) : 0u;
+    return r;
+}
+
+/* Op (identity, apply over A) lifted to scanned values, plain or segmented (SEG). */
+template <typename Op, typename A, bool SEG> struct pp_scan_op {
+    using T = pp_scan_val<A, SEG>;
+    using acc_t = A;
+    using base_op = Op;
+    static constexpr bool segmented = SEG;
+    static PP_DEVICE T make(A v, uint32_t f)
+    {
+        T r;
+        r.v = v;
+        r.f = SEG ? f : 0u;
+        return r;
+    }
+    static PP_DEVICE T identity() { return make(Op::identity(), 0); }
+    static PP_DEVICE T apply(T a, T b)
+    {
+        if constexpr (SEG) return make(b.f ? b.v : Op::apply(a.v, b.v), a.f | b.f);
+        else return make(Op::apply(a.v, b.v), 0);
+    }
+};
+
+/* Inclusive scan over lanes 0 .. Width - 1 of the wave (Kogge-Stone / Hillis-Steele: log2(Width)
+ * steps with every lane busy; a Blelloch up/down sweep does half the operations in twice the
+ * steps, and shuffles, not operations, are what costs here). Lanes from Width on hold
+ * values of no use. Every lane of the wave calls it. */
+template <typename Op, int Width = PP_WAVE, typename T> PP_DEVICE T pp_wave_scan_incl(T v)
+{
+    static_assert(Width <= PP_WAVE, "a wave scan spans at most the wave");
+    const int lane = (int)pp_lane_id();
+#pragma unroll
+    for (int d = 1; d < Width; d <<= 1) {
+        const T y = pp_shfl_any(v, lane >= d ? lane - d : 0);
+        if (lane >= d) v = Op::apply(y, v);
+    }
+    return v;
+}
+
+/* The exclusive scan from the inclusive one: each lane takes its lower neighbour's value,
+ * lane 0 the identity. */
+template <typename Op, typename T> PP_DEVICE T pp_wave_excl_of_incl(T incl)
+{
+    const unsigned lane = pp_lane_id();
+    T ex = pp_shfl_any(incl, lane > 0 ? (int)lane - 1 : 0);
+    if (lane == 0) ex = Op::identity();
+    return ex;
+}
+
+/* Exclusive scan over lanes 0 .. Width - 1; *total (if given) receives the fold of all Width
+ * lanes, in every lane. */
+template <typename Op, int Width = PP_WAVE, typename T> PP_DEVICE T pp_wave_scan_excl(T v, T *total = nullptr)
+{
+    const T incl = pp_wave_scan_incl<Op, Width>(v);
+    if (total) *total = pp_shfl_any(incl, Width - 1);
+    return pp_wave_excl_of_incl<Op>(incl);
+}
+
+/* The block step of a block scan, run by every lane of wave 0: totals[0 .. WAVES) holds each
+ * wave's total; they are replaced by each wave's exclusive prefix within the block, and the
+ * block's total is returned (in every lane of wave 0). The caller orders totals' writes and
+ * reads with barriers on both sides. */
+template <typename Op, int WAVES, typename T> PP_DEVICE T pp_block_scan_waves(T *totals)
+{
+    static_assert(WAVES <= PP_WAVE, "one wave scans the wave totals");
+    const unsigned lane = pp_lane_id();
+    T s = lane < (unsigned)WAVES ? totals[lane] : Op::identity();
+    s = pp_wave_scan_incl<Op, WAVES>(s);
+    const T ex = pp_wave_excl_of_incl<Op>(s);
+    const T total = pp_shfl_any(s, WAVES - 1);
+    pp_wave_sync();
+    if (lane < (unsigned)WAVES) totals[lane] = ex;
+    return total;
+}
+
+/* Block-wide scan of one value per thread, for blocks of BLOCK threads (a multiple of
+ * PP_WAVE, at most PP_WAVE waves): thread i gets the fold of threads [0, i) (exclusive) or
+ * [0, i] (INCLUSIVE) and *total (if given) the block's. Contains __syncthreads(): every
+ * thread of the block calls it, and a second call needs a barrier between the two (the
+ * totals' buffer is reused). */
+template <typename Op, int BLOCK, bool INCLUSIVE, typename T> PP_DEVICE T pp_block_scan(T v, T *total = nullptr)
+{
+    constexpr int WAVES = BLOCK / PP_WAVE;
+    static_assert(BLOCK % PP_WAVE == 0 && WAVES <= PP_WAVE, "blocks are 1 .. PP_WAVE whole waves");
+    __shared__ T totals[WAVES];
+    __shared__ T block_total;
+    const unsigned lane = pp_lane_id(), w = pp_wave_id();
+    const T incl = pp_wave_scan_incl<Op>(v);
+    const T ex = pp_wave_excl_of_incl<Op>(incl);
+    if (lane == PP_WAVE - 1) totals[w] = incl;
+    __syncthreads();
+    if (w == 0) {
+        const T t = pp_block_scan_waves<Op, WAVES>(totals);
+        if (lane == 0) block_total = t;
+    }
+    __syncthreads();
+    if (total) *total = block_total;
+    return Op::apply(totals[w], INCLUSIVE ? incl : ex);
+}
+
 #endif /* PP_HIP_BLOCKS_H */

@@ -221,14 +221,7 @@ struct alignas(16) pp_vec16 {
 };
 PP_DEVICE pp_vec16 pp_load16_stream(const void *p)
 {
-#if defined(PP_PORT_NVIDIA) && defined(PP_NV_LOAD_L2_256B) && defined(__CUDA_ARCH__)
-    /* Experiment (bench/NOTES.md): no L1 allocation, 256-byte L2 prefetch. */
-    pp_vec16 r;
-    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r.w[0]), "=r"(r.w[1]), "=r"(r.w[2]), "=r"(r.w[3])
-                 : "l"(p));
-    return r;
-#elif defined(PP_PORT_NVIDIA)
+#if defined(PP_PORT_NVIDIA)
     uint4 v = __ldcs(reinterpret_cast<const uint4 *>(p));
     pp_vec16 r;
     r.w[0] = v.x; r.w[1] = v.y; r.w[2] = v.z; r.w[3] = v.w;

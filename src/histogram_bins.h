@@ -14,12 +14,7 @@
 #include <stdint.h>
 
 #include "internal.h"
-
-#if defined(__CUDACC__) || defined(__HIPCC__) || defined(__HIP__)
-#define PP_HD static __host__ __device__ __forceinline__
-#else
-#define PP_HD static inline
-#endif
+#include "key_encoding.h" /* PP_HD (host and device functions); the keys of reduce-by-index MIN / MAX */
 
 /* "In no bin": larger than every bin (nbins <= 2^31). */
 #define PP_HIST_NOBIN 0xFFFFFFFFu
@@ -172,33 +167,5 @@ PP_HD uint32_t pp_hist_pow2_floor(uint32_t v)
     while (p <= v / 2) p *= 2;
     return p;
 }
-
-/*
- * Keys of reduce-by-index MIN / MAX: unsigned integers in the order parprim.h gives (numeric,
- * -0.0 below +0.0, NaN beyond every number: the smallest key for MIN, the largest for MAX),
- * so that one unsigned min / max (an atomic one on the GPU) implements the op for every type.
- * decode(encode(x)) == x except that a NaN comes back as one fixed NaN.
- */
-PP_HD uint32_t pp_key_u32_of_f32(uint32_t bits, int is_max)
-{
-    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return is_max ? 0xFFFFFFFFu : 0u; /* NaN */
-    return (bits & 0x80000000u) ? ~bits : bits ^ 0x80000000u;
-}
-PP_HD uint32_t pp_f32_of_key_u32(uint32_t key)
-{
-    return (key & 0x80000000u) ? key ^ 0x80000000u : ~key;
-}
-PP_HD uint64_t pp_key_u64_of_f64(uint64_t bits, int is_max)
-{
-    if ((bits & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) return is_max ? ~0ull : 0ull;
-    return (bits & 0x8000000000000000ull) ? ~bits : bits ^ 0x8000000000000000ull;
-}
-PP_HD uint64_t pp_f64_of_key_u64(uint64_t key)
-{
-    return (key & 0x8000000000000000ull) ? key ^ 0x8000000000000000ull : ~key;
-}
-/* Signed integers: flip the sign bit (its own inverse). Unsigned integers are their key. */
-PP_HD uint32_t pp_key_u32_of_i32(uint32_t bits) { return bits ^ 0x80000000u; }
-PP_HD uint64_t pp_key_u64_of_i64(uint64_t bits) { return bits ^ 0x8000000000000000ull; }
 
 #endif

@@ -325,16 +325,44 @@ static void t_scan_in_place(void **state)
     free(flags);
 }
 
-/* NVIDIA: a grid of 3 blocks (PP_HIP_SCAN_BLOCKS), so that every block scans tens of tiles one
+/* HIP: cap the scan's grid at `blocks` (PP_OPTION_SCAN_MAX_BLOCKS; 0 lifts the cap), then check
+ * through the plan of a probe scan (f32, 64 tiles and more) that the capped grid ran: blocks
+ * that loop over tiles. Where blocks scan one tile each (AMD: the device has no such loop and
+ * the option is ignored), the test is skipped, visibly, instead of passing without it. */
+static void cap_scan_grid(tc_env *env, int64_t blocks)
+{
+    pp_context *ctx = env->ctx;
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SCAN_MAX_BLOCKS, blocks));
+    const size_t n = 64 * 5120;
+    float *din = (float *)tc_alloc(ctx, n * sizeof(float));
+    float *dout = (float *)tc_alloc(ctx, n * sizeof(float));
+    TC_OK(ctx, pp_memset(ctx, din, 0, n * sizeof(float)));
+    tc_case("%s: probe scan with at most %lld blocks", pp_backend_name(env->backend), (long long)blocks);
+    TC_OK(ctx, pp_inclusive_scan(ctx, din, n, PP_F32, PP_OP_SUM, dout, PP_F32));
+    pp_plan plan;
+    TC_OK(ctx, pp_context_last_plan(ctx, &plan));
+    tc_free(ctx, dout);
+    tc_free(ctx, din);
+    TC_CHECK(strcmp(plan.family, "scan") == 0 && plan.tiles > 1, "plan of the probe: family '%s', %llu tiles",
+             plan.family, (unsigned long long)plan.tiles);
+    if (plan.grid >= plan.tiles) {
+        printf("[  SKIPPED ] blocks do not loop over tiles on this device (grid %llu for %llu tiles): "
+               "no capped grid to test\n", (unsigned long long)plan.grid, (unsigned long long)plan.tiles);
+        skip();
+    }
+    TC_CHECK(plan.grid <= (uint64_t)blocks, "plan: grid %llu, asked for at most %lld blocks",
+             (unsigned long long)plan.grid, (long long)blocks);
+}
+
+/* NVIDIA: a grid of 3 blocks (PP_OPTION_SCAN_MAX_BLOCKS), so that every block scans tens of tiles one
  * after another, the next one's loads in flight, at sizes the sanitizers run through (the
  * default grid loops only past a few hundred tiles). Every dtype in place in each form, and a
  * widening sum (a wider output than input) over every size. */
 static void t_scan_few_blocks(void **state)
 {
-    setenv("PP_HIP_SCAN_BLOCKS", "3", 1);
+    cap_scan_grid(tc_envp(state), 3);
     t_scan_in_place(state);
     scan_sizes_check(tc_envp(state), PP_U8, PP_OP_SUM, PP_U64, TC_RANDOM, 0);
-    unsetenv("PP_HIP_SCAN_BLOCKS");
 }
 
 /* The loop across tiles at sizes racecheck gets through: 2 blocks, each scanning a few tiles of
@@ -342,7 +370,7 @@ static void t_scan_few_blocks(void **state)
 static void t_scan_few_blocks_small(void **state)
 {
     tc_env *env = tc_envp(state);
-    setenv("PP_HIP_SCAN_BLOCKS", "2", 1);
+    cap_scan_grid(env, 2);
     const tc_combo combos[] = {{PP_F32, PP_F32, PP_OP_SUM}, {PP_F64, PP_F64, PP_OP_SUM}, {PP_U8, PP_U64, PP_OP_SUM},
                                {PP_I32, PP_I32, PP_OP_MAX}, {PP_U64, PP_U64, PP_OP_XOR}, {PP_F32, PP_F64, PP_OP_SUM}};
     static const size_t sizes[] = {6 * 4096 + 1, 6 * 5120 - 1};
@@ -362,7 +390,6 @@ static void t_scan_few_blocks_small(void **state)
     }
     free(host);
     free(flags);
-    unsetenv("PP_HIP_SCAN_BLOCKS");
 }
 
 /* Inputs and outputs that start off a 16-byte boundary. */
@@ -469,7 +496,8 @@ static void t_scan_determinism_grid(void **state)
         {PP_F32, PP_F32, PP_OP_SUM, TC_RANDOM}, {PP_F64, PP_F64, PP_OP_SUM, TC_RANDOM},
         {PP_F32, PP_F64, PP_OP_SUM, TC_RANDOM}, {PP_F64, PP_F64, PP_OP_PROD, TC_NEAR_ONE},
         {PP_F32, PP_F32, PP_OP_MAX, TC_RANDOM}};
-    static const char *const grids[] = {NULL, "3", NULL, "5"}; /* runs 2 and 3: input misaligned */
+    static const int64_t grids[] = {0, 3, 0, 5}; /* runs 2 and 3: input misaligned */
+    cap_scan_grid(env, 3);
     tc_rng r = tc_rng_for("scan determinism grid");
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         const size_t isz = tc_size(cases[c].in), osz = tc_size(cases[c].out);
@@ -483,15 +511,19 @@ static void t_scan_determinism_grid(void **state)
         for (int v = 0; v < 2; ++v) {
             const tc_scan s = {cases[c].in, cases[c].out, cases[c].op, v, NULL, NULL, NULL, 0, 0};
             for (int run = 0; run < 4; ++run) {
-                tc_case("%s: %s %s->%s n = %zu, %s, grid %s, input %s", pp_backend_name(env->backend), tc_oname(s.op),
-                        tc_dname(s.in), tc_dname(s.out), n, variant_name(&s), grids[run] ? grids[run] : "default",
-                        run >= 2 ? "misaligned" : "aligned");
-                if (grids[run]) setenv("PP_HIP_SCAN_BLOCKS", grids[run], 1);
+                tc_case("%s: %s %s->%s n = %zu, %s, at most %lld blocks (0: as many as fit), input %s",
+                        pp_backend_name(env->backend), tc_oname(s.op), tc_dname(s.in), tc_dname(s.out), n,
+                        variant_name(&s), (long long)grids[run], run >= 2 ? "misaligned" : "aligned");
+                TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SCAN_MAX_BLOCKS, grids[run]));
                 const void *din = run >= 2 ? (const void *)(dmis + isz) : (const void *)dal;
                 const pp_status st = v ? pp_exclusive_scan(ctx, din, n, s.in, s.op, NULL, dout, s.out)
                                        : pp_inclusive_scan(ctx, din, n, s.in, s.op, dout, s.out);
-                unsetenv("PP_HIP_SCAN_BLOCKS");
                 TC_OK(ctx, st);
+                pp_plan plan;
+                TC_OK(ctx, pp_context_last_plan(ctx, &plan));
+                if (grids[run])
+                    TC_CHECK(plan.grid <= (uint64_t)grids[run], "plan: grid %llu, asked for at most %lld blocks",
+                             (unsigned long long)plan.grid, (long long)grids[run]);
                 tc_download(ctx, run == 0 ? a : b, dout, n * osz);
                 if (run == 0) {
                     tc_scan_check(&s, host, n, NULL, a, NULL, 1.0);

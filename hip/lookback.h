@@ -1,0 +1,345 @@
+/*
+ * lookback.h -- the single-pass decoupled look-back (Merrill & Garland, "Single-pass Parallel
+ * Prefix Scan with Decoupled Look-back", 2016) shared by every single-pass tile algorithm:
+ * tile tickets, published state words, the chained look-back for carries whose fold any
+ * association gives the same bits (integers, counts), and a fixed-order radix-32 tree for
+ * floats, whose result is the same bits whatever the timing.
+ *
+ * A tile agent takes its tile's number from a ticket (pp_tile_ticket: tiles start in ticket
+ * order, so a tile only ever waits on tiles that have started, and the lowest unfinished one
+ * waits on nothing), computes its aggregate, and asks the look-back for the fold of every
+ * earlier tile (its exclusive prefix). What travels is a scanned value SO::T of a scan
+ * operator SO of blocks.h's shape (pp_scan_op<Op, C, SEG>): the carry C (any trivially
+ * copyable type pp_shfl_any moves: a count for compaction, a sum for a scan) and, for
+ * segmented algorithms, a flag that stops the fold. A wider carry, such as a radix pass's 256
+ * digit counts, is a per-lane publish: one state array per digit (st + d * entries), each
+ * looked back by the lanes that own the digit; pp_lb_entries / pp_lb_chain_entries size
+ * them.
+ *
+ * State words: every 64-bit word is written and read whole (single-copy atomic, relaxed
+ * gpu-scope volatile accesses as CUB's polls), and carries its own ready bit 63 and 32 bits
+ * of the carry (word 0 also the segment flag, bit 32), so no fence orders anything: a carry
+ * of at most 4 bytes is one word, of 8 bytes two, and a reader waits until every word of an
+ * entry is ready. (A first version wrote an 8-byte value, a fence, then a ready word, and
+ * fenced again after reading it: f64 scans ran at 2.9 ms instead of 1.6 ms with the waits
+ * off; the fences were the cost.) The states are zeroed (one memset) before the kernel.
+ *
+ * Sleeps (pp_lb_sleeps) come from the caller's tuning table: once between publishing and the
+ * first poll (delay), and between two polls of an entry not yet published (pause; 0: the
+ * shortest back-off the target has).
+ */
+#ifndef PP_HIP_LOOKBACK_H
+#define PP_HIP_LOOKBACK_H
+
+#include "blocks.h"
+
+/* The tree over tiles has radix LB_RADIX = 32, a constant of the tree, not the wave width: the
+ * look-backs use lanes 0 .. 31 of a wave and shuffle within them, on waves of 32 and 64. */
+constexpr int PP_LB_RADIX_BITS = 5;
+constexpr int PP_LB_RADIX = 1 << PP_LB_RADIX_BITS;
+constexpr int PP_LB_MAX_LEVELS = 7; /* 32^7 tiles: far beyond any n */
+
+/* Look-back sleeps in nanoseconds (tuning_scan.h's table, or the options). */
+struct pp_lb_sleeps {
+    unsigned pause_ns; /* between two polls of an entry not yet published (0: pp_spin_pause) */
+    unsigned delay_ns; /* once, between publishing the aggregate and the first poll */
+};
+
+/* The next tile's number from the ticket counter (zeroed before the kernel). */
+PP_DEVICE uint64_t pp_tile_ticket(unsigned *counter) { return atomicAdd(counter, 1u); }
+
+/* The published entry of a carry C: W words of 32 bits of C each. */
+template <typename C> struct pp_lb_carry {
+    static constexpr int W = sizeof(C) <= 4 ? 1 : (int)((sizeof(C) + 3) / 4);
+    struct alignas(W == 1 ? 8 : 16) entry {
+        unsigned long long w[W];
+    };
+    union bits {
+        C c;
+        uint32_t u[W];
+    };
+};
+template <typename SO> using pp_lb_entry = typename pp_lb_carry<typename SO::acc_t>::entry;
+
+/* Entries of the tree's states for `tiles` tiles: level j holds floor(tiles / 32^j) nodes,
+ * stored after those of the lower levels (pp_lb_index). Host and device. */
+__host__ __device__ inline uint64_t pp_lb_entries(uint64_t tiles)
+{
+    uint64_t e = 0;
+    for (uint64_t t = tiles; t; t >>= PP_LB_RADIX_BITS) e += t;
+    return e;
+}
+/* Entries of the chain's states: the aggregates, then the inclusive prefixes. */
+__host__ __device__ inline uint64_t pp_lb_chain_entries(uint64_t tiles) { return 2 * tiles; }
+
+/* Index of node i of level j of the tree. */
+PP_DEVICE uint64_t pp_lb_index(uint64_t tiles, int j, uint64_t i)
+{
+    uint64_t base = 0;
+    for (int l = 0; l < j; ++l) base += tiles >> (PP_LB_RADIX_BITS * l);
+    return base + i;
+}
+
+/* Back off inside a poll. */
+PP_DEVICE void pp_lb_pause(const pp_lb_sleeps &s)
+{
+    if (s.pause_ns) pp_sleep_ns(s.pause_ns);
+    else pp_spin_pause();
+}
+
+PP_DEVICE unsigned long long pp_lb_ld(const unsigned long long *p)
+{
+    return *reinterpret_cast<const volatile unsigned long long *>(p);
+}
+PP_DEVICE void pp_lb_st(unsigned long long *p, unsigned long long v)
+{
+    *reinterpret_cast<volatile unsigned long long *>(p) = v;
+}
+
+/* Publish x as entry e (one lane). Carries of one or two words go through one 64-bit value,
+ * which the compiler keeps in registers: the per-word loop of wider carries cost the
+ * segmented f32 scan 4% on the H200 (flags, 2^28: 843-855 us against 812-818), the only
+ * difference between the two builds. */
+template <typename SO> PP_DEVICE void pp_lb_publish(pp_lb_entry<SO> *st, uint64_t e, typename SO::T x)
+{
+    using C = typename SO::acc_t;
+    using K = pp_lb_carry<C>;
+    constexpr unsigned long long ready = 1ull << 63;
+    if constexpr (K::W <= 2) {
+        union {
+            C a;
+            unsigned long long u;
+        } c;
+        c.u = 0;
+        c.a = x.v;
+        const unsigned long long b = c.u, seg = (unsigned long long)x.f << 32;
+        unsigned long long *p = st[e].w;
+        pp_lb_st(p, ready | seg | (b & 0xFFFFFFFFull));
+        if constexpr (K::W == 2) pp_lb_st(p + 1, ready | (b >> 32));
+    } else {
+        const unsigned long long seg = (unsigned long long)x.f << 32;
+        unsigned long long *p = st[e].w;
+        typename K::bits b;
+#pragma unroll
+        for (int k = 0; k < K::W; ++k) b.u[k] = 0;
+        b.c = x.v;
+#pragma unroll
+        for (int k = 0; k < K::W; ++k) pp_lb_st(p + k, ready | (k == 0 ? seg : 0ull) | b.u[k]);
+    }
+}
+
+/* Entry e's words, read once: whether every one is ready, and then its value in x. */
+template <typename SO> PP_DEVICE bool pp_lb_try(const pp_lb_entry<SO> *st, uint64_t e, typename SO::T &x)
+{
+    using C = typename SO::acc_t;
+    using K = pp_lb_carry<C>;
+    const unsigned long long *p = st[e].w;
+    if constexpr (K::W <= 2) {
+        const unsigned long long lo = pp_lb_ld(p);
+        unsigned long long hi = 0;
+        if constexpr (K::W == 2) hi = pp_lb_ld(p + 1);
+        if (!((lo >> 63) && (K::W == 1 || (hi >> 63)))) return false;
+        union {
+            C a;
+            unsigned long long u;
+        } c;
+        c.u = (lo & 0xFFFFFFFFull) | ((hi & 0xFFFFFFFFull) << 32);
+        x = SO::make(c.a, (uint32_t)(lo >> 32) & 1u);
+    } else {
+        unsigned long long w[K::W];
+        bool ready = true;
+#pragma unroll
+        for (int k = 0; k < K::W; ++k) {
+            w[k] = pp_lb_ld(p + k);
+            ready = ready && (w[k] >> 63);
+        }
+        if (!ready) return false;
+        typename K::bits b;
+#pragma unroll
+        for (int k = 0; k < K::W; ++k) b.u[k] = (uint32_t)w[k];
+        x = SO::make(b.c, (uint32_t)(w[0] >> 32) & 1u);
+    }
+    return true;
+}
+
+/* Entry e's value, once published. */
+template <typename SO> PP_DEVICE typename SO::T pp_lb_wait(const pp_lb_entry<SO> *st, uint64_t e, const pp_lb_sleeps &s)
+{
+    typename SO::T x;
+    while (!pp_lb_try<SO>(st, e, x)) pp_lb_pause(s);
+    return x;
+}
+
+/* The chained look-back, run by every lane of one wave of tile t (of `tiles` > 1), with the
+ * tile's aggregate `agg` (published first if `publish`; else the caller published it at index
+ * t already). Each tile publishes its aggregate, then its inclusive prefix: the aggregates at
+ * st[0, tiles), the prefixes at st[tiles, 2 tiles). (One entry per tile, the aggregate then
+ * overwritten by the prefix, one load a poll, was slower on the H100: u32 at 2^28 0.999 ->
+ * 1.106 ms, u8 -> u64 1.035 -> 1.111 ms.) Lanes 0 .. 31 read a window of the 32 tiles before
+ * `end`, each spinning until its tile has published its inclusive prefix or at least its
+ * aggregate; the nearest tile with an inclusive prefix (or, segmented, with a segment head)
+ * starts the fold. A tile waits only on the tiles just before it, which have usually
+ * finished their reduction already.
+ *   SEQ false (any association gives the same bits): the window is folded as a tree, and
+ *     without a start in it the window moves back (CUB's look-back).
+ *   SEQ true (f32 sums carried in f64): the windows move back in the same way until one holds
+ *     a start, then the fold runs strictly in tile order from it, one value after another (the
+ *     windows in between read again), so by induction every published prefix is the
+ *     sequential sum of the tile aggregates, whatever the timing: reproducible. (Waiting
+ *     instead for the inclusive prefix of the window's oldest tile would chain every 32nd
+ *     tile's publication: #tiles / 32 round trips in a row.)
+ * Returns the exclusive prefix of tile t in every lane. */
+template <typename SO, bool SEQ>
+PP_DEVICE typename SO::T pp_lookback_chain(pp_lb_entry<SO> *st, uint64_t tiles, uint64_t t, typename SO::T agg,
+                                           bool publish, const pp_lb_sleeps &sl)
+{
+    using T = typename SO::T;
+    pp_lb_entry<SO> *aggs = st, *incl = st + tiles;
+    const unsigned lane = pp_lane_id();
+    if (t == 0) {
+        if (lane == 0) pp_lb_publish<SO>(incl, 0, agg);
+        return SO::identity();
+    }
+    if (publish && lane == 0) pp_lb_publish<SO>(aggs, t, agg);
+    if (sl.delay_ns) pp_sleep_ns(sl.delay_ns);
+    T p = SO::identity(); /* the fold of tiles [end, t), in tile order */
+    uint64_t end = t;
+    for (;;) {
+        const bool active = lane < (unsigned)PP_LB_RADIX && (uint64_t)lane < end;
+        T v = SO::identity();
+        bool inclusive = false;
+        if (active) {
+            const uint64_t i = end - 1 - lane;
+            for (;;) {
+                if (pp_lb_try<SO>(incl, i, v)) {
+                    inclusive = true;
+                    break;
+                }
+                if (pp_lb_try<SO>(aggs, i, v)) break;
+                pp_lb_pause(sl);
+            }
+        }
+        /* lanes that start the fold: an inclusive prefix, or a segment head in the tile */
+        pp_lanemask_t m = pp_ballot(inclusive || (active && v.f != 0)) & 0xFFFFFFFFull;
+        if constexpr (SEQ) {
+            if (!m) { /* no start here: the window before (tile 0 always starts one) */
+                end -= PP_LB_RADIX;
+                continue;
+            }
+            /* Strictly in tile order from the start: lanes stop, stop - 1, ..., 0 of this
+             * window, then every later window, oldest first, lanes 31 .. 0: their aggregates,
+             * read again (keeping them would cost registers the segmented f32 kernel does not
+             * have; each was published before its tile's inclusive prefix, but that order is
+             * not guaranteed to be seen, so they are waited for). */
+            const unsigned stop = (unsigned)(__ffsll((long long)m) - 1);
+            T w = pp_shfl_any(v, (int)stop);
+            /* Unrolled with a predicate, so that the shuffles do not wait on the sums. */
+#pragma unroll
+            for (int k = PP_LB_RADIX - 2; k >= 0; --k) {
+                const T o = pp_shfl_any(v, k);
+                if (k < (int)stop) w = SO::apply(w, o);
+            }
+            for (uint64_t e = end + PP_LB_RADIX; e <= t; e += PP_LB_RADIX) {
+                T x = SO::identity();
+                if (lane < (unsigned)PP_LB_RADIX) x = pp_lb_wait<SO>(aggs, e - 1 - lane, sl);
+#pragma unroll
+                for (int k = PP_LB_RADIX - 1; k >= 0; --k) w = SO::apply(w, pp_shfl_any(x, k));
+            }
+            p = w;
+            break;
+        } else {
+            const unsigned stop = m ? (unsigned)(__ffsll((long long)m) - 1) : (unsigned)PP_LB_RADIX;
+            if (lane > stop) v = SO::identity(); /* tiles before the start */
+            /* Fold lanes 0..31, the higher lane (the earlier tile) on the left. */
+#pragma unroll
+            for (unsigned s = 1; s < (unsigned)PP_LB_RADIX; s <<= 1) {
+                const T o = pp_shfl_any(v, (int)(lane + s < (unsigned)PP_LB_RADIX ? lane + s : lane));
+                if (lane + s < (unsigned)PP_LB_RADIX) v = SO::apply(o, v);
+            }
+            p = SO::apply(pp_shfl_any(v, 0), p);
+            /* Done at a start, or at tile 0 (which publishes only its inclusive prefix). */
+            if (m || end <= (uint64_t)PP_LB_RADIX) break;
+            end -= PP_LB_RADIX;
+        }
+    }
+    if (lane == 0) pp_lb_publish<SO>(incl, t, SO::apply(p, agg));
+    return p;
+}
+
+/* ---- the fixed-order tree ----
+ * Node (j, i) holds the canonical (balanced binary) fold of tiles [i * 32^j, (i + 1) * 32^j).
+ * Level 0 holds the tile aggregates; a level-j node is published by its last tile, which
+ * computes it from its 32 level-(j-1) children in one round of reads (an order-keeping
+ * butterfly, pp_wave_reduce_ordered), not through a chain of pairwise sums. The prefix of
+ * tile t is the fold, largest run first, of the aligned runs of tiles that the binary digits
+ * of t describe (a Fenwick decomposition), each run a balanced binary tree: every value is
+ * computed in one order whatever the timing, so results are bitwise reproducible, and a
+ * float passes through about 2 log2(#tiles) roundings across tiles, not #tiles. A tile's
+ * prefix needs at most 31 nodes per radix-32 digit of t, read by one lane each. (A first
+ * version built the runs pairwise, node S(t, k) from S(t - 2^(k-1), k - 1): the nodes a tile
+ * needs then waited on chains of about log2(tiles in flight) round trips, and the scan ran
+ * at half of copy speed, H100, f32, 2^28: 1.38 ms against 0.73 ms with no look-back.) */
+
+/* Run by every lane of one wave of tile t (of `tiles` > 1) once its aggregate `agg` is known:
+ * publishes it, and the nodes that end at tile t (which wait for their children). */
+template <typename SO>
+PP_DEVICE void pp_lookback_tree_publish(pp_lb_entry<SO> *st, uint64_t tiles, uint64_t t, typename SO::T agg,
+                                        const pp_lb_sleeps &sl)
+{
+    using T = typename SO::T;
+    const unsigned lane = pp_lane_id();
+    if (lane == 0) pp_lb_publish<SO>(st, pp_lb_index(tiles, 0, t), agg);
+    T own = agg;
+    for (int j = 1; j < PP_LB_MAX_LEVELS; ++j) {
+        const uint64_t span = 1ull << (PP_LB_RADIX_BITS * j);
+        if ((t + 1) % span != 0) break;
+        const uint64_t first = ((t + 1) >> (PP_LB_RADIX_BITS * (j - 1))) - PP_LB_RADIX; /* first child */
+        T c = own;
+        if (lane < (unsigned)PP_LB_RADIX - 1) c = pp_lb_wait<SO>(st, pp_lb_index(tiles, j - 1, first + lane), sl);
+        own = pp_wave_reduce_ordered<SO, PP_LB_RADIX>(c);
+        own = pp_shfl_any(own, 0);
+        if (lane == 0) pp_lb_publish<SO>(st, pp_lb_index(tiles, j, first / PP_LB_RADIX), own);
+    }
+}
+
+/* Run by every lane of one wave of tile t (of `tiles` > 1): its exclusive prefix, the fold
+ * (high digits first) of the runs the binary digits of t describe; the run of bit 5j + r is
+ * 2^r consecutive level-j nodes. The tile's own nodes are published first if `publish` (else
+ * the caller did, pp_lookback_tree_publish). */
+template <typename SO>
+PP_DEVICE typename SO::T pp_lookback_tree(pp_lb_entry<SO> *st, uint64_t tiles, uint64_t t, typename SO::T agg,
+                                          bool publish, const pp_lb_sleeps &sl)
+{
+    using T = typename SO::T;
+    const unsigned lane = pp_lane_id();
+    if (publish) pp_lookback_tree_publish<SO>(st, tiles, t, agg, sl);
+    if (t == 0) return SO::identity();
+    if (sl.delay_ns) pp_sleep_ns(sl.delay_ns);
+    /* For each radix-32 digit d_j of t (high first), the first d_j children of the level-j
+     * parent that holds t; each set bit r of d_j is one run of 2^r of them. */
+    T p = SO::identity();
+    bool have = false;
+    const int top = (63 - __clzll((long long)t)) / PP_LB_RADIX_BITS;
+    for (int j = top; j >= 0; --j) {
+        const unsigned d = (unsigned)(t >> (PP_LB_RADIX_BITS * j)) & (PP_LB_RADIX - 1);
+        if (d == 0) continue;
+        const uint64_t first = (t >> (PP_LB_RADIX_BITS * (j + 1))) << PP_LB_RADIX_BITS;
+        T c = SO::identity();
+        unsigned block = 1;
+        if (lane < d) {
+            c = pp_lb_wait<SO>(st, pp_lb_index(tiles, j, first + lane), sl);
+            block = 1u << (31 - __clz((int)(lane ^ d))); /* the run of d's highest differing bit */
+        }
+        c = pp_wave_reduce_ordered<SO, PP_LB_RADIX>(c, block);
+        for (int r = PP_LB_RADIX_BITS - 1; r >= 0; --r) {
+            if (!((d >> r) & 1u)) continue;
+            const unsigned head = d & ~((2u << r) - 1u); /* first lane of the run of bit r */
+            const T v = pp_shfl_any(c, (int)head);
+            p = have ? SO::apply(p, v) : v;
+            have = true;
+        }
+    }
+    return p;
+}
+
+#endif /* PP_HIP_LOOKBACK_H */
