@@ -343,7 +343,7 @@ int main(void)
         TC_BOTH(t_each_allocation),
         TC_HIP(t_larger_than_device),
     };
-    int rc = cmocka_run_group_tests_name("alloc_fail", tests, NULL, NULL);
+    int rc = TC_RUN("alloc_fail", tests);
     free(in_h.fin);
     free(in_h.iin);
     free(in_h.flags);
