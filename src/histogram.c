@@ -14,7 +14,9 @@
 #define COUNT_TYPES (PP_DT(PP_U32) | PP_DT(PP_U64))
 #define VALUE_TYPES (PP_DT_ALL & ~PP_DT(PP_U8))
 
-/* Checks shared by pp_histogram_even and pp_histogram_range (everything but the bins). */
+/* Checks shared by pp_histogram_even and pp_histogram_range (everything but the bins), the
+ * scalar arguments; check_arrays then checks the arrays' extents (after the bins' own scalar
+ * checks, so that a bad 'lower' is named as such, not as a 'counts' too short for its nbins). */
 static pp_status check_common(pp_context *ctx, const char *fn, const void *samples, size_t n,
                               pp_dtype sample_type, size_t nbins, const void *counts, pp_dtype count_type)
 {
@@ -28,6 +30,12 @@ static pp_status check_common(pp_context *ctx, const char *fn, const void *sampl
     if (!samples && n > 0)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'samples' is NULL with n = %zu", fn, n);
     if (!counts) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'counts' is NULL", fn);
+    return PP_OK;
+}
+
+static pp_status check_arrays(pp_context *ctx, const char *fn, const void *samples, size_t n,
+                              pp_dtype sample_type, size_t nbins, const void *counts, pp_dtype count_type)
+{
     TRY(pp__check_array(ctx, fn, "samples", samples, n, pp_dtype_size(sample_type), "n"));
     return pp__check_array(ctx, fn, "counts", counts, nbins, pp_dtype_size(count_type), "nbins");
 }
@@ -152,6 +160,7 @@ pp_status pp_histogram_even(pp_context *ctx, const void *samples, size_t n, pp_d
     TRY(check_common(ctx, fn, samples, n, sample_type, nbins, counts, count_type));
     pp_histogram_args a = hist_args(PP_HIST_EVEN, samples, n, sample_type, nbins, counts, count_type);
     TRY(even_params(ctx, fn, sample_type, nbins, lower, upper, &a.even));
+    TRY(check_arrays(ctx, fn, samples, n, sample_type, nbins, counts, count_type));
     return call_histogram(ctx, fn, &a);
 }
 
@@ -162,6 +171,7 @@ pp_status pp_histogram_range(pp_context *ctx, const void *samples, size_t n, pp_
     PP_ENTER(ctx);
     TRY(check_common(ctx, fn, samples, n, sample_type, nbins, counts, count_type));
     if (!edges) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'edges' is NULL", fn);
+    TRY(check_arrays(ctx, fn, samples, n, sample_type, nbins, counts, count_type));
     TRY(pp__check_array(ctx, fn, "edges", edges, nbins + 1, sizeof *edges, "nbins"));
     pp_histogram_args a = hist_args(PP_HIST_RANGE, samples, n, sample_type, nbins, counts, count_type);
     a.edges = edges;
