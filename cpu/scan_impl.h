@@ -165,9 +165,11 @@ ALWAYS_INLINE void SCAN_(chains)(const IN *x, const uint8_t *fl, A *y, size_t le
         const IN *xk = x + r * RUN;
         const uint8_t *fk = seg ? fl + r * RUN : NULL;
         A *yk = stream ? buf : y + r * RUN;
-        for (int k = 0; k < RUN; ++k, ++xk, ++yk, fk += seg) /* one base, fixed offsets */
+        /* one base, fixed offsets; fk (NULL unless segmented) is indexed, never advanced: NULL + 0
+         * is undefined in C (the fuzzer's UBSan finding) */
+        for (int k = 0; k < RUN; ++k, ++xk, ++yk)
             for (int j = 0; j < GROUP; ++j)
-                yk[j * RUN] = SCAN_(step)(&acc[j], (A)xk[j * RUN], seg ? fk[j * RUN] != 0 : 0,
+                yk[j * RUN] = SCAN_(step)(&acc[j], (A)xk[j * RUN], seg ? fk[k + j * RUN] != 0 : 0,
                                           excl, seg, init);
         if (stream) stream_out(y + r * RUN, buf, sizeof buf);
     }

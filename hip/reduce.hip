@@ -19,6 +19,7 @@
  */
 #include <string.h>
 
+#include <atomic>
 #include <type_traits>
 
 #include "blocks.h"
@@ -226,23 +227,37 @@ struct level_plan {
     uint64_t nhead, nvec, ntail, ntiles, tpb, grid;
 };
 
-/* Resident blocks per CU of reduce_level<P, Out>, asked once per instantiation. */
-template <typename P, typename Out> int level_occupancy()
+/* Per-device answers cached per kernel instantiation, written and read by any host thread
+ * (contexts in several threads, on several devices): relaxed atomics, 0 = not asked yet.
+ * Devices past the table are asked on every call. */
+constexpr int CACHE_DEVICES = 64;
+template <typename Ask> int cached_per_device(std::atomic<int> (&cache)[CACHE_DEVICES], int device, Ask ask)
 {
-    static int occ = 0;
-    if (occ == 0) {
+    if (device < 0 || device >= CACHE_DEVICES) return ask();
+    int v = cache[device].load(std::memory_order_relaxed);
+    if (v == 0) {
+        v = ask();
+        cache[device].store(v, std::memory_order_relaxed);
+    }
+    return v;
+}
+
+/* Resident blocks per CU of reduce_level<P, Out> on the context's device. */
+template <typename P, typename Out> int level_occupancy(pp_context *ctx)
+{
+    static std::atomic<int> occ[CACHE_DEVICES];
+    return cached_per_device(occ, ctx->device, [] {
         int o = 0;
         if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&o, reduce_level<P, Out>, BLOCK, 0) != hipSuccess || o < 1) {
             (void)hipGetLastError();
             o = 1;
         }
-        occ = o;
-    }
-    return occ;
+        return o;
+    });
 }
 
 template <typename P, typename Out>
-level_plan plan_level(const typename P::in_t *in, uint64_t n, int cu_count, const pp_reduce_tuning &tune)
+level_plan plan_level(pp_context *ctx, const typename P::in_t *in, uint64_t n, const pp_reduce_tuning &tune)
 {
     constexpr uint64_t TILE = (uint64_t)BLOCK * P::vpt;
     level_plan p;
@@ -251,7 +266,7 @@ level_plan plan_level(const typename P::in_t *in, uint64_t n, int cu_count, cons
     p.nvec = sp.nvec;
     p.ntail = sp.tail;
     p.ntiles = (p.nvec + TILE - 1) / TILE;
-    const uint64_t target = (uint64_t)cu_count * level_occupancy<P, Out>() * tune.grid_waves;
+    const uint64_t target = (uint64_t)pp_hip(ctx)->dev.cu_count * level_occupancy<P, Out>(ctx) * tune.grid_waves;
     uint64_t tpb = (p.ntiles + target - 1) / (target ? target : 1);
     const uint64_t max_tpb = (uint64_t)tune.max_tiles_per_block;
     if (tpb < 1) tpb = 1;
@@ -275,17 +290,16 @@ level_plan plan_level(const typename P::in_t *in, uint64_t n, int cu_count, cons
  */
 template <typename P, typename Out> bool pdl_ready(pp_context *ctx)
 {
-    static int ready = -1;
+    static std::atomic<int> ready[CACHE_DEVICES]; /* 1 no, 2 yes */
     if (pp_hip(ctx)->dev.cc_major < 9) return false;
-    if (ready < 0) {
+    return cached_per_device(ready, ctx->device, [] {
         cudaFuncAttributes fa;
         if (cudaFuncGetAttributes(&fa, reduce_level<P, Out>) != cudaSuccess) {
             (void)cudaGetLastError();
             fa.ptxVersion = 0;
         }
-        ready = fa.ptxVersion >= 90;
-    }
-    return ready != 0;
+        return fa.ptxVersion >= 90 ? 2 : 1;
+    }) == 2;
 }
 #endif
 
@@ -333,7 +347,6 @@ pp_status run_reduce(pp_context *ctx, const typename P::in_t *in, uint64_t n, co
                      const pp_reduce_tuning &tune, Out *out_v, uint64_t *out_i, void *scratch_base)
 {
     using A = typename P::acc_t;
-    const int cus = pp_hip(ctx)->dev.cu_count;
     if (p.grid == 1) {
         set_reduce_plan(ctx, "single_tile", 1, p.ntiles, 1, (int64_t)p.tpb, tune.grid_waves,
                      tune.max_tiles_per_block);
@@ -346,7 +359,7 @@ pp_status run_reduce(pp_context *ctx, const typename P::in_t *in, uint64_t n, co
     uint64_t m = p.grid;
     for (int level = 1;; ++level) {
         const A *src = buf[(level - 1) & 1];
-        level_plan q = plan_level<partial_policy<P>, Out>(src, m, cus, tune);
+        level_plan q = plan_level<partial_policy<P>, Out>(ctx, src, m, tune);
         if (q.grid == 1) {
             set_reduce_plan(ctx, "tiles", p.grid, p.ntiles, level + 1, (int64_t)p.tpb, tune.grid_waves,
                          tune.max_tiles_per_block);
@@ -372,7 +385,7 @@ pp_status reduce_to(pp_context *ctx, const typename P::in_t *in, uint64_t n, voi
     pp_hip_state *hs = pp_hip(ctx);
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     const pp_reduce_tuning tune = reduce_tuning(ctx);
-    const level_plan p = plan_level<P, Out>(in, n, hs->dev.cu_count, tune);
+    const level_plan p = plan_level<P, Out>(ctx, in, n, tune);
     const size_t need = reduce_scratch_bytes<P>(p);
     void *scratch = nullptr;
     pp_status st = pp__scratch(ctx, need, &scratch);
