@@ -15,7 +15,7 @@
 #         hipcc -fPIC -O3 -std=c++17 --offload-arch=<each of PP_AMD_TARGETS> ... -c f.hip
 #       with the objects' paths in <out_var>. Each object depends on its source and on every
 #       header of include/, src/ and hip/. With PP_RESOURCE_USAGE=ON, clang's per-kernel
-#       resource remarks go to <object>.resource-usage.txt (see cmake/pp_hipcc.sh).
+#       resource remarks go to <object>.resource-usage.txt (see cmake/pp_resource_usage.sh).
 
 set(PP_PRIVATE_INCLUDES ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/hip)
 
@@ -39,6 +39,7 @@ function(pp_hip_compile_amd out objdir)
     list(APPEND _flags ${PP_HIPCC_FLAGS})
 
     set(_launcher "")
+    set(_launcher_script "")
     if(PP_RESOURCE_USAGE)
         # The remarks do not name the device pass they come from; this banner does.
         set(_banner "${PROJECT_BINARY_DIR}/pp_target_banner.h")
@@ -52,7 +53,8 @@ function(pp_hip_compile_amd out objdir)
             file(WRITE "${_banner}" "${_text}")
         endif()
         list(APPEND _flags -Rpass-analysis=kernel-resource-usage -include "${_banner}")
-        set(_launcher ${PROJECT_SOURCE_DIR}/cmake/pp_hipcc.sh)
+        set(_launcher_script ${PROJECT_SOURCE_DIR}/cmake/pp_resource_usage.sh)
+        set(_launcher ${_launcher_script} amd)
     endif()
 
     list(JOIN PP_AMD_TARGETS " " _desc)
@@ -65,7 +67,7 @@ function(pp_hip_compile_amd out objdir)
             OUTPUT "${_obj}"
             COMMAND ${CMAKE_COMMAND} -E make_directory "${objdir}"
             COMMAND ${_launcher} ${PP_HIPCC} ${_flags} -c "${_src}" -o "${_obj}"
-            DEPENDS "${_src}" ${_headers} ${_launcher}
+            DEPENDS "${_src}" ${_headers} ${_launcher_script}
             COMMENT "hipcc ${_name} (${_desc})"
             VERBATIM)
         list(APPEND _objects "${_obj}")
