@@ -592,14 +592,15 @@ static void t_cpu_thread_count(void **state)
 
 /* ---- segmented by head flags ---- */
 
-/* One flag layout, for the given combos, inclusive and exclusive with an init. */
-static void flags_layout(tc_env *env, const tc_combo *combos, size_t nc, const uint8_t *flags, size_t n,
-                         const char *layout)
+/* One segment layout, head flags or offsets (the other NULL), for the given combos, inclusive
+ * and exclusive with an init. */
+static void seg_layout(tc_env *env, const tc_combo *combos, size_t nc, const uint8_t *flags, const size_t *off,
+                       size_t nseg, size_t n, const char *layout)
 {
     for (size_t k = 0; k < nc; ++k) {
         char tag[160];
-        snprintf(tag, sizeof tag, "flags %s %s %s->%s", layout, tc_oname(combos[k].op), tc_dname(combos[k].in),
-                 tc_dname(combos[k].out));
+        snprintf(tag, sizeof tag, "%s %s %s %s->%s", flags ? "flags" : "offsets", layout, tc_oname(combos[k].op),
+                 tc_dname(combos[k].in), tc_dname(combos[k].out));
         tc_rng r = tc_rng_for(tag);
         const tc_dist d = tc_dist_for(combos[k].op, combos[k].in);
         void *host = tc_xmalloc(n * tc_size(combos[k].in) + 1);
@@ -608,7 +609,7 @@ static void flags_layout(tc_env *env, const tc_combo *combos, size_t nc, const u
         draw_init(&r, init, combos[k].out, d);
         const int exact = tc_is_float(combos[k].in) && d == TC_PRODSAFE;
         for (int v = 0; v < 2; ++v) {
-            const tc_scan s = {combos[k].in, combos[k].out, combos[k].op, v, v ? init : NULL, flags, NULL, 0, exact};
+            const tc_scan s = {combos[k].in, combos[k].out, combos[k].op, v, v ? init : NULL, flags, off, nseg, exact};
             run_check(env, &s, host, n, 0, layout);
         }
         free(host);
@@ -630,60 +631,43 @@ static void t_seg_flags(void **state)
     tc_combo all[TC_MAX_COMBOS];
     const size_t nall = tc_all_combos(all);
     tc_rng r = tc_rng_for("scan flags layouts");
-    uint8_t *f;
-    /* Random lengths (mean 20), every combo. */
-    f = make_flags(&r, 100003, 20, 1, 1);
-    flags_layout(env, all, nall, f, 100003, "random lengths, mean 20");
-    free(f);
-    /* Every element a head: segments of length 1. */
-    f = make_flags(&r, 10007, 1, 1, 1);
-    flags_layout(env, all, nall, f, 10007, "all flags set");
-    free(f);
-    /* No head at element 0 (it is one all the same), heads of value 7 and 0x80. */
-    f = make_flags(&r, 65537, 300, 7, 0);
-    flags_layout(env, some_combos, N_SOME, f, 65537, "no flag at 0, flags of value 7");
-    free(f);
-    f = make_flags(&r, 65537, 3000, 0x80, 1);
-    flags_layout(env, some_combos, N_SOME, f, 65537, "flags of value 0x80");
-    free(f);
-    /* No flags at all: one segment, long enough for every thread. */
-    f = make_flags(&r, ((size_t)1 << 20) + 3, UINT64_MAX, 1, 0);
-    flags_layout(env, some_combos, N_SOME, f, ((size_t)1 << 20) + 3, "no flags");
-    free(f);
+    /* Heads drawn one in `one_in` (value `value`, at element 0 or not), in this order. */
+    const struct {
+        size_t n;
+        uint64_t one_in;
+        uint8_t value;
+        int head_at_0, every_combo;
+        const char *layout;
+    } random_layouts[] = {
+        /* Random lengths (mean 20), every combo. */
+        {100003, 20, 1, 1, 1, "random lengths, mean 20"},
+        /* Every element a head: segments of length 1. */
+        {10007, 1, 1, 1, 1, "all flags set"},
+        /* No head at element 0 (it is one all the same), heads of value 7 and 0x80. */
+        {65537, 300, 7, 0, 0, "no flag at 0, flags of value 7"},
+        {65537, 3000, 0x80, 1, 0, "flags of value 0x80"},
+        /* No flags at all: one segment, long enough for every thread. */
+        {((size_t)1 << 20) + 3, UINT64_MAX, 1, 0, 0, "no flags"},
+    };
+    for (size_t k = 0; k < sizeof random_layouts / sizeof random_layouts[0]; ++k) {
+        const size_t n = random_layouts[k].n;
+        uint8_t *f = make_flags(&r, n, random_layouts[k].one_in, random_layouts[k].value, random_layouts[k].head_at_0);
+        if (random_layouts[k].every_combo) seg_layout(env, all, nall, f, NULL, 0, n, random_layouts[k].layout);
+        else seg_layout(env, some_combos, N_SOME, f, NULL, 0, n, random_layouts[k].layout);
+        free(f);
+    }
     /* Segments longer than any tile (10000 and up), a few short ones, heads next to tile and
      * block edges. */
     const size_t n = 3 * ((size_t)1 << 20) + 11;
-    f = make_flags(&r, n, UINT64_MAX, 1, 1);
+    uint8_t *f = make_flags(&r, n, UINT64_MAX, 1, 1);
     static const size_t heads[] = {1, 2, 4095, 4096, 4097, 10000, 20000, 20001, 65536, 65537, 262143,
                                    1000000, 1048576, 2500000, 3 * ((size_t)1 << 20) + 10};
     for (size_t k = 0; k < sizeof heads / sizeof heads[0]; ++k) f[heads[k]] = 1;
-    flags_layout(env, some_combos, N_SOME, f, n, "long segments");
+    seg_layout(env, some_combos, N_SOME, f, NULL, 0, n, "long segments");
     free(f);
 }
 
 /* ---- segmented by offsets ---- */
-
-static void offsets_layout(tc_env *env, const tc_combo *combos, size_t nc, const size_t *off, size_t nseg,
-                           size_t n, const char *layout)
-{
-    for (size_t k = 0; k < nc; ++k) {
-        char tag[160];
-        snprintf(tag, sizeof tag, "offsets %s %s %s->%s", layout, tc_oname(combos[k].op), tc_dname(combos[k].in),
-                 tc_dname(combos[k].out));
-        tc_rng r = tc_rng_for(tag);
-        const tc_dist d = tc_dist_for(combos[k].op, combos[k].in);
-        void *host = tc_xmalloc(n * tc_size(combos[k].in) + 1);
-        tc_fill(&r, host, n, combos[k].in, d);
-        _Alignas(8) unsigned char init[8];
-        draw_init(&r, init, combos[k].out, d);
-        const int exact = tc_is_float(combos[k].in) && d == TC_PRODSAFE;
-        for (int v = 0; v < 2; ++v) {
-            const tc_scan s = {combos[k].in, combos[k].out, combos[k].op, v, v ? init : NULL, NULL, off, nseg, exact};
-            run_check(env, &s, host, n, 0, layout);
-        }
-        free(host);
-    }
-}
 
 /* Consecutive offsets from `first`, segment lengths below `bound` (0 allowed: empty segments). */
 static size_t *make_offsets(tc_rng *r, size_t nseg, size_t first, uint64_t bound)
@@ -702,25 +686,25 @@ static void t_seg_offsets(void **state)
     tc_rng r = tc_rng_for("scan offsets layouts");
     /* Many short segments (lengths 0..5, so many empty ones), every combo. */
     size_t *off = make_offsets(&r, 20011, 0, 6);
-    offsets_layout(env, all, nall, off, 20011, off[20011], "lengths 0..5");
+    seg_layout(env, all, nall, NULL, off, 20011, off[20011], "lengths 0..5");
     free(off);
     /* Uncovered elements before the first and after the last offset stay untouched; repeated
      * offsets; segments across tiles. */
     off = make_offsets(&r, 300, 77, 700);
-    offsets_layout(env, all, nall, off, 300, off[300] + 1234, "first offset 77, last < n");
+    seg_layout(env, all, nall, NULL, off, 300, off[300] + 1234, "first offset 77, last < n");
     free(off);
     /* Offsets past n (clamped), one of them SIZE_MAX. */
     const size_t past[8] = {0, 10, 4096, 5000, 5000, 6000, 100000, SIZE_MAX};
-    offsets_layout(env, some_combos, N_SOME, past, 7, 5500, "offsets past n");
+    seg_layout(env, some_combos, N_SOME, NULL, past, 7, 5500, "offsets past n");
     /* Long segments (the CPU scans those with all threads) among short ones, gaps between. */
     const size_t lng[8] = {5, 1500000, 1500001, 1500003, 2700000, 2700000, 2700100, 3 * ((size_t)1 << 20)};
-    offsets_layout(env, some_combos, N_SOME, lng, 7, 3 * ((size_t)1 << 20) + 9, "long segments");
+    seg_layout(env, some_combos, N_SOME, NULL, lng, 7, 3 * ((size_t)1 << 20) + 9, "long segments");
     /* Short segments of mean 60 with a few long ones (many threads over many segments). */
     off = (size_t *)tc_xmalloc(30001 * sizeof *off);
     off[0] = 0;
     for (size_t s = 0; s < 30000; ++s)
         off[s + 1] = off[s] + (tc_below(&r, 2000) == 0 ? 70001 + tc_below(&r, 30000) : tc_below(&r, 121));
-    offsets_layout(env, some_combos, N_SOME, off, 30000, off[30000], "mean 60 with long ones");
+    seg_layout(env, some_combos, N_SOME, NULL, off, 30000, off[30000], "mean 60 with long ones");
     free(off);
 }
 
