@@ -337,6 +337,46 @@ tc_dist tc_dist_for(pp_op op, pp_dtype t)
     }
 }
 
+void tc_fill_special(tc_rng *r, void *a, size_t n, pp_dtype t, int kind)
+{
+    tc_fill(r, a, n, t, TC_RANDOM);
+    const long double nanv = NAN;
+    switch (kind) {
+    case 0: tc_store_value(a, 0, t, nanv); break;
+    case 1: tc_store_value(a, n - 1, t, nanv); break;
+    case 2: tc_store_value(a, tc_below(r, n), t, nanv); break;
+    case 3:
+        tc_store_value(a, tc_below(r, n), t, nanv);
+        tc_store_value(a, tc_below(r, n), t, nanv);
+        break;
+    case 4:
+        tc_store_value(a, tc_below(r, n), t, INFINITY);
+        tc_store_value(a, tc_below(r, n), t, -INFINITY);
+        break;
+    case 5:
+        for (size_t i = 0; i < n; ++i) tc_store_value(a, i, t, (tc_next(r) & 1) ? -0.0L : 0.0L);
+        break;
+    case 6:
+        for (size_t i = 0; i < n; ++i) tc_store_value(a, i, t, nanv);
+        break;
+    case 7:
+        tc_store_value(a, n / 2, t, nanv);
+        tc_store_bits(a, n / 2, t, tc_bits(a, n / 2, t) | (t == PP_F32 ? 0x80000000ull : 0x8000000000000000ull));
+        break;
+    }
+}
+
+void tc_each_op(tc_env *env, pp_dtype t,
+                void (*run)(tc_env *env, pp_dtype in, pp_op op, pp_dtype out, tc_dist dist, int exact))
+{
+    for (int k = 0; k < 7; ++k) {
+        const pp_op op = tc_ops[k];
+        if (!tc_op_defined(op, t)) continue;
+        const tc_dist d = tc_dist_for(op, t);
+        run(env, t, op, t, d, tc_is_float(t) && d == TC_PRODSAFE);
+    }
+}
+
 /* ---- memory ---- */
 
 void *tc_alloc(pp_context *ctx, size_t bytes)

@@ -159,6 +159,19 @@ void tc_fill(tc_rng *r, void *a, size_t n, pp_dtype t, tc_dist dist);
 /* The distribution reduce tests use for an op. */
 tc_dist tc_dist_for(pp_op op, pp_dtype t);
 
+/* Float data (t F32 or F64) with special values, kind 0 .. TC_N_SPECIAL - 1 (n > 0): random
+ * (TC_RANDOM) with a NaN at 0 / at n - 1 / at a random place / at two random places (0..3);
+ * +inf and -inf at random places (4); signed zeros only (5); all NaN (6); a NaN with the sign
+ * bit set at n / 2 (7). */
+#define TC_N_SPECIAL 8
+void tc_fill_special(tc_rng *r, void *a, size_t n, pp_dtype t, int kind);
+
+/* run(env, t, op, t, dist, exact) for every op defined on t, in tc_ops order, with the
+ * distribution tc_dist_for(op, t) and exact set for floats on TC_PRODSAFE data (the
+ * per-dtype tests of the reduce and scan families). */
+void tc_each_op(tc_env *env, pp_dtype t,
+                void (*run)(tc_env *env, pp_dtype in, pp_op op, pp_dtype out, tc_dist dist, int exact));
+
 /* ---- memory in the context's space ---------------------------------------------------- */
 
 void *tc_upload(pp_context *ctx, const void *host, size_t bytes); /* NULL when bytes == 0 */

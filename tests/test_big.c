@@ -183,24 +183,24 @@ static void check_big_hist(tc_env *env, const struct big *b)
     tc_free(ctx, dc);
 }
 
-static void t_big_2g(void **state)
+/* make_big(n, imax, imin), then every family's check and the histogram's on it. */
+static void big_case(void **state, size_t n, uint64_t imax, uint64_t imin)
 {
     tc_env *env = tc_envp(state);
-    const size_t n = ((size_t)1 << 31) + ((size_t)1 << 20) + 7;
-    struct big b = make_big(env, n, ((size_t)1 << 31) + 12345, ((size_t)1 << 31) + 777);
-    check_big(env, &b);
-    check_big_hist(env, &b);
-    tc_free(env->ctx, b.dev);
+    struct big big = make_big(env, n, imax, imin);
+    check_big(env, &big);
+    check_big_hist(env, &big);
+    tc_free(env->ctx, big.dev);
+}
+
+static void t_big_2g(void **state)
+{
+    big_case(state, ((size_t)1 << 31) + ((size_t)1 << 20) + 7, ((size_t)1 << 31) + 12345, ((size_t)1 << 31) + 777);
 }
 
 static void t_big_4g(void **state)
 {
-    tc_env *env = tc_envp(state);
-    const size_t n = ((size_t)1 << 32) + 5;
-    struct big b = make_big(env, n, ((size_t)1 << 32) + 2, ((size_t)1 << 32) + 1);
-    check_big(env, &b);
-    check_big_hist(env, &b);
-    tc_free(env->ctx, b.dev);
+    big_case(state, ((size_t)1 << 32) + 5, ((size_t)1 << 32) + 2, ((size_t)1 << 32) + 1);
 }
 
 /* f32 past 2^31 elements, filled on the device by memset (every byte 0x3c: each element

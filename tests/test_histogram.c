@@ -160,22 +160,12 @@ static void fill_edges(tc_rng *r, void *a, size_t n, pp_dtype t, size_t nbins, d
     for (size_t i = 0; i < n; ++i) {
         const size_t k = (size_t)tc_below(r, nbins + 1);
         long double v = lo + ((long double)hi - lo) * (long double)k / (long double)nbins;
-        if (t == PP_F32) {
-            float f = (float)v;
-            switch (tc_below(r, 4)) {
-            case 0: f = nextafterf(f, -INFINITY); break;
-            case 1: f = nextafterf(f, INFINITY); break;
-            default: break;
-            }
-            v = f;
-        } else if (t == PP_F64) {
-            double d = (double)v;
-            switch (tc_below(r, 4)) {
-            case 0: d = nextafter(d, -INFINITY); break;
-            case 1: d = nextafter(d, INFINITY); break;
-            default: break;
-            }
-            v = d;
+        if (t == PP_F32 || t == PP_F64) {
+            /* the edge as stored in t, or its neighbour below (pick 0) or above (pick 1) */
+            const uint64_t pick = tc_below(r, 4);
+            const double to = pick == 0 ? -INFINITY : INFINITY;
+            if (t == PP_F32) v = pick < 2 ? nextafterf((float)v, (float)to) : (float)v;
+            else v = pick < 2 ? nextafter((double)v, to) : (double)v;
         } else {
             long double mn, mx;
             int_range(t, &mn, &mx);

@@ -55,16 +55,7 @@ static void reduce_sizes(tc_env *env, pp_dtype in, pp_op op, pp_dtype out, tc_di
     free(host);
 }
 
-static void reduce_dtype(void **state, pp_dtype t)
-{
-    tc_env *env = tc_envp(state);
-    for (int k = 0; k < 7; ++k) {
-        const pp_op op = tc_ops[k];
-        if (!tc_op_defined(op, t)) continue;
-        const tc_dist d = tc_dist_for(op, t);
-        reduce_sizes(env, t, op, t, d, tc_is_float(t) && d == TC_PRODSAFE);
-    }
-}
+static void reduce_dtype(void **state, pp_dtype t) { tc_each_op(tc_envp(state), t, reduce_sizes); }
 
 static void t_reduce_u8(void **state) { reduce_dtype(state, PP_U8); }
 static void t_reduce_i32(void **state) { reduce_dtype(state, PP_I32); }
@@ -213,34 +204,9 @@ static void t_float_minmax_special(void **state)
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
             const size_t n = sizes[si];
             void *host = tc_xmalloc(n * es);
-            /* kind 0..3: NaN at 0 / last / random / two random places; 4: +-inf and numbers;
-             * 5: signed zeros only; 6: all NaN; 7: negative NaN (sign bit set) in the middle */
-            for (int kind = 0; kind < 8; ++kind) {
-                tc_fill(&r, host, n, t, TC_RANDOM);
-                const long double nanv = NAN;
-                switch (kind) {
-                case 0: tc_store_value(host, 0, t, nanv); break;
-                case 1: tc_store_value(host, n - 1, t, nanv); break;
-                case 2: tc_store_value(host, tc_below(&r, n), t, nanv); break;
-                case 3:
-                    tc_store_value(host, tc_below(&r, n), t, nanv);
-                    tc_store_value(host, tc_below(&r, n), t, nanv);
-                    break;
-                case 4:
-                    tc_store_value(host, tc_below(&r, n), t, INFINITY);
-                    tc_store_value(host, tc_below(&r, n), t, -INFINITY);
-                    break;
-                case 5:
-                    for (size_t i = 0; i < n; ++i) tc_store_value(host, i, t, (tc_next(&r) & 1) ? -0.0L : 0.0L);
-                    break;
-                case 6:
-                    for (size_t i = 0; i < n; ++i) tc_store_value(host, i, t, nanv);
-                    break;
-                case 7:
-                    tc_store_value(host, n / 2, t, -nanv);
-                    tc_store_bits(host, n / 2, t, tc_bits(host, n / 2, t) | (t == PP_F32 ? 0x80000000ull : 0x8000000000000000ull));
-                    break;
-                }
+            /* every kind of tc_fill_special: NaNs, infinities, signed zeros */
+            for (int kind = 0; kind < TC_N_SPECIAL; ++kind) {
+                tc_fill_special(&r, host, n, t, kind);
                 void *dev = tc_upload(env->ctx, host, n * es);
                 for (int m = 0; m < 2; ++m) {
                     const pp_op op = m ? PP_OP_MAX : PP_OP_MIN;

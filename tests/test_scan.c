@@ -97,16 +97,7 @@ static void scan_sizes_check(tc_env *env, pp_dtype in, pp_op op, pp_dtype out, t
     free(host);
 }
 
-static void scan_dtype(void **state, pp_dtype t)
-{
-    tc_env *env = tc_envp(state);
-    for (int k = 0; k < 7; ++k) {
-        const pp_op op = tc_ops[k];
-        if (!tc_op_defined(op, t)) continue;
-        const tc_dist d = tc_dist_for(op, t);
-        scan_sizes_check(env, t, op, t, d, tc_is_float(t) && d == TC_PRODSAFE);
-    }
-}
+static void scan_dtype(void **state, pp_dtype t) { tc_each_op(tc_envp(state), t, scan_sizes_check); }
 
 static void t_scan_u8(void **state) { scan_dtype(state, PP_U8); }
 static void t_scan_i32(void **state) { scan_dtype(state, PP_I32); }
@@ -218,35 +209,9 @@ static void t_scan_minmax_special(void **state)
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
             const size_t n = sizes[si];
             void *host = tc_xmalloc(n * tc_size(t));
-            /* kind 0..3: NaN at 0 / last / random / two random places; 4: +-inf and numbers;
-             * 5: signed zeros only; 6: all NaN; 7: a NaN with the sign bit set in the middle */
-            for (int kind = 0; kind < 8; ++kind) {
-                tc_fill(&r, host, n, t, TC_RANDOM);
-                const long double nanv = NAN;
-                switch (kind) {
-                case 0: tc_store_value(host, 0, t, nanv); break;
-                case 1: tc_store_value(host, n - 1, t, nanv); break;
-                case 2: tc_store_value(host, tc_below(&r, n), t, nanv); break;
-                case 3:
-                    tc_store_value(host, tc_below(&r, n), t, nanv);
-                    tc_store_value(host, tc_below(&r, n), t, nanv);
-                    break;
-                case 4:
-                    tc_store_value(host, tc_below(&r, n), t, INFINITY);
-                    tc_store_value(host, tc_below(&r, n), t, -INFINITY);
-                    break;
-                case 5:
-                    for (size_t i = 0; i < n; ++i) tc_store_value(host, i, t, (tc_next(&r) & 1) ? -0.0L : 0.0L);
-                    break;
-                case 6:
-                    for (size_t i = 0; i < n; ++i) tc_store_value(host, i, t, nanv);
-                    break;
-                case 7:
-                    tc_store_value(host, n / 2, t, nanv);
-                    tc_store_bits(host, n / 2, t,
-                                  tc_bits(host, n / 2, t) | (t == PP_F32 ? 0x80000000ull : 0x8000000000000000ull));
-                    break;
-                }
+            /* every kind of tc_fill_special: NaNs, infinities, signed zeros */
+            for (int kind = 0; kind < TC_N_SPECIAL; ++kind) {
+                tc_fill_special(&r, host, n, t, kind);
                 char what[32];
                 snprintf(what, sizeof what, "special kind %d", kind);
                 _Alignas(8) unsigned char init[8];
@@ -592,14 +557,15 @@ static void t_cpu_thread_count(void **state)
 
 /* ---- segmented by head flags ---- */
 
-/* One flag layout, for the given combos, inclusive and exclusive with an init. */
-static void flags_layout(tc_env *env, const tc_combo *combos, size_t nc, const uint8_t *flags, size_t n,
-                         const char *layout)
+/* One segment layout, head flags or offsets (the other NULL), for the given combos, inclusive
+ * and exclusive with an init. */
+static void seg_layout(tc_env *env, const tc_combo *combos, size_t nc, const uint8_t *flags, const size_t *off,
+                       size_t nseg, size_t n, const char *layout)
 {
     for (size_t k = 0; k < nc; ++k) {
         char tag[160];
-        snprintf(tag, sizeof tag, "flags %s %s %s->%s", layout, tc_oname(combos[k].op), tc_dname(combos[k].in),
-                 tc_dname(combos[k].out));
+        snprintf(tag, sizeof tag, "%s %s %s %s->%s", flags ? "flags" : "offsets", layout, tc_oname(combos[k].op),
+                 tc_dname(combos[k].in), tc_dname(combos[k].out));
         tc_rng r = tc_rng_for(tag);
         const tc_dist d = tc_dist_for(combos[k].op, combos[k].in);
         void *host = tc_xmalloc(n * tc_size(combos[k].in) + 1);
@@ -608,7 +574,7 @@ static void flags_layout(tc_env *env, const tc_combo *combos, size_t nc, const u
         draw_init(&r, init, combos[k].out, d);
         const int exact = tc_is_float(combos[k].in) && d == TC_PRODSAFE;
         for (int v = 0; v < 2; ++v) {
-            const tc_scan s = {combos[k].in, combos[k].out, combos[k].op, v, v ? init : NULL, flags, NULL, 0, exact};
+            const tc_scan s = {combos[k].in, combos[k].out, combos[k].op, v, v ? init : NULL, flags, off, nseg, exact};
             run_check(env, &s, host, n, 0, layout);
         }
         free(host);
@@ -630,60 +596,43 @@ static void t_seg_flags(void **state)
     tc_combo all[TC_MAX_COMBOS];
     const size_t nall = tc_all_combos(all);
     tc_rng r = tc_rng_for("scan flags layouts");
-    uint8_t *f;
-    /* Random lengths (mean 20), every combo. */
-    f = make_flags(&r, 100003, 20, 1, 1);
-    flags_layout(env, all, nall, f, 100003, "random lengths, mean 20");
-    free(f);
-    /* Every element a head: segments of length 1. */
-    f = make_flags(&r, 10007, 1, 1, 1);
-    flags_layout(env, all, nall, f, 10007, "all flags set");
-    free(f);
-    /* No head at element 0 (it is one all the same), heads of value 7 and 0x80. */
-    f = make_flags(&r, 65537, 300, 7, 0);
-    flags_layout(env, some_combos, N_SOME, f, 65537, "no flag at 0, flags of value 7");
-    free(f);
-    f = make_flags(&r, 65537, 3000, 0x80, 1);
-    flags_layout(env, some_combos, N_SOME, f, 65537, "flags of value 0x80");
-    free(f);
-    /* No flags at all: one segment, long enough for every thread. */
-    f = make_flags(&r, ((size_t)1 << 20) + 3, UINT64_MAX, 1, 0);
-    flags_layout(env, some_combos, N_SOME, f, ((size_t)1 << 20) + 3, "no flags");
-    free(f);
+    /* Heads drawn one in `one_in` (value `value`, at element 0 or not), in this order. */
+    const struct {
+        size_t n;
+        uint64_t one_in;
+        uint8_t value;
+        int head_at_0, every_combo;
+        const char *layout;
+    } random_layouts[] = {
+        /* Random lengths (mean 20), every combo. */
+        {100003, 20, 1, 1, 1, "random lengths, mean 20"},
+        /* Every element a head: segments of length 1. */
+        {10007, 1, 1, 1, 1, "all flags set"},
+        /* No head at element 0 (it is one all the same), heads of value 7 and 0x80. */
+        {65537, 300, 7, 0, 0, "no flag at 0, flags of value 7"},
+        {65537, 3000, 0x80, 1, 0, "flags of value 0x80"},
+        /* No flags at all: one segment, long enough for every thread. */
+        {((size_t)1 << 20) + 3, UINT64_MAX, 1, 0, 0, "no flags"},
+    };
+    for (size_t k = 0; k < sizeof random_layouts / sizeof random_layouts[0]; ++k) {
+        const size_t n = random_layouts[k].n;
+        uint8_t *f = make_flags(&r, n, random_layouts[k].one_in, random_layouts[k].value, random_layouts[k].head_at_0);
+        if (random_layouts[k].every_combo) seg_layout(env, all, nall, f, NULL, 0, n, random_layouts[k].layout);
+        else seg_layout(env, some_combos, N_SOME, f, NULL, 0, n, random_layouts[k].layout);
+        free(f);
+    }
     /* Segments longer than any tile (10000 and up), a few short ones, heads next to tile and
      * block edges. */
     const size_t n = 3 * ((size_t)1 << 20) + 11;
-    f = make_flags(&r, n, UINT64_MAX, 1, 1);
+    uint8_t *f = make_flags(&r, n, UINT64_MAX, 1, 1);
     static const size_t heads[] = {1, 2, 4095, 4096, 4097, 10000, 20000, 20001, 65536, 65537, 262143,
                                    1000000, 1048576, 2500000, 3 * ((size_t)1 << 20) + 10};
     for (size_t k = 0; k < sizeof heads / sizeof heads[0]; ++k) f[heads[k]] = 1;
-    flags_layout(env, some_combos, N_SOME, f, n, "long segments");
+    seg_layout(env, some_combos, N_SOME, f, NULL, 0, n, "long segments");
     free(f);
 }
 
 /* ---- segmented by offsets ---- */
-
-static void offsets_layout(tc_env *env, const tc_combo *combos, size_t nc, const size_t *off, size_t nseg,
-                           size_t n, const char *layout)
-{
-    for (size_t k = 0; k < nc; ++k) {
-        char tag[160];
-        snprintf(tag, sizeof tag, "offsets %s %s %s->%s", layout, tc_oname(combos[k].op), tc_dname(combos[k].in),
-                 tc_dname(combos[k].out));
-        tc_rng r = tc_rng_for(tag);
-        const tc_dist d = tc_dist_for(combos[k].op, combos[k].in);
-        void *host = tc_xmalloc(n * tc_size(combos[k].in) + 1);
-        tc_fill(&r, host, n, combos[k].in, d);
-        _Alignas(8) unsigned char init[8];
-        draw_init(&r, init, combos[k].out, d);
-        const int exact = tc_is_float(combos[k].in) && d == TC_PRODSAFE;
-        for (int v = 0; v < 2; ++v) {
-            const tc_scan s = {combos[k].in, combos[k].out, combos[k].op, v, v ? init : NULL, NULL, off, nseg, exact};
-            run_check(env, &s, host, n, 0, layout);
-        }
-        free(host);
-    }
-}
 
 /* Consecutive offsets from `first`, segment lengths below `bound` (0 allowed: empty segments). */
 static size_t *make_offsets(tc_rng *r, size_t nseg, size_t first, uint64_t bound)
@@ -702,25 +651,25 @@ static void t_seg_offsets(void **state)
     tc_rng r = tc_rng_for("scan offsets layouts");
     /* Many short segments (lengths 0..5, so many empty ones), every combo. */
     size_t *off = make_offsets(&r, 20011, 0, 6);
-    offsets_layout(env, all, nall, off, 20011, off[20011], "lengths 0..5");
+    seg_layout(env, all, nall, NULL, off, 20011, off[20011], "lengths 0..5");
     free(off);
     /* Uncovered elements before the first and after the last offset stay untouched; repeated
      * offsets; segments across tiles. */
     off = make_offsets(&r, 300, 77, 700);
-    offsets_layout(env, all, nall, off, 300, off[300] + 1234, "first offset 77, last < n");
+    seg_layout(env, all, nall, NULL, off, 300, off[300] + 1234, "first offset 77, last < n");
     free(off);
     /* Offsets past n (clamped), one of them SIZE_MAX. */
     const size_t past[8] = {0, 10, 4096, 5000, 5000, 6000, 100000, SIZE_MAX};
-    offsets_layout(env, some_combos, N_SOME, past, 7, 5500, "offsets past n");
+    seg_layout(env, some_combos, N_SOME, NULL, past, 7, 5500, "offsets past n");
     /* Long segments (the CPU scans those with all threads) among short ones, gaps between. */
     const size_t lng[8] = {5, 1500000, 1500001, 1500003, 2700000, 2700000, 2700100, 3 * ((size_t)1 << 20)};
-    offsets_layout(env, some_combos, N_SOME, lng, 7, 3 * ((size_t)1 << 20) + 9, "long segments");
+    seg_layout(env, some_combos, N_SOME, NULL, lng, 7, 3 * ((size_t)1 << 20) + 9, "long segments");
     /* Short segments of mean 60 with a few long ones (many threads over many segments). */
     off = (size_t *)tc_xmalloc(30001 * sizeof *off);
     off[0] = 0;
     for (size_t s = 0; s < 30000; ++s)
         off[s + 1] = off[s] + (tc_below(&r, 2000) == 0 ? 70001 + tc_below(&r, 30000) : tc_below(&r, 121));
-    offsets_layout(env, some_combos, N_SOME, off, 30000, off[30000], "mean 60 with long ones");
+    seg_layout(env, some_combos, N_SOME, NULL, off, 30000, off[30000], "mean 60 with long ones");
     free(off);
 }
 
