@@ -13,25 +13,19 @@
 #include "common.h"
 
 
-/* Both backends' contexts (the test's HIP one and a CPU one), the combos and the test's
- * generator. */
+/* Both backends' contexts: the test's HIP one and a CPU one. */
 struct pair {
     tc_env *gpu;
     tc_env cpu;
-    tc_combo combos[TC_MAX_COMBOS]; /* every (in, op, out) of the reduce and scan families */
-    size_t nc;
-    tc_rng r; /* the test's generator (tc_rng_for its name) */
 };
 
-static struct pair open_pair(void **state, const char *what)
+static struct pair open_pair(void **state)
 {
     struct pair p;
     p.gpu = tc_envp(state); /* skips without a device */
     p.cpu.backend = PP_BACKEND_CPU;
     TC_CHECK(pp_context_create(&p.cpu.ctx, PP_BACKEND_CPU, 0) == PP_OK, "%s", pp_last_create_error());
     p.cpu.res = tc_alloc(p.cpu.ctx, 64);
-    p.nc = tc_all_combos(p.combos);
-    p.r = tc_rng_for(what);
     return p;
 }
 
@@ -106,7 +100,8 @@ static void run_pair(struct pair *p, pp_dtype in, pp_op op, pp_dtype out, tc_dis
 
 static void t_parity_reduce(void **state)
 {
-    struct pair p = open_pair(state, "parity reduce");
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity reduce");
     for (int ti = 0; ti < 7; ++ti)
         for (int oi = 0; oi < 7; ++oi) {
             const pp_dtype t = tc_dtypes[ti];
@@ -114,32 +109,33 @@ static void t_parity_reduce(void **state)
             if (!tc_op_defined(op, t)) continue;
             for (int k = 0; k < 4; ++k) {
                 const tc_dist d = (op == PP_OP_MIN || op == PP_OP_MAX) && k == 1 ? TC_FEW : tc_dist_for(op, t);
-                run_pair(&p, t, op, t, d, random_size(&p.r, k), &p.r, 0);
+                run_pair(&p, t, op, t, d, random_size(&r, k), &r, 0);
             }
             if (tc_is_float(t) && (op == PP_OP_MIN || op == PP_OP_MAX)) {
-                run_pair(&p, t, op, t, TC_RANDOM, random_size(&p.r, 1), &p.r, 1);
-                run_pair(&p, t, op, t, TC_RANDOM, random_size(&p.r, 3), &p.r, 1);
+                run_pair(&p, t, op, t, TC_RANDOM, random_size(&r, 1), &r, 1);
+                run_pair(&p, t, op, t, TC_RANDOM, random_size(&r, 3), &r, 1);
             }
-            if (tc_is_float(t) && op == PP_OP_PROD) run_pair(&p, t, op, t, TC_NEAR_ONE, random_size(&p.r, 3), &p.r, 0);
+            if (tc_is_float(t) && op == PP_OP_PROD) run_pair(&p, t, op, t, TC_NEAR_ONE, random_size(&r, 3), &r, 0);
         }
     for (size_t w = 0; w < TC_N_WIDENINGS; ++w)
-        for (int k = 0; k < 4; ++k) run_pair(&p, tc_widenings[w][0], PP_OP_SUM, tc_widenings[w][1], TC_RANDOM, random_size(&p.r, k), &p.r, 0);
+        for (int k = 0; k < 4; ++k) run_pair(&p, tc_widenings[w][0], PP_OP_SUM, tc_widenings[w][1], TC_RANDOM, random_size(&r, k), &r, 0);
     close_pair(&p);
 }
 
 static void t_parity_arg(void **state)
 {
-    struct pair p = open_pair(state, "parity arg");
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity arg");
     for (int ti = 0; ti < 7; ++ti) {
         const pp_dtype t = tc_dtypes[ti];
         const size_t es = tc_size(t);
         for (int k = 0; k < 8; ++k) {
-            const size_t n = random_size(&p.r, k);
+            const size_t n = random_size(&r, k);
             void *host = tc_xmalloc(n * es + 1);
-            tc_fill(&p.r, host, n, t, k & 1 ? TC_FEW : TC_RANDOM);
+            tc_fill(&r, host, n, t, k & 1 ? TC_FEW : TC_RANDOM);
             if (tc_is_float(t) && k >= 6 && n > 0) {
-                tc_store_value(host, tc_below(&p.r, n), t, NAN);
-                tc_store_value(host, tc_below(&p.r, n), t, NAN);
+                tc_store_value(host, tc_below(&r, n), t, NAN);
+                tc_store_value(host, tc_below(&r, n), t, NAN);
             }
             void *dg = tc_upload(p.gpu->ctx, host, n * es);
             void *dc = tc_upload(p.cpu.ctx, host, n * es);
@@ -166,18 +162,10 @@ static void t_parity_arg(void **state)
     close_pair(&p);
 }
 
-/* The layouts of the segmented tests: segments of mean length 3, 60, 400 with a few long
- * ones among them, and one of only long segments. */
-#define N_LAYOUTS 4
-static const size_t layout_means[N_LAYOUTS] = {3, 60, 400, 0};
-
-/* Segment offsets of layout l (malloc'd, *nseg_out + 1 of them): lengths of mean
- * layout_means[l] with one in 500 long (70001 .. 100000), or for mean 0 only long ones
- * (30000 .. 180000). Without margins they cover [0, *n_out) exactly; with them the first
- * offset and the uncovered elements after the last are drawn in [0, 100). */
-static size_t *segment_layout(tc_rng *r, int l, int margins, size_t *nseg_out, size_t *n_out)
+/* Segment offsets (malloc'd, nseg + 1 of them, from `first`): lengths of mean `mean` with
+ * one in 500 long (70001 .. 100000), or for mean 0 only long ones (30000 .. 180000). */
+static size_t *segment_layout(tc_rng *r, size_t mean, size_t first, size_t *nseg_out)
 {
-    const size_t mean = layout_means[l], first = margins ? tc_below(r, 100) : 0;
     const size_t nseg = mean == 0 ? 7 : mean < 100 ? 5000 : 1000;
     size_t *off = (size_t *)tc_xmalloc((nseg + 1) * sizeof *off);
     off[0] = first;
@@ -189,32 +177,38 @@ static size_t *segment_layout(tc_rng *r, int l, int margins, size_t *nseg_out, s
         off[s + 1] = off[s] + len;
     }
     *nseg_out = nseg;
-    *n_out = off[nseg] + (margins ? tc_below(r, 100) : 0);
     return off;
 }
 
 static void t_parity_segmented(void **state)
 {
-    struct pair p = open_pair(state, "parity segmented");
-    for (int l = 0; l < N_LAYOUTS; ++l) {
-        size_t nseg, n;
-        size_t *off = segment_layout(&p.r, l, 0, &nseg, &n);
-        for (size_t k = 0; k < p.nc; ++k) {
-            const pp_dtype in = p.combos[k].in, out = p.combos[k].out;
-            const pp_op op = p.combos[k].op;
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity segmented");
+    tc_combo combos[TC_MAX_COMBOS];
+    const size_t nc = tc_all_combos(combos);
+    /* Layouts: mean length 3, 60, 400 with a few long segments among them, and one of only
+     * long segments. */
+    static const size_t means[] = {3, 60, 400, 0};
+    for (int l = 0; l < 4; ++l) {
+        size_t nseg;
+        size_t *off = segment_layout(&r, means[l], 0, &nseg);
+        const size_t n = off[nseg];
+        for (size_t k = 0; k < nc; ++k) {
+            const pp_dtype in = combos[k].in, out = combos[k].out;
+            const pp_op op = combos[k].op;
             const size_t es = tc_size(in), os = tc_size(out);
             void *host = tc_xmalloc(n * es + 1);
-            tc_fill(&p.r, host, n, in, tc_dist_for(op, in));
+            tc_fill(&r, host, n, in, tc_dist_for(op, in));
             void *dg = tc_upload(p.gpu->ctx, host, n * es);
             void *dc = tc_upload(p.cpu.ctx, host, n * es);
             unsigned char *g = (unsigned char *)tc_xmalloc(nseg * os), *c = (unsigned char *)tc_xmalloc(nseg * os);
             tc_case("parity: segmented %s %s->%s, %zu segments of mean %zu", tc_oname(op), tc_dname(in),
-                    tc_dname(out), nseg, layout_means[l]);
+                    tc_dname(out), nseg, means[l]);
             tc_segreduce(p.gpu, dg, n, in, off, nseg, op, g, out);
             tc_segreduce(&p.cpu, dc, n, in, off, nseg, op, c, out);
             for (size_t s = 0; s < nseg; ++s) {
                 tc_case("parity: segmented %s %s->%s, %zu segments of mean %zu: segment %zu [%zu, %zu)", tc_oname(op),
-                        tc_dname(in), tc_dname(out), nseg, layout_means[l], s, off[s], off[s + 1]);
+                        tc_dname(in), tc_dname(out), nseg, means[l], s, off[s], off[s + 1]);
                 _Alignas(16) unsigned char gs[16], cs[16];
                 memcpy(gs, g + s * os, os);
                 memcpy(cs, c + s * os, os);
@@ -270,40 +264,48 @@ static void scan_pair_combo(struct pair *p, const tc_combo *c, tc_rng *r, size_t
 
 static void t_parity_scan(void **state)
 {
-    struct pair p = open_pair(state, "parity scan");
-    for (size_t k = 0; k < p.nc; ++k) {
-        const int minmax = p.combos[k].op == PP_OP_MIN || p.combos[k].op == PP_OP_MAX;
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity scan");
+    tc_combo c[TC_MAX_COMBOS];
+    const size_t nc = tc_all_combos(c);
+    for (size_t k = 0; k < nc; ++k) {
+        const int minmax = c[k].op == PP_OP_MIN || c[k].op == PP_OP_MAX;
         for (int j = 0; j < 4; ++j) {
-            const tc_dist d = minmax && j == 1 ? TC_FEW : tc_dist_for(p.combos[k].op, p.combos[k].in);
-            scan_pair_combo(&p, &p.combos[k], &p.r, random_size(&p.r, j), d, 0, NULL, NULL, 0, 3, "random");
+            const tc_dist d = minmax && j == 1 ? TC_FEW : tc_dist_for(c[k].op, c[k].in);
+            scan_pair_combo(&p, &c[k], &r, random_size(&r, j), d, 0, NULL, NULL, 0, 3, "random");
         }
-        if (tc_is_float(p.combos[k].in) && minmax) scan_pair_combo(&p, &p.combos[k], &p.r, random_size(&p.r, 3), TC_RANDOM, 1, NULL, NULL, 0, 3, "a NaN");
-        if (tc_is_float(p.combos[k].in) && p.combos[k].op == PP_OP_PROD)
-            scan_pair_combo(&p, &p.combos[k], &p.r, random_size(&p.r, 3), TC_NEAR_ONE, 0, NULL, NULL, 0, 3, "near one");
-        if (tc_is_float(p.combos[k].in) && p.combos[k].op == PP_OP_SUM)
-            scan_pair_combo(&p, &p.combos[k], &p.r, random_size(&p.r, 3), TC_POSITIVE, 0, NULL, NULL, 0, 3, "positive");
+        if (tc_is_float(c[k].in) && minmax) scan_pair_combo(&p, &c[k], &r, random_size(&r, 3), TC_RANDOM, 1, NULL, NULL, 0, 3, "a NaN");
+        if (tc_is_float(c[k].in) && c[k].op == PP_OP_PROD)
+            scan_pair_combo(&p, &c[k], &r, random_size(&r, 3), TC_NEAR_ONE, 0, NULL, NULL, 0, 3, "near one");
+        if (tc_is_float(c[k].in) && c[k].op == PP_OP_SUM)
+            scan_pair_combo(&p, &c[k], &r, random_size(&r, 3), TC_POSITIVE, 0, NULL, NULL, 0, 3, "positive");
     }
     close_pair(&p);
 }
 
 static void t_parity_scan_segmented(void **state)
 {
-    struct pair p = open_pair(state, "parity scan segmented");
-    /* Each layout as head flags and as offsets (with elements before the first and after the
-     * last). */
-    for (int l = 0; l < N_LAYOUTS; ++l) {
-        size_t nseg, n;
-        size_t *off = segment_layout(&p.r, l, 1, &nseg, &n);
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity scan segmented");
+    tc_combo c[TC_MAX_COMBOS];
+    const size_t nc = tc_all_combos(c);
+    /* Segments of mean length 3, 60, 400 with a few long ones among them, and only long ones:
+     * as head flags and as offsets (with elements before the first and after the last). */
+    static const size_t means[] = {3, 60, 400, 0};
+    for (int l = 0; l < 4; ++l) {
+        size_t nseg;
+        size_t *off = segment_layout(&r, means[l], tc_below(&r, 100), &nseg);
+        const size_t n = off[nseg] + tc_below(&r, 100);
         uint8_t *flags = (uint8_t *)tc_xmalloc(n + 1);
         memset(flags, 0, n + 1);
         for (size_t s = 0; s <= nseg; ++s)
-            if (off[s] < n) flags[off[s]] = (uint8_t)(1 + tc_below(&p.r, 255));
+            if (off[s] < n) flags[off[s]] = (uint8_t)(1 + tc_below(&r, 255));
         char what[64];
-        snprintf(what, sizeof what, "%zu segments of mean %zu", nseg, layout_means[l]);
-        for (size_t k = 0; k < p.nc; ++k) { /* each form inclusive or exclusive, alternating */
-            const tc_dist d = tc_dist_for(p.combos[k].op, p.combos[k].in);
-            scan_pair_combo(&p, &p.combos[k], &p.r, n, d, 0, flags, NULL, 0, 1 + (int)((k + (size_t)l) & 1), what);
-            scan_pair_combo(&p, &p.combos[k], &p.r, n, d, 0, NULL, off, nseg, 2 - (int)((k + (size_t)l) & 1), what);
+        snprintf(what, sizeof what, "%zu segments of mean %zu", nseg, means[l]);
+        for (size_t k = 0; k < nc; ++k) { /* each form inclusive or exclusive, alternating */
+            const tc_dist d = tc_dist_for(c[k].op, c[k].in);
+            scan_pair_combo(&p, &c[k], &r, n, d, 0, flags, NULL, 0, 1 + (int)((k + (size_t)l) & 1), what);
+            scan_pair_combo(&p, &c[k], &r, n, d, 0, NULL, off, nseg, 2 - (int)((k + (size_t)l) & 1), what);
         }
         free(flags);
         free(off);
@@ -346,7 +348,8 @@ static void hist_pair(struct pair *p, const void *host, size_t n, pp_dtype st, s
 
 static void t_parity_histogram(void **state)
 {
-    struct pair p = open_pair(state, "parity histogram");
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity histogram");
     static const pp_dtype types[] = {PP_U8, PP_I32, PP_U32, PP_F32, PP_F64};
     static const size_t nbs[] = {1, 2, 255, 256, 257, 4096, 65536, (size_t)1 << 20};
     const size_t nmax = (1u << 20) + 11;
@@ -355,15 +358,15 @@ static void t_parity_histogram(void **state)
         for (size_t ti = 0; ti < 5; ++ti) {
             const pp_dtype st = types[ti];
             const size_t nb = nbs[bi];
-            const size_t n = tc_below(&p.r, 2) ? nmax : 1 + tc_below(&p.r, 200000);
+            const size_t n = tc_below(&r, 2) ? nmax : 1 + tc_below(&r, 200000);
             /* Floats: random magnitudes around the range (bins compared bitwise, the double
              * arithmetic included); integers: random bits. */
             for (size_t i = 0; i < n; ++i) {
-                if (tc_is_float(st)) tc_store_value(host, i, st, (long double)(tc_unit(&p.r) * 2.2 - 1.1) * 1000.0L);
-                else tc_store_bits(host, i, st, tc_next(&p.r));
+                if (tc_is_float(st)) tc_store_value(host, i, st, (long double)(tc_unit(&r) * 2.2 - 1.1) * 1000.0L);
+                else tc_store_bits(host, i, st, tc_next(&r));
             }
             if (tc_is_float(st))
-                for (int k = 0; k < 50; ++k) tc_store_value(host, tc_below(&p.r, n), st, k % 2 ? NAN : INFINITY);
+                for (int k = 0; k < 50; ++k) tc_store_value(host, tc_below(&r, n), st, k % 2 ? NAN : INFINITY);
             const pp_dtype ct = (bi + ti) & 1 ? PP_U64 : PP_U32;
             double lo = -1000.0, hi = 1000.0;
             if (!tc_is_float(st)) {
@@ -377,7 +380,7 @@ static void t_parity_histogram(void **state)
             const double step = (tc_is_float(st) ? 2200.0 : st == PP_U8 ? 280.0 : 4.4e9) / (double)nb;
             for (size_t k = 0; k <= nb; ++k) {
                 e[k] = x;
-                x += step * tc_unit(&p.r) * 2;
+                x += step * tc_unit(&r) * 2;
             }
             hist_pair(&p, host, n, st, nb, 1, 0, 0, e, ct, "random edges");
             free(e);
@@ -388,7 +391,8 @@ static void t_parity_histogram(void **state)
 
 static void t_parity_reduce_by_index(void **state)
 {
-    struct pair p = open_pair(state, "parity reduce_by_index");
+    struct pair p = open_pair(state);
+    tc_rng r = tc_rng_for("parity reduce_by_index");
     static const pp_dtype types[] = {PP_I32, PP_U32, PP_I64, PP_U64, PP_F32, PP_F64};
     static const pp_op ops[] = {PP_OP_SUM, PP_OP_MIN, PP_OP_MAX};
     static const size_t outs[] = {1, 100, 4096, 100003};
@@ -402,12 +406,12 @@ static void t_parity_reduce_by_index(void **state)
                 const pp_dtype t = types[ti];
                 const pp_op op = ops[oi];
                 const size_t es = tc_size(t), n_out = outs[k];
-                const size_t n = tc_below(&p.r, 2) ? nmax : tc_below(&p.r, 100000);
-                tc_fill(&p.r, vals, n, t, TC_RANDOM);
+                const size_t n = tc_below(&r, 2) ? nmax : tc_below(&r, 100000);
+                tc_fill(&r, vals, n, t, TC_RANDOM);
                 if (tc_is_float(t) && op != PP_OP_SUM)
-                    for (int q = 0; q < 20 && n; ++q) tc_store_value(vals, tc_below(&p.r, n), t, q % 2 ? NAN : -0.0L);
-                for (size_t i = 0; i < n; ++i) idx[i] = (uint32_t)tc_below(&p.r, n_out + n_out / 10 + 1);
-                tc_fill(&p.r, init, n_out, t, TC_RANDOM);
+                    for (int q = 0; q < 20 && n; ++q) tc_store_value(vals, tc_below(&r, n), t, q % 2 ? NAN : -0.0L);
+                for (size_t i = 0; i < n; ++i) idx[i] = (uint32_t)tc_below(&r, n_out + n_out / 10 + 1);
+                tc_fill(&r, init, n_out, t, TC_RANDOM);
                 tc_case("parity: reduce_by_index %s %s, n = %zu, n_out = %zu", tc_oname(op), tc_dname(t), n, n_out);
                 unsigned char *res[2];
                 uint64_t sk[2];
