@@ -108,6 +108,22 @@ static void mem_slice(size_t bytes, int t, int nt, size_t *lo, size_t *hi)
     *hi = (first + count) * 64 < bytes ? (first + count) * 64 : bytes;
 }
 
+/* Copy `bytes` from src to dst (src != NULL) or fill them with `value` (src == NULL), split
+ * over the OpenMP threads where that pays. */
+static void copy_or_fill(void *dst, const void *src, int value, size_t bytes)
+{
+    const int serial = bytes < PP_CPU_PARALLEL_MEM_BYTES || omp_get_max_threads() == 1;
+#pragma omp parallel if (!serial)
+    {
+        size_t lo, hi;
+        mem_slice(bytes, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
+        if (hi > lo) {
+            if (src) memcpy((char *)dst + lo, (const char *)src + lo, hi - lo);
+            else memset((char *)dst + lo, value, hi - lo);
+        }
+    }
+}
+
 static pp_status cpu_mem_copy(pp_context *ctx, void *dst, const void *src, size_t bytes,
                               pp_copy_kind kind)
 {
@@ -118,32 +134,14 @@ static pp_status cpu_mem_copy(pp_context *ctx, void *dst, const void *src, size_
         memmove(dst, src, bytes);
         return PP_OK;
     }
-    if (bytes < PP_CPU_PARALLEL_MEM_BYTES || omp_get_max_threads() == 1) {
-        memcpy(dst, src, bytes);
-        return PP_OK;
-    }
-#pragma omp parallel
-    {
-        size_t lo, hi;
-        mem_slice(bytes, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-        if (hi > lo) memcpy((char *)dst + lo, (const char *)src + lo, hi - lo);
-    }
+    copy_or_fill(dst, src, 0, bytes);
     return PP_OK;
 }
 
 static pp_status cpu_mem_set(pp_context *ctx, void *ptr, int value, size_t bytes)
 {
     (void)ctx;
-    if (bytes < PP_CPU_PARALLEL_MEM_BYTES || omp_get_max_threads() == 1) {
-        memset(ptr, value, bytes);
-        return PP_OK;
-    }
-#pragma omp parallel
-    {
-        size_t lo, hi;
-        mem_slice(bytes, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-        if (hi > lo) memset((char *)ptr + lo, value, hi - lo);
-    }
+    copy_or_fill(ptr, NULL, value, bytes);
     return PP_OK;
 }
 

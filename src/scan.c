@@ -55,26 +55,27 @@ static pp_status check_scan(pp_context *ctx, const char *fn, const void *in, siz
     return PP_OK;
 }
 
+/* The unsegmented scans: checks, nothing to do for n == 0, one call through the table. */
+static pp_status plain_scan(pp_context *ctx, const char *fn, const void *in, size_t n, pp_dtype in_type, pp_op op,
+                            int kind, const void *init, void *out, pp_dtype out_type)
+{
+    PP_ENTER(ctx);
+    pp_scan_args a;
+    PP_TRY(check_scan(ctx, fn, in, n, in_type, op, kind, init, out, out_type, NULL, &a));
+    if (n == 0) return PP_OK;
+    return ctx->ops->scan(ctx, &a);
+}
+
 pp_status pp_inclusive_scan(pp_context *ctx, const void *in, size_t n, pp_dtype in_type, pp_op op, void *out,
                             pp_dtype out_type)
 {
-    static const char fn[] = "pp_inclusive_scan";
-    PP_ENTER(ctx);
-    pp_scan_args a;
-    PP_TRY(check_scan(ctx, fn, in, n, in_type, op, PP_SCAN_INCLUSIVE, NULL, out, out_type, NULL, &a));
-    if (n == 0) return PP_OK;
-    return ctx->ops->scan(ctx, &a);
+    return plain_scan(ctx, "pp_inclusive_scan", in, n, in_type, op, PP_SCAN_INCLUSIVE, NULL, out, out_type);
 }
 
 pp_status pp_exclusive_scan(pp_context *ctx, const void *in, size_t n, pp_dtype in_type, pp_op op,
                             const void *init, void *out, pp_dtype out_type)
 {
-    static const char fn[] = "pp_exclusive_scan";
-    PP_ENTER(ctx);
-    pp_scan_args a;
-    PP_TRY(check_scan(ctx, fn, in, n, in_type, op, PP_SCAN_EXCLUSIVE, init, out, out_type, NULL, &a));
-    if (n == 0) return PP_OK;
-    return ctx->ops->scan(ctx, &a);
+    return plain_scan(ctx, "pp_exclusive_scan", in, n, in_type, op, PP_SCAN_EXCLUSIVE, init, out, out_type);
 }
 
 pp_status pp_segmented_scan_flags(pp_context *ctx, const void *in, size_t n, pp_dtype in_type,
