@@ -123,12 +123,23 @@ pp_status pp_context_last_plan(const pp_context *ctx, pp_plan *plan)
     return PP_OK;
 }
 
+/* A bounded copy of a static name (NULL: ""): every primitive call records its plan, and a
+ * formatted print cost more than the copy on the small-n paths. */
+static void copy_name(char *dst, size_t size, const char *src)
+{
+    size_t len = 0;
+    if (src)
+        while (len + 1 < size && src[len]) ++len;
+    memcpy(dst, src ? src : "", len);
+    dst[len] = '\0';
+}
+
 void pp__set_plan(pp_context *ctx, const char *family, const char *strategy, uint64_t grid,
                   uint64_t tiles, int64_t p0, int64_t p1, int64_t p2, int64_t p3)
 {
     pp_plan *p = &ctx->plan;
-    snprintf(p->family, sizeof p->family, "%s", family ? family : "");
-    snprintf(p->strategy, sizeof p->strategy, "%s", strategy ? strategy : "");
+    copy_name(p->family, sizeof p->family, family);
+    copy_name(p->strategy, sizeof p->strategy, strategy);
     p->grid = grid;
     p->tiles = tiles;
     p->param[0] = p0;
