@@ -371,13 +371,13 @@ pp_status run_reduce(pp_context *ctx, const typename P::in_t *in, uint64_t n, co
     }
 }
 
-/* Scratch a reduction whose first level is p needs: two partial buffers and a result slot. */
+/* Scratch a reduction whose first level is p needs: two partial buffers (and 256 bytes spare). */
 template <typename P> size_t reduce_scratch_bytes(const level_plan &p)
 {
     return 2 * pp_align256(p.grid * sizeof(typename P::acc_t)) + 256;
 }
 
-/* Result to device memory, or through the scratch slot and pinned staging to the host. */
+/* Result to device memory, or through pinned staging to the host. */
 template <typename P, typename Out>
 pp_status reduce_to(pp_context *ctx, const typename P::in_t *in, uint64_t n, void *out_v_user,
                     uint64_t *out_i_user, pp_result_space space)
@@ -392,12 +392,14 @@ pp_status reduce_to(pp_context *ctx, const typename P::in_t *in, uint64_t n, voi
     if (st != PP_OK) return st;
     void *staging = nullptr;
     if (space == PP_RESULT_HOST) PP_TRY(pp_hip_staging(ctx, &staging));
-    char *slot = (char *)scratch + need - 256; /* [0, 16): value, [16, 24): index */
-    Out *dv = space == PP_RESULT_CONTEXT ? (Out *)out_v_user : (Out *)slot;
-    uint64_t *di = out_i_user ? (space == PP_RESULT_CONTEXT ? out_i_user : (uint64_t *)(slot + 16)) : nullptr;
+    /* A host result: the last kernel writes it straight into the pinned staging block (device
+     * accessible on both runtimes), so the call ends with one synchronization and no copy node
+     * ([0, 16): value, [16, 24): index); the caller's memory is written only on success. */
+    char *res = space == PP_RESULT_CONTEXT ? nullptr : (char *)staging;
+    Out *dv = res ? (Out *)res : (Out *)out_v_user;
+    uint64_t *di = out_i_user ? (res ? (uint64_t *)(res + 16) : out_i_user) : nullptr;
     st = run_reduce<P, Out>(ctx, in, n, p, tune, dv, di, scratch);
     if (st != PP_OK || space == PP_RESULT_CONTEXT) return st;
-    PP_HIP_TRY(ctx, hipMemcpyAsync(staging, slot, 24, hipMemcpyDeviceToHost, hs->stream));
     PP_HIP_TRY(ctx, hipStreamSynchronize(hs->stream));
     memcpy(out_v_user, staging, sizeof(Out));
     if (out_i_user) memcpy(out_i_user, (char *)staging + 16, sizeof(uint64_t));
