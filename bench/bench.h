@@ -6,13 +6,8 @@
  * of cases, plus one line in registry.c. The harness (parprim_bench.c) runs each selected case
  * on each backend: setup, the call timed (options of the case's tuning set around it),
  * verify, the peer (CUB or a plain kernel on a GPU, oneTBB on the CPU) timed with the same
- * repetitions, teardown; it prints, writes the CSV and plots.
- *
- * Verify and peer: the family's own, or the generic ones (verify and peer NULL; check and
- * peer_job set): setup states the result (out, out_bytes) and a second input (aux); the
- * harness runs the call once more into a zeroed output, reads it back, computes the reference
- * (GPU runs: the same call on the CPU backend with the host arrays) and asks check; for the
- * peer it fills the jobs with the row's fields, peer_job sets the kinds, check judges it.
+ * repetitions, teardown; it prints, writes the CSV and plots. Verify and peer are the
+ * family's own, or the harness's generic ones (PB_FAMILY: check and peer_job below).
  */
 #ifndef PB_BENCH_H
 #define PB_BENCH_H
@@ -32,8 +27,7 @@ enum { PB_DS_F32, PB_DS_F64, PB_DS_U8, PB_DS_I32, PB_DS_IDX, PB_DS_COUNT };
 
 typedef struct pb_run pb_run; /* one backend's run (harness) */
 
-/* Where the peer columns come from. */
-typedef enum pb_peer_kind { PB_PEER_NONE, PB_PEER_GPU, PB_PEER_TBB } pb_peer_kind;
+typedef enum pb_peer_kind { PB_PEER_NONE, PB_PEER_GPU, PB_PEER_TBB } pb_peer_kind; /* where the peer columns come from */
 
 /* One row. `spec` is the family's own parameters. */
 typedef struct pb_case {
@@ -55,26 +49,24 @@ typedef struct pb_case {
 typedef struct pb_state {
     const pb_case *c;
     size_t n;
-    int host_clock;      /* the call synchronizes (result to host): time with the host clock;
-                          * generic path: s->out is host memory, the family's */
+    int host_clock;      /* the call synchronizes (result to host): time with the host clock
+                          * (generic verify: out is the family's host memory) */
     double bytes;        /* the fewest bytes the primitive must move */
     double peer_bytes;   /* bytes of the peer's call for its GB/s (0: bytes) */
     const void *in;      /* context space */
     const void *host_in; /* the same input in host memory */
     void *priv;          /* the family's own */
-    /* generic verify and peer: the result (context space, allocated zeroed and freed by the
-     * harness where setup leaves it NULL), a second input (offsets, flags, edges, indices) in
-     * context space and host memory (pb_aux), and on GPU runs the CPU backend's result */
+    /* generic verify and peer: the result (context space, allocated zeroed by the harness where
+     * setup leaves it NULL), a second input (pb_aux), on GPU runs the CPU backend's result */
     void *out;
     size_t out_bytes;
-    const void *aux, *host_aux;
-    const void *ref; /* out_bytes; NULL on CPU runs: check with the oracle */
+    const void *aux, *host_aux, *ref;
 } pb_state;
 
 /* The peer jobs of a row (generic path), filled with the row's fields (in, n, dtypes, stream,
  * reps, batch; result: zeroed host memory of out_bytes, at least 16; out: s->out; offsets,
- * flags, indices: s->aux, on TBB s->host_aux). Runs rbi where rbi.n_out is set, else the cub
- * job (GPU) or the tbb one (CPU) where peer_job set its kind. */
+ * flags, indices: s->aux, on TBB s->host_aux). Runs rbi where rbi.n_out is set, else the job
+ * of the run's peer (cub or tbb) where peer_job set its kind. */
 typedef struct pb_peer {
     pb_cub_job cub;
     pb_tbb_job tbb;
@@ -98,10 +90,11 @@ typedef struct pb_family {
     void (*teardown)(pb_run *r, pb_state *s); /* may be NULL */
     void (*finish)(void); /* after each backend's rows (frees caches); may be NULL */
     const char *help;    /* the rows, for --help */
-    /* Generic path (its call reads s->in, s->aux, s->out and priv only). check: `got` (host,
-     * out_bytes; `peer`: the peer's) against s->ref, or where NULL the oracle: 1 or 0 (why). */
+    /* Generic verify: one more call into a zeroed output, then check `got` (host, out_bytes;
+     * `peer`: the peer's) against s->ref, or where NULL the oracle: 1 or 0 (why). The reference
+     * is the call on the CPU backend with s->host_in and s->host_aux. */
     int (*check)(pb_run *r, const pb_state *s, const void *got, int peer, char *why, size_t why_size);
-    /* Set the peer jobs' kinds; 0: no peer for this row (or it failed, message printed). */
+    /* Generic peer: set the jobs' kinds; 0: no peer for this row (or it failed, printed). */
     int (*peer_job)(pb_run *r, const pb_state *s, pb_peer *j);
 } pb_family;
 
@@ -151,7 +144,6 @@ void pb_fail(pb_run *r, const pb_state *s, const char *fmt, ...) __attribute__((
  * prefix already): chunks pushed in parallel (OpenMP), merged in order. */
 struct po_red;
 void pb_parallel_reduce(struct po_red *o, const void *in, size_t lo, size_t hi);
-
 /* The peer jobs of a row: the kind, the row's dtypes, its input (context space for CUB, host
  * for TBB) and n, the stream, reps and batch; every other field zero. */
 pb_cub_job pb_cub_job_of(pb_run *r, const pb_state *s, pb_cub_kind kind, int reps, int batch);

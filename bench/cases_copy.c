@@ -1,5 +1,6 @@
 /* cases_copy.c -- the copy row: pp_memcpy within the context, the bandwidth ceiling of every
- * other row (2 x 4n bytes); on NVIDIA CUB's column is cudaMemcpyAsync of the same bytes. */
+ * other row (2 x 4n bytes); on NVIDIA CUB's column is cudaMemcpyAsync of the same bytes, the
+ * CPU row has no peer. */
 #include <stdio.h>
 #include <string.h>
 
@@ -28,7 +29,6 @@ static int check(pb_run *r, const pb_state *s, const void *got, int peer, char *
     return 0;
 }
 
-/* GPU: CUB's copy; the CPU's copy row is the ceiling, with no peer. */
 static int peer_job(pb_run *r, const pb_state *s, pb_peer *j)
 {
     (void)r, (void)s;

@@ -3,7 +3,6 @@
 #include <math.h>
 #include <stdio.h>
 
-
 #include "bench.h"
 #include "oracles.h"
 
@@ -161,12 +160,8 @@ static int check(pb_run *r, const pb_state *s, const void *got, int peer, char *
         }
         return 1;
     }
-    const uint32_t *g = got, *c = s->ref;
-    if (!c) {
-        uint32_t *want = pb_scratch(r, s->out_bytes);
-        po_hist_counts(s->host_in, s->c->in, s->n, nb, p->lower, p->upper, p->edges, want);
-        c = want;
-    }
+    const uint32_t *g = got, *c = s->ref ? s->ref : pb_scratch(r, s->out_bytes);
+    if (!s->ref) po_hist_counts(s->host_in, s->c->in, s->n, nb, p->lower, p->upper, p->edges, (uint32_t *)c);
     for (size_t k = 0; k < nb; k++)
         if (g[k] != c[k]) {
             snprintf(why, why_size, "bin %zu: count %u, reference %u", k, g[k], c[k]);
@@ -191,8 +186,6 @@ PB_FAMILY(histogram,
     .help = "  histogram rows (hist_*, u32 counts): hist_even_256/4096/65536/2^20 f32 (uniform over\n"
             "  [-1, 1)), *_skew (every sample in bin 0), hist_even_u8_256 (4n bytes, bin = value),\n"
             "  hist_range_4096 f32 (edges from nbins + 1 doubles), hist_rbi_sum_4096 f32\n"
-            "  (pp_reduce_by_index, indices uniform over 4096 outputs); on the GPU CUB's\n"
-            "  HistogramEven / HistogramRange (or, for hist_rbi, a plain global-atomics kernel) in\n"
-            "  the peer columns, and the rows NAME@STRATEGY with one GPU strategy forced through the\n"
-            "  context's experimental options (hist_strategy, hist_copies, ...; rbi_*), for the\n"
-            "  chooser; their plan column shows the strategy that ran.\n");
+            "  (pp_reduce_by_index, indices uniform over 4096 outputs); peers: CUB HistogramEven /\n"
+            "  HistogramRange, for hist_rbi a plain global-atomics kernel; on the GPU also the rows\n"
+            "  NAME@STRATEGY, one strategy forced through the context's options (hist_*, rbi_*)\n");

@@ -1,5 +1,6 @@
 /* cases_reduce.c -- the reduce family: pp_reduce, pp_argmin / pp_argmax, pp_segmented_reduce
  * (its rows and peers: the help text at the end). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,12 +8,9 @@
 #include "bench.h"
 #include "oracles.h"
 
-typedef enum red_kind {
-    RED_PLAIN,   /* pp_reduce, result in context memory */
-    RED_ARG,     /* pp_argmin / pp_argmax (op MIN / MAX): the value, and the index at byte 8 */
-    RED_SEG,     /* pp_segmented_reduce */
-    RED_TO_HOST  /* pp_reduce, result in host memory (synchronizes) */
-} red_kind;
+/* pp_reduce (result in context memory, or in host memory: synchronizes), pp_argmin /
+ * pp_argmax (op MIN / MAX: the value, and the index at byte 8), pp_segmented_reduce */
+typedef enum red_kind { RED_PLAIN, RED_TO_HOST, RED_ARG, RED_SEG } red_kind;
 
 typedef struct red_spec {
     red_kind kind;
@@ -23,7 +21,6 @@ typedef struct red_spec {
 static const red_spec plain = {RED_PLAIN, 0, 0}, arg = {RED_ARG, 0, 0}, seg256 = {RED_SEG, 256, 0},
                       seg64 = {RED_SEG, 0, 64}, to_host = {RED_TO_HOST, 0, 0};
 
-#define LAT(name, spec) {name, PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &spec}
 static const pb_case cases[] = {
     PB_ROW("reduce_sum", PP_F32, PP_F32, PP_OP_SUM, plain),
     PB_ROW("reduce_sum", PP_F32, PP_F64, PP_OP_SUM, plain),
@@ -36,8 +33,8 @@ static const pb_case cases[] = {
     PB_ROW("argmin", PP_F64, PP_F64, PP_OP_MIN, arg),
     PB_ROW("segreduce_sum_len256", PP_F32, PP_F32, PP_OP_SUM, seg256),
     PB_ROW("segreduce_sum_64segs", PP_F32, PP_F32, PP_OP_SUM, seg64),
-    LAT("latency_sum_ctx", plain),
-    LAT("latency_sum_host", to_host),
+    {"latency_sum_ctx", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &plain},
+    {"latency_sum_host", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &to_host},
 };
 
 static red_kind kind_of(const pb_state *s) { return ((const red_spec *)s->c->spec)->kind; }
@@ -100,8 +97,8 @@ static int check(pb_run *r, const pb_state *s, const void *got, int peer, char *
         pb_parallel_reduce(&o, s->host_in, 0, s->n);
         return po_red_check(&o, got, ref, 2.0, why, why_size);
     }
-    long long bad = -1;
-#pragma omp parallel for schedule(dynamic, 64)
+    long long bad = LLONG_MAX;
+#pragma omp parallel for schedule(dynamic, 64) reduction(min : bad)
     for (long long k = 0; k < (long long)segments(s); k++) {
         po_red q = o;
         char w[2];
@@ -110,12 +107,10 @@ static int check(pb_run *r, const pb_state *s, const void *got, int peer, char *
         po_red_push(&q, s->host_in, off[k], off[k + 1] > off[k] ? off[k + 1] : off[k]);
         po_red_value(&q, want);
         if (peer ? !(fabsl(po_value(gk, 0, c->out) - po_value(rk, 0, c->out)) <= 1e-3L * (1 + fabsl(po_value(rk, 0, c->out))))
-                 : !po_red_check(&q, gk, ref ? rk : NULL, 2.0, w, sizeof w)) {
-#pragma omp critical
-            if (bad < 0 || k < bad) bad = k;
-        }
+                 : !po_red_check(&q, gk, ref ? rk : NULL, 2.0, w, sizeof w))
+            bad = k < bad ? k : bad;
     }
-    if (bad < 0) return 1;
+    if (bad == LLONG_MAX) return 1;
     unsigned char want[16];
     po_red_push(&o, s->host_in, off[bad], off[bad + 1]);
     po_red_value(&o, want);

@@ -55,13 +55,10 @@ static int setup(pb_run *r, pb_state *s)
     p->flags = pb_scratch(r, n);
     for (size_t k = 0, o = 0; k < p->ns; o += segment_length(pb_seed(r), k, mean), k++) p->flags[p->offsets[k] = o] = 1;
     p->offsets[p->ns] = n;
-    if (kind_of(s) == SCAN_FLAGS) {
-        s->bytes += (double)n;
-        s->peer_bytes = pb_gpu(r) ? s->bytes + 4.0 * (double)n : 0; /* CUB's scan by key reads uint32 keys */
-        return pb_aux(r, s, p->flags, n) ? 0 : -1;
-    }
-    s->bytes += (double)((p->ns + 1) * sizeof(size_t));
-    return pb_aux(r, s, p->offsets, (p->ns + 1) * sizeof(size_t)) ? 0 : -1;
+    const int fl = kind_of(s) == SCAN_FLAGS;
+    s->bytes += (double)(fl ? n : (p->ns + 1) * sizeof(size_t));
+    s->peer_bytes = fl && pb_gpu(r) ? s->bytes + 4.0 * (double)n : 0; /* CUB's scan by key reads uint32 keys */
+    return pb_aux(r, s, fl ? (void *)p->flags : p->offsets, fl ? n : (p->ns + 1) * sizeof(size_t)) ? 0 : -1;
 }
 
 static pp_status call(pp_context *ctx, const pb_state *s)
@@ -109,15 +106,13 @@ static int check(pb_run *r, const pb_state *s, const void *got, int peer, char *
             st[k] = t;
         }
     size_t bad_chunk = SIZE_MAX;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) reduction(min : bad_chunk)
     for (long long k = 0; k < (long long)nc; k++) {
         const size_t lo = (size_t)k * chunk, hi = n - lo < chunk ? n : lo + chunk;
         size_t bad;
         char w[8];
-        if (!po_scan_check_span(&sc, s->host_in, lo, hi, k ? &st[k - 1] : NULL, got, s->ref, 2.0, &bad, w, sizeof w)) {
-#pragma omp critical
-            if ((size_t)k < bad_chunk) bad_chunk = (size_t)k;
-        }
+        if (!po_scan_check_span(&sc, s->host_in, lo, hi, k ? &st[k - 1] : NULL, got, s->ref, 2.0, &bad, w, sizeof w))
+            bad_chunk = (size_t)k < bad_chunk ? (size_t)k : bad_chunk;
     }
     size_t bad = 0;
     if (bad_chunk != SIZE_MAX) /* again, for the message */

@@ -1,8 +1,8 @@
 /*
  * parprim_bench.c -- parprim-bench's harness: options, input data, the services of bench.h,
  * the rows' options, timing, the generic verify and peer, printing, CSV and the plot. The
- * rows are the families' (cases_X.c, listed in registry.c). What the bench measures, how it
- * times and how it verifies is usage()'s text (--help), written once.
+ * rows are the families' (cases_X.c, listed in registry.c); what the bench measures and how
+ * it verifies is usage()'s text (--help).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -30,20 +30,33 @@ typedef struct options {
     const char *backend, *csv, *plot, *only;
     size_t n;   /* 0: the backend's default */
     int reps;   /* 0: adaptive */
-    int quick, device, no_peer;
+    int quick, no_peer;
     uint64_t seed;
     char assignments[512]; /* --option, space-separated */
 } options;
+
+static FILE *g_csv;     /* --csv */
+static pb_plot g_plot;  /* --plot */
+static char g_date[64]; /* the run's start, UTC */
+
+/* What the columns mean: in --help and at the head of every run. */
+static const char legend[] =
+    "data: counter-based from the seed; floats uniform in [-1,1), u8 random bytes, i32 random\n"
+    "GB/s: fewest bytes the primitive must move / median time (copy: 2 x 4n; reduce: n x in + out;\n"
+    "      scan: n x (in + out), + n flag bytes or the offsets if segmented; CUB's scan by key: + 4n keys;\n"
+    "      histogram: n x in + counts, + the edges for hist_range; hist_rbi: n x (value + index) + 2 x outputs;\n"
+    "      hist_rbi's CUB columns: the plain global-atomics kernel of bench/atomic_peer.hip).\n"
+    "pp/CUB, pp/TBB: parprim throughput / the peer's (> 1: parprim faster); '?' after it: the peer's own result\n"
+    "      failed the same check. plan: the strategy the library recorded (pp_context_last_plan).\n";
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: parprim-bench [options]\n"
             "\n"
-            "Runs parprim's families on the chosen backends, verifies every result and prints time\n"
-            "(median of repetitions), items/s and effective GB/s (the fewest bytes the primitive must\n"
-            "move / time), the plan that ran, and a peer in the same process: CUB on NVIDIA builds,\n"
-            "oneTBB on the CPU backend (where built with TBB); the last columns compare the two.\n"
+            "Runs parprim's families on the chosen backends, verifies every result and prints time, items/s\n"
+            "and GB/s, the plan that ran, and a peer in the same process (CUB on NVIDIA builds, oneTBB on the\n"
+            "CPU backend where built with TBB) beside it.\n%s"
             "\n"
             "options:\n"
             "  --backend B   cpu | hip | auto | all (default auto: hip if a device is present,\n"
@@ -59,25 +72,21 @@ static void usage(FILE *f)
             "                scan: every scan row; hist: every histogram row)\n"
             "  --quick       smaller default n and about 0.03 s per row (smoke runs, CI)\n"
             "  --seed S      seed of the input data (default 1); printed in the header\n"
-            "  --device D    GPU index for the hip backend (default 0)\n"
             "  --no-peer     skip the peer columns (also --no-cub)\n"
             "  --option A    set an experimental option of the context under test for every row,\n"
             "                A = name=value (pp_option_name's names, e.g. reduce_grid_waves=2,\n"
             "                hist_strategy=global); repeatable; rows that force options reset to these\n"
             "  --help        this text\n"
             "\n"
-            "rows:\n");
+            "rows:\n", legend);
     for (size_t k = 0; k < pb_n_families; k++) fprintf(f, "%s", pb_families[k]->help);
     fprintf(f,
             "\n"
-            "Timing: measure() (a warm-up call; repetitions of `batch` back-to-back calls, the median\n"
-            "per call; GPU: events on the context's stream); the peer the same repetitions and batch.\n"
             "Verification: one more call into a zeroed output; GPU rows against the CPU backend on the\n"
             "same data, CPU rows against the serial oracles of tests/oracles.c; integers, min/max, arg*\n"
             "bitwise, float sums within 2*g*sum|x| (g from parprim.h's bound); scans element by\n"
             "element, a float out[i] within 2*g(m)*(running sum of |x| in its segment); histogram\n"
-            "counts bitwise; reduce-by-index sums per output within 2*g(m)*sum|x|. A failed row\n"
-            "prints NO, a peer's failed check '?' after its ratio (a warning).\n"
+            "counts bitwise; reduce-by-index sums per output within 2*g(m)*sum|x|.\n"
             "Exit status: 0 all rows verified, 1 a row failed or errored, 2 usage error.\n");
 }
 
@@ -91,13 +100,13 @@ static int parse_size(const char *s, size_t *out)
         return *end || k >= 63 ? -1 : 0;
     }
     unsigned long long v = strtoull(s, &end, 0);
-    const char *sfx = strchr("kmg", tolower((unsigned char)*end));
+    const char *sfx = strchr("kmg", tolower((unsigned char)*end)); /* "kmg" + 3 for '\0' */
     if (errno || end == s || (*end && (!sfx || end[1]))) return -1;
     *out = (size_t)(*end ? v << (10 * (sfx - "kmg" + 1)) : v);
     return 0;
 }
 
-/* Whether `word` is one of the space-separated words of `list` (" a b c "). */
+/* Whether `word` is one of the words of `list` (" a b c "). */
 static int in_list(const char *list, const char *word)
 {
     char key[40];
@@ -107,9 +116,8 @@ static int in_list(const char *list, const char *word)
 /* 0 parsed, 1 --help, 2 usage error (printed). */
 static int parse_options(int argc, char **argv, options *o)
 {
-    memset(o, 0, sizeof *o);
-    o->seed = 1;
-    o->backend = "auto";
+    static const char *const valued = " --backend --n --reps --csv --plot --only --seed --option ";
+    *o = (options){.backend = "auto", .seed = 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = argv[i + 1], *want = NULL; /* argv[argc] is NULL */
         char *end = "";
@@ -118,28 +126,21 @@ static int parse_options(int argc, char **argv, options *o)
             *(a[2] == 'q' ? &o->quick : &o->no_peer) = 1;
             continue;
         }
-        if (!in_list(" --backend --n --reps --csv --plot --only --seed --device --option ", a)) {
-            fprintf(stderr, "parprim-bench: unknown option '%s' (--help lists them)\n", a);
-            return 2;
-        }
-        if (!v) {
-            fprintf(stderr, "parprim-bench: %s needs a value\n", a);
+        if (!in_list(valued, a) || !v) {
+            fprintf(stderr, in_list(valued, a) ? "parprim-bench: %s needs a value\n"
+                                               : "parprim-bench: unknown option '%s' (--help lists them)\n", a);
             return 2;
         }
         i++;
         if (!strcmp(a, "--backend")) {
-            if (!in_list(" cpu hip auto all ", v)) want = "cpu, hip, auto or all";
-            o->backend = v;
+            if (!in_list(" cpu hip auto all ", o->backend = v)) want = "cpu, hip, auto or all";
         } else if (!strcmp(a, "--n") || !strcmp(a, "--reps")) {
             if (a[2] == 'n' ? parse_size(v, &o->n) || !o->n : (o->reps = atoi(v)) <= 0) want = "a positive count";
         } else if (!strcmp(a, "--seed")) {
             if ((o->seed = strtoull(v, &end, 0)), *end || end == v) want = "an integer";
-        } else if (!strcmp(a, "--device")) {
-            o->device = atoi(v);
         } else if (!strcmp(a, "--option")) {
-            size_t len = strlen(o->assignments);
-            if (len + strlen(v) + 2 > sizeof o->assignments) want = "shorter assignments";
-            else snprintf(o->assignments + len, sizeof o->assignments - len, "%s%s", len ? " " : "", v);
+            const size_t len = strlen(o->assignments), room = sizeof o->assignments - len;
+            if (snprintf(o->assignments + len, room, "%s%s", len ? " " : "", v) >= (int)room) want = "shorter assignments";
         } else {
             *(!strcmp(a, "--csv") ? &o->csv : !strcmp(a, "--plot") ? &o->plot : &o->only) = v;
         }
@@ -151,7 +152,7 @@ static int parse_options(int argc, char **argv, options *o)
     return 0;
 }
 
-/* "name dtype" (sep ' ') of a row, or its dtype alone (name NULL). */
+/* "name dtype" of a row, or its dtype alone. */
 static const char *case_label(const pb_case *c, int with_name, char *buf, size_t size)
 {
     snprintf(buf, size, "%s%s%s%s%s", with_name ? c->name : "", with_name ? " " : "", pp_dtype_name(c->in),
@@ -170,8 +171,8 @@ uint64_t pb_mix64(uint64_t z)
 
 static const pp_dtype dataset_type[PB_DS_COUNT] = {PP_F32, PP_F64, PP_U8, PP_I32, PP_U32};
 
-/* Elements of a dataset per element of n: u8 rows may run on 4 n bytes. */
-static size_t dataset_bytes(int ds, size_t len) { return len * (ds == PB_DS_U8 ? 4 : 1) * pp_dtype_size(dataset_type[ds]); }
+/* u8 rows may run on 4 n bytes. */
+static size_t dataset_len(int ds, size_t len) { return len * (ds == PB_DS_U8 ? 4 : 1); }
 
 int pb_dataset_of(pp_dtype t)
 {
@@ -180,16 +181,15 @@ int pb_dataset_of(pp_dtype t)
     return t == PP_U32 ? PB_DS_I32 : -1; /* the same random bits, read as u32 */
 }
 
-typedef struct host_data {
+static struct {
     size_t len; /* elements in each array (the largest n so far, at least 1024) */
     uint64_t seed;
     void *a[PB_DS_COUNT];
-} host_data;
+} g_host; /* the input arrays, host memory */
 
 void *pb_host_alloc(size_t bytes)
 {
-    size_t b = (bytes + 255) & ~(size_t)255;
-    void *p = aligned_alloc(256, b ? b : 256);
+    void *p = aligned_alloc(256, bytes ? (bytes + 255) & ~(size_t)255 : 256);
     if (!p) {
         fprintf(stderr, "parprim-bench: out of host memory (%zu bytes)\n", bytes);
         exit(1);
@@ -197,12 +197,12 @@ void *pb_host_alloc(size_t bytes)
     return p;
 }
 
-static const void *host_array(host_data *h, int ds)
+static const void *host_array(int ds)
 {
-    if (h->a[ds]) return h->a[ds];
-    const long long n = (long long)(dataset_bytes(ds, h->len) / pp_dtype_size(dataset_type[ds]));
-    void *p = h->a[ds] = pb_host_alloc(dataset_bytes(ds, h->len));
-    const uint64_t base = pb_mix64(h->seed ^ (0x243f6a8885a308d3ull * (uint64_t)(ds + 1)));
+    if (g_host.a[ds]) return g_host.a[ds];
+    const long long n = (long long)dataset_len(ds, g_host.len);
+    void *p = g_host.a[ds] = pb_host_alloc((size_t)n * pp_dtype_size(dataset_type[ds]));
+    const uint64_t base = pb_mix64(g_host.seed ^ (0x243f6a8885a308d3ull * (uint64_t)(ds + 1)));
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < n; i++) {
         uint64_t r = pb_mix64(base + (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
@@ -223,14 +223,13 @@ struct pb_run {
     pp_context *ctx, *ref_ctx;
     int gpu;
     const options *opt;
-    host_data *h;
     size_t n, len;
     void *dev[PB_DS_COUNT]; /* context-space copies of the inputs (GPU) */
     pb_peer_kind peer;
     const pb_state *current;
-    struct { void *p; int ctx; } keep[32]; /* freed after the row: pb_scratch, pb_upload_row */
+    struct { void *p; int ctx; } keep[32]; /* freed after the row */
     int nkeep;
-    void *ref;          /* the last reference (generic verify), for the rows that share it */
+    void *ref; /* the last reference (generic verify), for the rows that share it */
     char ref_key[160];
 #ifdef PB_HAVE_GPU_TIMER
     pb_timer *timer;
@@ -240,9 +239,9 @@ struct pb_run {
 pp_context *pb_ctx(pb_run *r) { return r->ctx; }
 pp_context *pb_ref_ctx(pb_run *r) { return r->ref_ctx; }
 int pb_gpu(pb_run *r) { return r->gpu; }
-uint64_t pb_seed(pb_run *r) { return r->h->seed; }
+uint64_t pb_seed(pb_run *r) { return (void)r, g_host.seed; }
 void *pb_stream(pb_run *r) { return pp_context_stream(r->ctx); }
-const void *pb_host_input(pb_run *r, int ds) { return host_array(r->h, ds); }
+const void *pb_host_input(pb_run *r, int ds) { return (void)r, host_array(ds); }
 
 void pb_fail(pb_run *r, const pb_state *s, const char *fmt, ...)
 {
@@ -265,20 +264,19 @@ void *pb_alloc(pb_run *r, size_t bytes)
 
 const void *pb_upload(pb_run *r, const void *host, size_t bytes)
 {
-    if (!r->gpu) return host;
-    void *p = pb_alloc(r, bytes);
+    void *p = r->gpu ? pb_alloc(r, bytes) : NULL;
     if (p && bytes && pp_memcpy(r->ctx, p, host, bytes, PP_COPY_HOST_TO_CONTEXT) != PP_OK) {
         pb_fail(r, r->current, "uploading %zu bytes", bytes);
         pp_free(r->ctx, p);
         return NULL;
     }
-    return p;
+    return r->gpu ? p : host;
 }
 
 void pb_release(pb_run *r, const void *p) { p ? pp_free(r->ctx, (void *)p) : (void)0; }
 void pb_release_upload(pb_run *r, const void *p) { r->gpu ? pb_release(r, p) : (void)0; }
 
-/* Keep p (context space: ctx) to be freed after the row. */
+/* p (context space where ctx), freed after the row. */
 static void *keep(pb_run *r, void *p, int ctx)
 {
     if (p && r->nkeep == (int)(sizeof r->keep / sizeof r->keep[0])) {
@@ -308,8 +306,8 @@ int pb_download(pb_run *r, void *host, const void *src, size_t bytes)
 
 const void *pb_input(pb_run *r, int ds)
 {
-    const void *host = host_array(r->h, ds);
-    if (r->gpu && !r->dev[ds]) r->dev[ds] = (void *)pb_upload(r, host, dataset_bytes(ds, r->len));
+    const void *host = host_array(ds);
+    if (r->gpu && !r->dev[ds]) r->dev[ds] = (void *)pb_upload(r, host, dataset_len(ds, r->len) * pp_dtype_size(dataset_type[ds]));
     return r->gpu ? r->dev[ds] : host;
 }
 
@@ -338,17 +336,12 @@ pb_tbb_job pb_tbb_job_of(const pb_state *s, pb_tbb_kind kind, int reps, int batc
     return (pb_tbb_job){.kind = kind, .in_type = (int)s->c->in, .out_type = (int)s->c->out, .in = s->host_in,
                         .n = s->n, .reps = reps, .batch = batch};
 }
+
 /* ---- options of the context: --option and the rows' tunings --------------------------------- */
 
-typedef struct saved_options {
-    int n;
-    pp_option opt[16];
-    int64_t value[16];
-} saved_options;
-
 /* Set "name=value ..." on the context (enum values of the strategy options may be given by
- * name), saving the previous values in *sv when sv is not NULL. 0 on success, else -1 (printed). */
-static int set_options(pb_run *r, const pb_state *s, const char *assignments, saved_options *sv)
+ * name). 0 on success, else -1 (printed). */
+static int set_options(pb_run *r, const pb_state *s, const char *assignments)
 {
     static const char *const strategies[] = {"auto", "shared", "global", "cluster", "u8"};
     char buf[512];
@@ -369,7 +362,6 @@ static int set_options(pb_run *r, const pb_state *s, const char *assignments, sa
                     eq ? "=" : "", eq ? eq + 1 : "");
             return -1;
         }
-        if (sv && sv->n < 16 && pp_context_get_option(r->ctx, opt, &sv->value[sv->n]) == PP_OK) sv->opt[sv->n++] = opt;
         if (pp_context_set_option(r->ctx, opt, v) != PP_OK) {
             pb_fail(r, s, "setting %s = %lld", tok, (long long)v);
             return -1;
@@ -378,15 +370,30 @@ static int set_options(pb_run *r, const pb_state *s, const char *assignments, sa
     return 0;
 }
 
-/* Back to the values before set_options (the defaults, or those of --option). */
-static int restore_options(pb_run *r, saved_options *sv)
+/* Every option at its default, then those of --option (after a tuned row). 0 on success. */
+static int reset_options(pb_run *r)
 {
-    int rc = 0;
-    while (sv->n > 0) sv->n--, rc |= pp_context_set_option(r->ctx, sv->opt[sv->n], sv->value[sv->n]) != PP_OK;
-    return rc ? -1 : 0;
+    int64_t lo, hi, dflt;
+    for (int k = 1; k < PP_OPTION_COUNT_; k++)
+        if (pp_option_bounds((pp_option)k, &lo, &hi, &dflt) == PP_OK && pp_context_set_option(r->ctx, (pp_option)k, dflt))
+            return -1;
+    return set_options(r, NULL, r->opt->assignments);
 }
 
-/* ---- timing --------------------------------------------------------------------------------- */
+/* ---- a row's result; timing ------------------------------------------------------------------ */
+
+typedef struct row_result {
+    const pb_case *c;
+    size_t n;
+    double t; /* seconds per call, median */
+    int reps, batch;
+    double gbs;
+    int error;               /* the call failed; nothing measured */
+    int verified;            /* 1 yes, 0 NO */
+    double peer_t, peer_gbs; /* < 0 if not run */
+    int peer_ok;             /* 1, 0, or -1 not checked */
+    char plan[96];           /* the plan of the last timed call ("" if the library records none) */
+} row_result;
 
 static double now_s(void)
 {
@@ -400,11 +407,6 @@ static int cmp_double(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
-
-typedef struct timing {
-    double t; /* seconds per call, median */
-    int reps, batch;
-} timing;
 
 /* Seconds for `batch` back-to-back calls: events on the context's stream on a GPU (host
  * clock + synchronize where no event timer is built, or for host-clock rows), the host clock
@@ -448,7 +450,7 @@ static int plan_batch(double t1)
 
 /* Warm-up, then repetitions until about 0.3 s (0.03 s with --quick) have been timed and at
  * least 5 (3) repetitions were made, at most 1000; or exactly --reps. Median per call. */
-static int measure(pb_run *r, const pb_family *f, const pb_state *s, timing *out)
+static int measure(pb_run *r, const pb_family *f, const pb_state *s, row_result *out)
 {
     const options *o = r->opt;
     const double target = o->quick ? 0.03 : 0.3;
@@ -458,24 +460,15 @@ static int measure(pb_run *r, const pb_family *f, const pb_state *s, timing *out
     double t1 = time_batch(r, f, s, 1);
     if (t1 < 0) return -1;
     out->batch = plan_batch(t1);
-    double *v = malloc(sizeof *v * (size_t)max_reps);
-    if (!v) return -1;
-    double total = 0;
+    double *v = pb_host_alloc(sizeof *v * (size_t)max_reps), total = 0, t = 0;
     int k = 0;
-    while (k < max_reps && (o->reps ? 1 : (k < min_reps || total < target))) {
-        double t = time_batch(r, f, s, out->batch);
-        if (t < 0) {
-            free(v);
-            return -1;
-        }
-        total += t;
-        v[k++] = t / out->batch;
-    }
+    while (k < max_reps && (o->reps || k < min_reps || total < target) && (t = time_batch(r, f, s, out->batch)) >= 0)
+        total += t, v[k++] = t / out->batch;
     qsort(v, (size_t)k, sizeof *v, cmp_double);
     out->reps = k;
     out->t = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
     free(v);
-    return 0;
+    return t < 0 ? -1 : 0;
 }
 
 /* ---- the generic verify and peer ---------------------------------------------------------- */
@@ -488,8 +481,8 @@ static int reference(pb_run *r, const pb_family *f, pb_state *s, char *why, size
     snprintf(key, sizeof key, "%s %.*s %d %d %zu %zu", f->name, (int)strcspn(s->c->name, "@"), s->c->name, s->c->in,
              s->c->out, s->n, s->out_bytes);
     if (!r->ref || strcmp(key, r->ref_key)) {
-        free(r->ref);
         pb_state t = *s;
+        free(r->ref);
         t.in = s->host_in, t.aux = s->host_aux, t.out = r->ref = memset(pb_host_alloc(s->out_bytes), 0, s->out_bytes);
         pp_status st = f->call(r->ref_ctx, &t);
         snprintf(r->ref_key, sizeof r->ref_key, "%s", st == PP_OK ? key : "");
@@ -544,18 +537,6 @@ static double peer(pb_run *r, const pb_family *f, pb_state *s, int reps, int bat
 
 /* ---- one row ---------------------------------------------------------------------------- */
 
-typedef struct row_result {
-    const pb_case *c;
-    size_t n;
-    timing tm;
-    double gbs, peer_gbs; /* peer_gbs < 0: no peer */
-    int error;    /* the call failed; nothing measured */
-    int verified; /* 1 yes, 0 NO */
-    double peer_t; /* seconds, < 0 if not run */
-    int peer_ok;   /* 1, 0, or -1 not checked */
-    char plan[96]; /* the plan of the last timed call ("" if the library records none) */
-} row_result;
-
 /* "strategy grid=G tiles=T p=a,b,c,d"; a forced strategy that did not run is flagged. */
 static void describe_plan(pb_run *r, const pb_case *c, char *buf, size_t size)
 {
@@ -574,30 +555,28 @@ static void describe_plan(pb_run *r, const pb_case *c, char *buf, size_t size)
 
 static row_result run_case(pb_run *r, const pb_family *f, const pb_case *c)
 {
-    row_result x = {.c = c, .error = 1, .peer_t = -1, .peer_ok = -1, .peer_gbs = -1};
+    row_result x = {.c = c, .error = 1, .peer_t = -1, .peer_gbs = -1, .peer_ok = -1};
     pb_state s = {.c = c, .n = x.n = (c->fixed_n ? c->fixed_n : r->n) * (c->n_mul ? c->n_mul : 1)};
-    saved_options saved = {0};
-    void *own_out = NULL;
+    char why[512] = "", label[128];
     r->current = &s;
-    s.host_in = host_array(r->h, pb_dataset_of(c->in));
+    s.host_in = host_array(pb_dataset_of(c->in));
     if (!(s.in = pb_input(r, pb_dataset_of(c->in)))) goto done;
     if (f->setup(r, &s)) goto teardown;
-    if (!s.out && s.out_bytes && (!(s.out = own_out = pb_alloc(r, s.out_bytes)) ||
-                                  pp_memset(r->ctx, s.out, 0, s.out_bytes) != PP_OK))
+    if (!s.out && s.out_bytes &&
+        (!(s.out = keep(r, pb_alloc(r, s.out_bytes), 1)) || pp_memset(r->ctx, s.out, 0, s.out_bytes) != PP_OK))
         goto teardown;
-    if (set_options(r, &s, c->tuning, &saved) == 0 && measure(r, f, &s, &x.tm) == 0) {
+    if (set_options(r, &s, c->tuning) == 0 && measure(r, f, &s, &x) == 0) {
         x.error = 0;
-        x.gbs = s.bytes / x.tm.t * 1e-9;
+        x.gbs = s.bytes / x.t * 1e-9;
         describe_plan(r, c, x.plan, sizeof x.plan);
-        char why[512] = "", label[128];
         if (!(x.verified = verify(r, f, &s, why, sizeof why)))
             fprintf(stderr, "parprim-bench: %s n=%zu on %s NOT VERIFIED: %s\n", case_label(c, 1, label, sizeof label), x.n,
                     pp_backend_name(pp_context_backend(r->ctx)), why[0] ? why : "(no reason given)");
     }
-    if (restore_options(r, &saved)) x.error = 1;
+    if (c->tuning && reset_options(r)) x.error = 1;
     /* the peer runs the rows without a tuning, with parprim's repetitions and batch */
     if (!x.error && !c->tuning && r->peer != PB_PEER_NONE) {
-        double ms = peer(r, f, &s, x.tm.reps, x.tm.batch, &x.peer_ok);
+        double ms = peer(r, f, &s, x.reps, x.batch, &x.peer_ok);
         if (ms > 0) x.peer_t = ms * 1e-3, x.peer_gbs = (s.peer_bytes > 0 ? s.peer_bytes : s.bytes) / x.peer_t * 1e-9;
         if (ms > 0 && x.peer_ok == 0)
             fprintf(stderr, "parprim-bench: warning: the peer's result for %s %s differs from the reference\n",
@@ -605,7 +584,6 @@ static row_result run_case(pb_run *r, const pb_family *f, const pb_case *c)
     }
 teardown:
     if (f->teardown) f->teardown(r, &s);
-    pb_release(r, own_out);
 done:
     while (r->nkeep > 0) r->nkeep--, r->keep[r->nkeep].ctx ? pb_release(r, r->keep[r->nkeep].p) : free(r->keep[r->nkeep].p);
     r->current = NULL;
@@ -617,16 +595,14 @@ done:
 static void fmt_time(char *buf, size_t size, double s)
 {
     if (s < 0) snprintf(buf, size, "-");
-    else if (s < 1e-3) snprintf(buf, size, "%.2f us", s * 1e6);
-    else if (s < 10.0) snprintf(buf, size, "%.3f ms", s * 1e3);
-    else snprintf(buf, size, "%.2f s", s);
+    else snprintf(buf, size, s < 1e-3 ? "%.2f us" : s < 10.0 ? "%.3f ms" : "%.2f s", s < 1e-3 ? s * 1e6 : s < 10.0 ? s * 1e3 : s);
 }
 
-static void fmt_n(char *buf, size_t size, size_t n)
+static const char *fmt_n(char *buf, size_t size, size_t n)
 {
-    unsigned k = po_ceil_log2(n);
-    if (n && ((size_t)1 << k) == n) snprintf(buf, size, "2^%u", k);
-    else snprintf(buf, size, "%zu", n);
+    const unsigned k = po_ceil_log2(n);
+    snprintf(buf, size, n && ((size_t)1 << k) == n ? "2^%zu" : "%zu", n && ((size_t)1 << k) == n ? (size_t)k : n);
+    return buf;
 }
 
 static void print_row(const row_result *x)
@@ -638,17 +614,17 @@ static void print_row(const row_result *x)
         printf("%-32s %-9s %10s %9s %11s %9s %9s %-4s\n", x->c->name, dt, n, "-", "-", "-", "-", "ERR");
         return;
     }
-    snprintf(reps, sizeof reps, "%dx%d", x->tm.reps, x->tm.batch);
-    fmt_time(t, sizeof t, x->tm.t);
+    snprintf(reps, sizeof reps, "%dx%d", x->reps, x->batch);
+    fmt_time(t, sizeof t, x->t);
     if (x->peer_t > 0) {
         fmt_time(pt, sizeof pt, x->peer_t);
         snprintf(pg, sizeof pg, "%.1f", x->peer_gbs);
-        snprintf(ratio, sizeof ratio, "%.3f%s", x->peer_t / x->tm.t, x->peer_ok == 0 ? "?" : "");
+        snprintf(ratio, sizeof ratio, "%.3f%s", x->peer_t / x->t, x->peer_ok == 0 ? "?" : "");
     }
     /* the strategy only (grid, tiles and parameters go to the CSV) */
     const int plan_len = x->plan[0] ? (int)strcspn(x->plan, " ") : 1;
     printf("%-32s %-9s %10s %9s %11s %9.3f %9.1f %-4s %11s %9s %7s  %.*s%s\n", x->c->name, dt, n, reps, t,
-           (double)x->n / x->tm.t * 1e-9, x->gbs, x->verified ? "yes" : "NO", pt, pg, ratio, plan_len,
+           (double)x->n / x->t * 1e-9, x->gbs, x->verified ? "yes" : "NO", pt, pg, ratio, plan_len,
            x->plan[0] ? x->plan : "-", strstr(x->plan, "did not run") ? " (NOT the forced one)" : "");
 }
 
@@ -662,20 +638,20 @@ static void csv_quoted(FILE *f, const char *s, const char *after)
 /* The first 17 columns are those of the bench before its peers and plans (cub_*: the GPU
  * peer's, empty on the CPU); peer* repeat the row's peer whichever it is (CUB, the atomics
  * kernel, oneTBB), plan is the library's plan of the last timed call. */
-static void csv_row(FILE *f, pb_run *r, const char *peer, const char *date, const row_result *x)
+static void csv_row(FILE *f, pb_run *r, const char *peer, const row_result *x)
 {
     char dt[32], p[96] = ",,";
     fprintf(f, "%s,", pp_backend_name(pp_context_backend(r->ctx)));
     csv_quoted(f, pp_context_device_name(r->ctx), ",");
     csv_quoted(f, pp_version_string(), "");
-    fprintf(f, ",%s,%" PRIu64 ",%s,%s,%zu,", date, r->h->seed, x->c->name, case_label(x->c, 0, dt, sizeof dt), x->n);
+    fprintf(f, ",%s,%" PRIu64 ",%s,%s,%zu,", g_date, g_host.seed, x->c->name, case_label(x->c, 0, dt, sizeof dt), x->n);
     if (x->error) {
         fprintf(f, ",,,,,ERR,,,,,,,,,\n");
         return;
     }
-    fprintf(f, "%d,%d,%.6g,%.6g,%.6g,%s,", x->tm.reps, x->tm.batch, x->tm.t * 1e3, (double)x->n / x->tm.t * 1e-9,
+    fprintf(f, "%d,%d,%.6g,%.6g,%.6g,%s,", x->reps, x->batch, x->t * 1e3, (double)x->n / x->t * 1e-9,
             x->gbs, x->verified ? "yes" : "NO");
-    if (x->peer_t > 0) snprintf(p, sizeof p, "%.6g,%.6g,%.6g", x->peer_t * 1e3, x->peer_gbs, x->peer_t / x->tm.t);
+    if (x->peer_t > 0) snprintf(p, sizeof p, "%.6g,%.6g,%.6g", x->peer_t * 1e3, x->peer_gbs, x->peer_t / x->t);
     fprintf(f, "%s,", r->peer == PB_PEER_GPU ? p : ",,");
     csv_quoted(f, x->peer_t > 0 ? peer : "", ",");
     fprintf(f, "%s,%s,", p, x->peer_t > 0 ? (x->peer_ok == 1 ? "yes" : x->peer_ok == 0 ? "NO" : "unchecked") : "");
@@ -685,85 +661,72 @@ static void csv_row(FILE *f, pb_run *r, const char *peer, const char *date, cons
 
 /* ---- one backend -------------------------------------------------------------------------- */
 
-typedef struct run_log {
-    FILE *csv;
-    const char *date;
-    pb_plot plot;
-} run_log;
-
 /* Runs every selected case on one backend. Returns the number of rows that failed. */
-static int run_backend(pp_backend backend, const options *o, host_data *h, run_log *log)
+static int run_backend(pp_backend backend, const options *o)
 {
     const int gpu = backend == PP_BACKEND_HIP;
     const size_t n = o->n ? o->n : (size_t)1 << (gpu ? (o->quick ? 24 : 28) : (o->quick ? 22 : 26));
-    pb_run r = {.opt = o, .h = h, .n = n, .len = n > 1024 ? n : 1024, .gpu = gpu};
-    for (int k = 0; k < PB_DS_COUNT && r.len > h->len; k++) free(h->a[k]), h->a[k] = NULL; /* grown on use */
-    h->len = r.len > h->len ? r.len : h->len;
-    pp_status st = pp_context_create(&r.ctx, backend, o->device);
+    pb_run r = {.opt = o, .n = n, .len = n > 1024 ? n : 1024, .gpu = gpu};
+    const char *timing_how = gpu ? "host clock + pp_context_synchronize (no event timer built)" : "host clock";
+    const char *peer = "peer";
+    char peer_desc[96] = "", nbuf[24], label[128];
+    int failed = 1;
+    for (int k = 0; k < PB_DS_COUNT && r.len > g_host.len; k++) free(g_host.a[k]), g_host.a[k] = NULL; /* grown on use */
+    g_host.len = r.len > g_host.len ? r.len : g_host.len;
+    pp_status st = pp_context_create(&r.ctx, backend, 0);
     if (st != PP_OK) {
         fprintf(stderr, "parprim-bench: cannot create a %s context: %s: %s\n", pp_backend_name(backend),
                 pp_status_string(st), pp_last_create_error());
         return 1;
     }
-    const char *timing_how = r.gpu ? "host clock + pp_context_synchronize (no event timer built)" : "host clock";
-    const char *peer = "peer";
-    char peer_desc[96] = "", nbuf[24], label[128], t[32], g[32], q[32];
-    int failed = 1;
+    r.peer = o->no_peer ? PB_PEER_NONE : gpu ? PB_PEER_GPU : PB_PEER_TBB; /* AMD: the atomics kernel of hist_rbi */
 #ifdef PB_HAVE_GPU_TIMER
-    if (r.gpu && !(r.timer = pb_timer_create(pp_context_stream(r.ctx)))) {
+    if (gpu && !(r.timer = pb_timer_create(pp_context_stream(r.ctx)))) {
         fprintf(stderr, "parprim-bench: event timer: %s\n", pb_gpu_last_error());
         goto out;
     }
-    if (r.gpu) timing_how = "events on the context's stream";
-    if (r.gpu) r.peer = o->no_peer ? PB_PEER_NONE : PB_PEER_GPU; /* AMD: the atomics kernel of hist_rbi only */
+    timing_how = gpu ? "events on the context's stream" : timing_how;
+#else
+    r.peer = gpu ? PB_PEER_NONE : r.peer;
 #endif
 #ifdef PB_HAVE_CUB
-    if (r.peer == PB_PEER_GPU) peer = "CUB";
-    if (r.peer == PB_PEER_GPU) snprintf(peer_desc, sizeof peer_desc, "; CUB %s in the same run", pb_cub_version());
+    if (r.peer == PB_PEER_GPU) peer = "CUB", snprintf(peer_desc, sizeof peer_desc, "; CUB %s in the same run", pb_cub_version());
 #endif
 #ifdef PB_HAVE_TBB
-    if (!r.gpu && !o->no_peer) {
-        r.peer = PB_PEER_TBB;
-        peer = "TBB";
-        snprintf(peer_desc, sizeof peer_desc, "; %s in the same run, %d took part in a probe", pb_tbb_describe(),
-                 pb_tbb_probe_threads());
-    }
+    if (r.peer == PB_PEER_TBB)
+        peer = "TBB", snprintf(peer_desc, sizeof peer_desc, "; %s in the same run, %d took part in a probe",
+                               pb_tbb_describe(), pb_tbb_probe_threads());
+#else
+    r.peer = gpu ? r.peer : PB_PEER_NONE;
 #endif
-    if (set_options(&r, NULL, o->assignments, NULL)) goto out;
-    if (r.gpu && (st = pp_context_create(&r.ref_ctx, PP_BACKEND_CPU, 0)) != PP_OK) {
+    if (set_options(&r, NULL, o->assignments)) goto out;
+    if (gpu && pp_context_create(&r.ref_ctx, PP_BACKEND_CPU, 0) != PP_OK) {
         fprintf(stderr, "parprim-bench: cannot create the cpu reference context: %s\n", pp_last_create_error());
         goto out;
     }
-    fmt_n(nbuf, sizeof nbuf, n);
-    const int pow2 = nbuf[0] == '2' && nbuf[1] == '^';
     printf("\n== backend %s: %s\n", pp_backend_name(backend), pp_context_device_name(r.ctx));
-    printf("   build %s | %s | n %zu%s%s%s | seed %" PRIu64 "\n", pp_version_string(), log->date, n, pow2 ? " (" : "",
-           pow2 ? nbuf : "", pow2 ? ")" : "", o->seed);
-    printf("   timing: %s, median of reps; verify: %s%s%s%s%s\n", timing_how,
+    printf("   n %s | timing: %s, median of reps; verify: %s%s%s%s%s\n", fmt_n(nbuf, sizeof nbuf, n), timing_how,
            r.ref_ctx ? "against the cpu backend" : "against the serial oracles", o->quick ? "; --quick" : "",
            peer_desc, o->assignments[0] ? "; options: " : "", o->assignments);
-    snprintf(t, sizeof t, "%s time", peer);
-    snprintf(g, sizeof g, "%s GB/s", peer);
-    snprintf(q, sizeof q, "pp/%s", peer);
-    printf("%-32s %-9s %10s %9s %11s %9s %9s %-4s %11s %9s %7s  %s\n", "row", "dtype", "n", "reps", "time",
-           "Gitems/s", "GB/s", "ok", t, g, q, "plan");
+    printf("%-32s %-9s %10s %9s %11s %9s %9s %-4s %6s time %4s GB/s %*s%s  plan\n", "row", "dtype", "n", "reps", "time",
+           "Gitems/s", "GB/s", "ok", peer, peer, 7 - (int)strlen(peer), "pp/", peer);
     fflush(stdout);
 
     failed = 0;
-    pb_plot_group *pg = pb_plot_add_group(&log->plot, pp_backend_name(backend), pp_context_device_name(r.ctx),
+    pb_plot_group *pg = pb_plot_add_group(&g_plot, pp_backend_name(backend), pp_context_device_name(r.ctx),
                                           r.peer == PB_PEER_NONE ? NULL : peer);
     for (size_t k = 0; k < pb_n_families; k++) {
         const pb_family *f = pb_families[k];
         for (size_t i = 0; i < f->count; i++) {
             const pb_case *c = &f->cases[i];
-            if (!strstr(case_label(c, 1, label, sizeof label), o->only ? o->only : "") || (c->tuning && !r.gpu))
+            if (!strstr(case_label(c, 1, label, sizeof label), o->only ? o->only : "") || (c->tuning && !gpu))
                 continue; /* tunings: GPU strategies */
             row_result x = run_case(&r, f, c);
             print_row(&x);
             fflush(stdout);
-            if (log->csv) csv_row(log->csv, &r, peer, log->date, &x);
+            if (g_csv) csv_row(g_csv, &r, peer, &x);
             failed += x.error || !x.verified;
-            if (!x.error && pg) pb_plot_add_bar(&log->plot, label, x.gbs, x.peer_gbs, x.verified, !strcmp(c->name, "copy"));
+            if (!x.error && pg) pb_plot_add_bar(&g_plot, label, x.gbs, x.peer_gbs, x.verified, !strcmp(c->name, "copy"));
         }
         if (f->finish) f->finish();
     }
@@ -782,8 +745,8 @@ int main(int argc, char **argv)
 {
     options o;
     int pr = parse_options(argc, argv, &o), selected = 0;
-    if (pr) return pr == 1 ? 0 : 2; /* 1: --help */
     char label[128];
+    if (pr) return pr == 1 ? 0 : 2; /* 1: --help */
     for (size_t k = 0; k < pb_n_families; k++)
         for (size_t i = 0; i < pb_families[k]->count; i++)
             selected += !!strstr(case_label(&pb_families[k]->cases[i], 1, label, sizeof label), o.only ? o.only : "");
@@ -791,63 +754,49 @@ int main(int argc, char **argv)
         fprintf(stderr, "parprim-bench: --only '%s' matches no row (--help lists them)\n", o.only);
         return 2;
     }
-
-    /* which backends: hip where asked for or (auto, all) present, cpu where asked for, for all, or without hip */
+    /* the backends: hip where present (not for cpu), cpu for all or without hip */
     const int hip_ok = pp_backend_available(PP_BACKEND_HIP), all = !strcmp(o.backend, "all");
-    if (!hip_ok && (all || !strcmp(o.backend, "hip"))) {
-        if (!all) {
-            fprintf(stderr, "parprim-bench: backend hip is not available (build: %s)\n", pp_version_string());
-            return 1;
-        }
-        printf("note: backend hip not available (%s); running cpu only\n", pp_version_string());
+    if (!hip_ok && !strcmp(o.backend, "hip")) {
+        fprintf(stderr, "parprim-bench: backend hip is not available (build: %s)\n", pp_version_string());
+        return 1;
     }
+    if (!hip_ok && all) printf("note: backend hip not available (%s); running cpu only\n", pp_version_string());
     pp_backend list[2];
     int nb = 0;
     if (hip_ok && strcmp(o.backend, "cpu")) list[nb++] = PP_BACKEND_HIP;
     if (!nb || all) list[nb++] = PP_BACKEND_CPU;
 
-    char date[64];
-    time_t now = time(NULL);
+    const time_t now = time(NULL);
     struct tm tmv;
-    gmtime_r(&now, &tmv);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &tmv);
-    printf("parprim-bench | %s | %s | seed %" PRIu64, pp_version_string(), date, o.seed);
+    strftime(g_date, sizeof g_date, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&now, &tmv));
+    printf("parprim-bench | %s | %s | seed %" PRIu64, pp_version_string(), g_date, o.seed);
 #ifdef _OPENMP
     printf(" | OpenMP threads %d", omp_get_max_threads());
 #endif
-    printf("\n");
-    printf("data: counter-based from the seed; floats uniform in [-1,1), u8 random bytes, i32 random\n");
-    printf("GB/s: fewest bytes the primitive must move / median time (copy: 2 x 4n; reduce: n x in + out;\n"
-           "      scan: n x (in + out), + n flag bytes or the offsets if segmented; CUB's scan by key: + 4n keys;\n"
-           "      histogram: n x in + counts, + the edges for hist_range; hist_rbi: n x (value + index) + 2 x outputs;\n"
-           "      hist_rbi's CUB columns: the plain global-atomics kernel of bench/atomic_peer.hip).\n");
-    if (!o.no_peer)
-        printf("pp/CUB, pp/TBB: parprim throughput / the peer's (> 1: parprim faster); '?' after it: the peer's own "
-               "result failed the same check. plan: the strategy the library recorded (pp_context_last_plan).\n");
+    printf("\n%s", legend);
 
-    run_log log = {.date = date};
-    if (o.csv && !(log.csv = fopen(o.csv, "w"))) {
+    if (o.csv && !(g_csv = fopen(o.csv, "w"))) {
         fprintf(stderr, "parprim-bench: cannot open '%s' for writing: %s\n", o.csv, strerror(errno));
         return 2;
     }
-    if (log.csv)
-        fprintf(log.csv, "backend,device,build,date_utc,seed,row,dtype,n,reps,batch,time_ms,gitems_per_s,gb_per_s,"
+    if (g_csv)
+        fprintf(g_csv, "backend,device,build,date_utc,seed,row,dtype,n,reps,batch,time_ms,gitems_per_s,gb_per_s,"
                          "verified,cub_time_ms,cub_gb_per_s,ratio_vs_cub,peer,peer_time_ms,peer_gb_per_s,ratio_vs_peer,"
                          "peer_verified,plan\n");
-    host_data h = {.seed = o.seed};
     int failed = 0;
-    for (int i = 0; i < nb; i++) failed += run_backend(list[i], &o, &h, &log);
-    if (log.csv) fclose(log.csv);
+    g_host.seed = o.seed;
+    for (int i = 0; i < nb; i++) failed += run_backend(list[i], &o);
+    if (g_csv) fclose(g_csv);
     if (o.plot) {
         char title[160];
-        snprintf(title, sizeof title, "parprim-bench %s, %s, seed %" PRIu64, pp_version_string(), date, o.seed);
-        if (pb_plot_write(&log.plot, o.plot, title)) {
+        snprintf(title, sizeof title, "parprim-bench %s, %s, seed %" PRIu64, pp_version_string(), g_date, o.seed);
+        if (pb_plot_write(&g_plot, o.plot, title)) {
             fprintf(stderr, "parprim-bench: cannot write the plot '%s': %s\n", o.plot, strerror(errno));
             failed++;
         }
     }
-    pb_plot_free(&log.plot);
-    for (int k = 0; k < PB_DS_COUNT; k++) free(h.a[k]);
+    pb_plot_free(&g_plot);
+    for (int k = 0; k < PB_DS_COUNT; k++) free(g_host.a[k]);
     if (failed) printf("\n%d row(s) failed verification or errored.\n", failed);
     else printf("\nall rows verified.\n");
     return failed ? 1 : 0;
