@@ -6,8 +6,7 @@
  * of cases, plus one line in registry.c. The harness (parprim_bench.c) runs each selected case
  * on each backend: setup, the call timed (options of the case's tuning set around it),
  * verify, the peer (CUB or a plain kernel on a GPU, oneTBB on the CPU) timed with the same
- * repetitions, teardown; it prints, writes the CSV and plots. Verify and peer are the
- * family's own, or the harness's generic ones (PB_FAMILY: check and peer_job below).
+ * repetitions, teardown. Verify and peer: the family's own, or generic (PB_FAMILY, pb_state).
  */
 #ifndef PB_BENCH_H
 #define PB_BENCH_H
@@ -45,6 +44,16 @@ typedef struct pb_case {
 /* A row with the run's n and no tuning; `spec`: the family's static parameters. */
 #define PB_ROW(name, in, out, op, spec) {name, in, out, op, 0, 0, NULL, &(spec)}
 
+/* The peer jobs of a row (generic path), filled with its fields (in, n, dtypes, stream, reps,
+ * batch; result: zeroed host memory of out_bytes, >= 16; out: s->out; offsets, flags, indices:
+ * s->aux, host_aux for TBB). Runs rbi where n_out is set, else cub or tbb where it has a kind. */
+typedef struct pb_peer {
+    pb_cub_job cub;
+    pb_tbb_job tbb;
+    pb_rbi_job rbi;
+    int to_out; /* the peer writes s->out (scans): filled with 0xff bytes first, then read back */
+} pb_peer;
+
 /* A case being run: filled by setup, read by the call, verify and peer. */
 typedef struct pb_state {
     const pb_case *c;
@@ -56,23 +65,18 @@ typedef struct pb_state {
     const void *in;      /* context space */
     const void *host_in; /* the same input in host memory */
     void *priv;          /* the family's own */
-    /* generic verify and peer: the result (context space, allocated zeroed by the harness where
-     * setup leaves it NULL), a second input (pb_aux), on GPU runs the CPU backend's result */
+    /* Generic verify and peer (PB_FAMILY sets check and peer_job): the result (context space,
+     * allocated zeroed by the harness where setup leaves it NULL), a second input (pb_aux), on
+     * GPU runs the CPU backend's result (the call on host_in, host_aux). The verify runs the
+     * call once more into a zeroed output; check judges `got` (host, out_bytes; `peer`: the
+     * peer's) against ref or the oracle: 1, or 0 (why). peer_job sets the peer jobs' kinds; 0:
+     * no peer for this row (or it failed, printed). */
     void *out;
     size_t out_bytes;
     const void *aux, *host_aux, *ref;
+    int (*check)(pb_run *r, const struct pb_state *s, const void *got, int peer, char *why, size_t why_size);
+    int (*peer_job)(pb_run *r, const struct pb_state *s, pb_peer *j);
 } pb_state;
-
-/* The peer jobs of a row (generic path), filled with the row's fields (in, n, dtypes, stream,
- * reps, batch; result: zeroed host memory of out_bytes, at least 16; out: s->out; offsets,
- * flags, indices: s->aux, on TBB s->host_aux). Runs rbi where rbi.n_out is set, else the job
- * of the run's peer (cub or tbb) where peer_job set its kind. */
-typedef struct pb_peer {
-    pb_cub_job cub;
-    pb_tbb_job tbb;
-    pb_rbi_job rbi;
-    int to_out; /* the peer writes s->out (scans): filled with 0xff bytes first, then read back */
-} pb_peer;
 
 typedef struct pb_family {
     const char *name;
@@ -81,28 +85,22 @@ typedef struct pb_family {
     /* 0 on success; else says why (pb_fail) and returns -1 (the row is an error). */
     int (*setup)(pb_run *r, pb_state *s);
     pp_status (*call)(pp_context *ctx, const pb_state *s);
-    /* 1 verified, 0 not (with `why`). NULL: the generic verify. */
+    /* 1 verified, 0 not (with `why`). NULL: the generic verify (s->check). */
     int (*verify)(pb_run *r, pb_state *s, char *why, size_t why_size);
     /* The peer, `reps` x `batch` calls: seconds per call (median), < 0 none or failed
      * (message printed); *ok: its result passed the same check (1), failed it (0), unchecked (-1).
-     * NULL: the generic peer (peer_job), or none. */
+     * NULL: the generic peer (s->peer_job), or none. */
     double (*peer)(pb_run *r, pb_state *s, pb_peer_kind kind, int reps, int batch, int *ok);
     void (*teardown)(pb_run *r, pb_state *s); /* may be NULL */
     void (*finish)(void); /* after each backend's rows (frees caches); may be NULL */
     const char *help;    /* the rows, for --help */
-    /* Generic verify: one more call into a zeroed output, then check `got` (host, out_bytes;
-     * `peer`: the peer's) against s->ref, or where NULL the oracle: 1 or 0 (why). The reference
-     * is the call on the CPU backend with s->host_in and s->host_aux. */
-    int (*check)(pb_run *r, const pb_state *s, const void *got, int peer, char *why, size_t why_size);
-    /* Generic peer: set the jobs' kinds; 0: no peer for this row (or it failed, printed). */
-    int (*peer_job)(pb_run *r, const pb_state *s, pb_peer *j);
 } pb_family;
 
 /* A family of the generic path from its file's cases, setup, call, check and peer_job. */
 #define PB_FAMILY(fam, ...)                                                                                 \
+    static int pb_setup_(pb_run *r, pb_state *s) { return s->check = check, s->peer_job = peer_job, setup(r, s); } \
     const pb_family pb_family_##fam = {.name = #fam, .cases = cases, .count = sizeof cases / sizeof cases[0], \
-                                       .setup = setup, .call = call, .check = check, .peer_job = peer_job,    \
-                                       __VA_ARGS__}
+                                       .setup = pb_setup_, .call = call, __VA_ARGS__}
 
 /* The families, in the order they run (registry.c: one line per family). */
 extern const pb_family *const pb_families[];

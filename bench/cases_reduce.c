@@ -80,9 +80,8 @@ static pp_status call(pp_context *ctx, const pb_state *s)
 static int check(pb_run *r, const pb_state *s, const void *got, int peer, char *why, size_t why_size)
 {
     const pb_case *c = s->c;
-    const size_t osz = pp_dtype_size(c->out);
+    const size_t osz = pp_dtype_size(c->out), *off = s->host_aux;
     const unsigned char *ref = s->ref;
-    const size_t *off = s->host_aux;
     po_red o;
     (void)r;
     if (kind_of(s) == RED_ARG) {
@@ -106,8 +105,8 @@ static int check(pb_run *r, const pb_state *s, const void *got, int peer, char *
         const void *gk = (const char *)got + (size_t)k * osz, *rk = ref ? ref + (size_t)k * osz : want;
         po_red_push(&q, s->host_in, off[k], off[k + 1] > off[k] ? off[k + 1] : off[k]);
         po_red_value(&q, want);
-        if (peer ? !(fabsl(po_value(gk, 0, c->out) - po_value(rk, 0, c->out)) <= 1e-3L * (1 + fabsl(po_value(rk, 0, c->out))))
-                 : !po_red_check(&q, gk, ref ? rk : NULL, 2.0, w, sizeof w))
+        const long double g = po_value(gk, 0, c->out), f = po_value(rk, 0, c->out);
+        if (peer ? !(fabsl(g - f) <= 1e-3L * (1 + fabsl(f))) : !po_red_check(&q, gk, ref ? rk : NULL, 2.0, w, sizeof w))
             bad = k < bad ? k : bad;
     }
     if (bad == LLONG_MAX) return 1;

@@ -1,7 +1,6 @@
 /* cases_scan.c -- the scan family: pp_inclusive_scan, pp_exclusive_scan, the segmented scans
  * (its rows and peers: the help text at the end). */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "bench.h"
 #include "oracles.h"

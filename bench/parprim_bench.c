@@ -28,9 +28,8 @@
 
 typedef struct options {
     const char *backend, *csv, *plot, *only;
-    size_t n;   /* 0: the backend's default */
-    int reps;   /* 0: adaptive */
-    int quick, no_peer;
+    size_t n;                 /* 0: the backend's default */
+    int reps, quick, no_peer; /* reps 0: adaptive */
     uint64_t seed;
     char assignments[512]; /* --option, space-separated */
 } options;
@@ -307,7 +306,8 @@ int pb_download(pb_run *r, void *host, const void *src, size_t bytes)
 const void *pb_input(pb_run *r, int ds)
 {
     const void *host = host_array(ds);
-    if (r->gpu && !r->dev[ds]) r->dev[ds] = (void *)pb_upload(r, host, dataset_len(ds, r->len) * pp_dtype_size(dataset_type[ds]));
+    const size_t bytes = dataset_len(ds, r->len) * pp_dtype_size(dataset_type[ds]);
+    if (r->gpu && !r->dev[ds]) r->dev[ds] = (void *)pb_upload(r, host, bytes);
     return r->gpu ? r->dev[ds] : host;
 }
 
@@ -498,7 +498,7 @@ static int reference(pb_run *r, const pb_family *f, pb_state *s, char *why, size
 
 static int verify(pb_run *r, const pb_family *f, pb_state *s, char *why, size_t why_size)
 {
-    if (f->verify) return f->verify(r, s, why, why_size);
+    if (f->verify || !s->check) return f->verify ? f->verify(r, s, why, why_size) : 0;
     void *got = pb_scratch(r, s->out_bytes);
     pp_status st = s->host_clock ? (memset(s->out, 0, s->out_bytes), PP_OK) : pp_memset(r->ctx, s->out, 0, s->out_bytes);
     if (st == PP_OK && (st = f->call(r->ctx, s)) == PP_OK && s->host_clock) memcpy(got, s->out, s->out_bytes);
@@ -506,18 +506,18 @@ static int verify(pb_run *r, const pb_family *f, pb_state *s, char *why, size_t 
         snprintf(why, why_size, "running once more into a zeroed output: %s", pp_context_last_error(r->ctx));
         return 0;
     }
-    return (!r->ref_ctx || !reference(r, f, s, why, why_size)) && f->check(r, s, got, 0, why, why_size);
+    return (!r->ref_ctx || !reference(r, f, s, why, why_size)) && s->check(r, s, got, 0, why, why_size);
 }
 
 static double peer(pb_run *r, const pb_family *f, pb_state *s, int reps, int batch, int *ok)
 {
-    if (f->peer || !f->peer_job) return f->peer ? f->peer(r, s, r->peer, reps, batch, ok) : -1;
+    if (f->peer || !s->peer_job) return f->peer ? f->peer(r, s, r->peer, reps, batch, ok) : -1;
     void *got = pb_scratch(r, s->out_bytes > 16 ? s->out_bytes : 16);
     pb_peer j = {pb_cub_job_of(r, s, 0, reps, batch), pb_tbb_job_of(s, 0, reps, batch),
                  {s->in, s->aux, s->n, 0, pb_stream(r), reps, batch, got}, 0};
     j.cub.result = j.tbb.result = got, j.cub.out = j.tbb.out = s->out;
     j.cub.offsets = s->aux, j.tbb.offsets = s->host_aux, j.tbb.flags = s->host_aux;
-    if (!f->peer_job(r, s, &j) || (j.to_out && pp_memset(r->ctx, s->out, 0xff, s->out_bytes) != PP_OK)) return -1;
+    if (!s->peer_job(r, s, &j) || (j.to_out && pp_memset(r->ctx, s->out, 0xff, s->out_bytes) != PP_OK)) return -1;
     double ms = -1;
     const char *err = "";
 #ifdef PB_HAVE_GPU_TIMER
@@ -530,7 +530,7 @@ static double peer(pb_run *r, const pb_family *f, pb_state *s, int reps, int bat
     if (r->peer == PB_PEER_TBB && j.tbb.kind) ms = pb_tbb_run(&j.tbb), err = pb_tbb_last_error();
 #endif
     char w[512];
-    if (ms >= 0) *ok = !(j.to_out && pb_download(r, got, s->out, s->out_bytes)) && f->check(r, s, got, 1, w, sizeof w);
+    if (ms >= 0) *ok = !(j.to_out && pb_download(r, got, s->out, s->out_bytes)) && s->check(r, s, got, 1, w, sizeof w);
     else if (err[0]) fprintf(stderr, "parprim-bench: peer of %s: %s\n", s->c->name, err);
     return ms;
 }
@@ -559,8 +559,10 @@ static row_result run_case(pb_run *r, const pb_family *f, const pb_case *c)
     pb_state s = {.c = c, .n = x.n = (c->fixed_n ? c->fixed_n : r->n) * (c->n_mul ? c->n_mul : 1)};
     char why[512] = "", label[128];
     r->current = &s;
-    s.host_in = host_array(pb_dataset_of(c->in));
-    if (!(s.in = pb_input(r, pb_dataset_of(c->in)))) goto done;
+    const int ds = pb_dataset_of(c->in);
+    if (ds < 0) pb_fail(r, &s, "no input array of %s (pb_dataset_of)", pp_dtype_name(c->in));
+    if (ds < 0 || !(s.in = pb_input(r, ds))) goto done;
+    s.host_in = host_array(ds);
     if (f->setup(r, &s)) goto teardown;
     if (!s.out && s.out_bytes &&
         (!(s.out = keep(r, pb_alloc(r, s.out_bytes), 1)) || pp_memset(r->ctx, s.out, 0, s.out_bytes) != PP_OK))
@@ -595,7 +597,8 @@ done:
 static void fmt_time(char *buf, size_t size, double s)
 {
     if (s < 0) snprintf(buf, size, "-");
-    else snprintf(buf, size, s < 1e-3 ? "%.2f us" : s < 10.0 ? "%.3f ms" : "%.2f s", s < 1e-3 ? s * 1e6 : s < 10.0 ? s * 1e3 : s);
+    else snprintf(buf, size, s < 1e-3 ? "%.2f us" : s < 10.0 ? "%.3f ms" : "%.2f s",
+                  s < 1e-3 ? s * 1e6 : s < 10.0 ? s * 1e3 : s);
 }
 
 static const char *fmt_n(char *buf, size_t size, size_t n)
@@ -690,7 +693,8 @@ static int run_backend(pp_backend backend, const options *o)
     r.peer = gpu ? PB_PEER_NONE : r.peer;
 #endif
 #ifdef PB_HAVE_CUB
-    if (r.peer == PB_PEER_GPU) peer = "CUB", snprintf(peer_desc, sizeof peer_desc, "; CUB %s in the same run", pb_cub_version());
+    if (r.peer == PB_PEER_GPU)
+        peer = "CUB", snprintf(peer_desc, sizeof peer_desc, "; CUB %s in the same run", pb_cub_version());
 #endif
 #ifdef PB_HAVE_TBB
     if (r.peer == PB_PEER_TBB)
