@@ -272,8 +272,8 @@ const void *pb_upload(pb_run *r, const void *host, size_t bytes)
     return r->gpu ? p : host;
 }
 
-void pb_release(pb_run *r, const void *p) { p ? pp_free(r->ctx, (void *)p) : (void)0; }
-void pb_release_upload(pb_run *r, const void *p) { r->gpu ? pb_release(r, p) : (void)0; }
+void pb_release(pb_run *r, const void *p) { if (p) pp_free(r->ctx, (void *)p); }
+void pb_release_upload(pb_run *r, const void *p) { if (r->gpu) pb_release(r, p); }
 
 /* p (context space where ctx), freed after the row. */
 static void *keep(pb_run *r, void *p, int ctx)
