@@ -85,8 +85,7 @@ static const pb_case cases[] = {
 };
 
 typedef struct hist_priv {
-    double lower, upper; /* HIST_EVEN */
-    double *edges;       /* HIST_RANGE, host */
+    double lower, upper, *edges; /* HIST_EVEN bounds; HIST_RANGE edges (host) */
     /* HIST_RBI, per output: the exact sum (double: the values are multiples of 2^-23 below 1
      * in magnitude, n < 2^30), sum |x| and the number of values */
     double *sum, *abs_sum;

@@ -14,8 +14,7 @@ typedef enum red_kind { RED_PLAIN, RED_TO_HOST, RED_ARG, RED_SEG } red_kind;
 
 typedef struct red_spec {
     red_kind kind;
-    size_t seg_len;   /* RED_SEG: segments of this length, or */
-    size_t seg_count; /* this many segments of n / seg_count */
+    size_t seg_len, seg_count; /* RED_SEG: segments of seg_len, or seg_count segments of n / seg_count */
 } red_spec;
 
 static const red_spec plain = {RED_PLAIN, 0, 0}, arg = {RED_ARG, 0, 0}, seg256 = {RED_SEG, 256, 0},
@@ -140,6 +139,5 @@ PB_FAMILY(reduce,
     .help = "  reduce_sum f32, f32->f64, f64, u8->u64, i32->i64, reduce_max i32, reduce_min f32, argmax f32,\n"
             "  argmin f64, segreduce_sum_len256 f32 (n/256 segments of 256), segreduce_sum_64segs f32\n"
             "  (64 long segments), latency_sum_ctx f32 and latency_sum_host f32 (n = 1024; result in\n"
-            "  context memory timed back to back, and result to host memory including the synchronizing\n"
-            "  copy; time per call); peers: CUB DeviceReduce / DeviceSegmentedReduce, oneTBB\n"
-            "  parallel_reduce (segments: parallel_for, each summed in order)\n");
+            "  context memory, or in host memory with the synchronizing copy); peers: CUB DeviceReduce /\n"
+            "  DeviceSegmentedReduce, oneTBB parallel_reduce (segments: parallel_for, each in order)\n");

@@ -146,6 +146,5 @@ PB_FAMILY(scan,
     .help = "  scan_incl_sum f32, f64, scan_excl_sum u32, u8->u64, scan_incl_max i32 (output of n\n"
             "  elements in context memory), segscan_sum_flags f32 and segscan_sum_offsets f32\n"
             "  (inclusive, the same random segments of 1..511 elements, mean 256, given as head\n"
-            "  flags or as offsets), latency_scan f32 (inclusive sum at n = 1024, calls timed\n"
-            "  back to back, time per call); peers: CUB DeviceScan (InclusiveSumByKey for the flags,\n"
-            "  none for the offsets), oneTBB parallel_scan\n");
+            "  flags or as offsets), latency_scan f32 (inclusive sum at n = 1024); peers: CUB\n"
+            "  DeviceScan (InclusiveSumByKey for the flags, none for the offsets), oneTBB parallel_scan\n");

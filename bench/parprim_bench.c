@@ -159,6 +159,12 @@ static const char *case_label(const pb_case *c, int with_name, char *buf, size_t
     return buf;
 }
 
+/* Whether --only's NAME is in the row's "name dtype" (left in label, 128 bytes). */
+static int case_selected(const pb_case *c, const char *only, char *label)
+{
+    return strstr(case_label(c, 1, label, 128), only ? only : "") != NULL;
+}
+
 /* ---- input data ------------------------------------------------------------------------- */
 
 uint64_t pb_mix64(uint64_t z)
@@ -385,9 +391,8 @@ static int reset_options(pb_run *r)
 typedef struct row_result {
     const pb_case *c;
     size_t n;
-    double t; /* seconds per call, median */
+    double t, gbs; /* seconds per call (median), GB/s */
     int reps, batch;
-    double gbs;
     int error;               /* the call failed; nothing measured */
     int verified;            /* 1 yes, 0 NO */
     double peer_t, peer_gbs; /* < 0 if not run */
@@ -723,8 +728,7 @@ static int run_backend(pp_backend backend, const options *o)
         const pb_family *f = pb_families[k];
         for (size_t i = 0; i < f->count; i++) {
             const pb_case *c = &f->cases[i];
-            if (!strstr(case_label(c, 1, label, sizeof label), o->only ? o->only : "") || (c->tuning && !gpu))
-                continue; /* tunings: GPU strategies */
+            if (!case_selected(c, o->only, label) || (c->tuning && !gpu)) continue; /* tunings: GPU strategies */
             row_result x = run_case(&r, f, c);
             print_row(&x);
             fflush(stdout);
@@ -753,7 +757,7 @@ int main(int argc, char **argv)
     if (pr) return pr == 1 ? 0 : 2; /* 1: --help */
     for (size_t k = 0; k < pb_n_families; k++)
         for (size_t i = 0; i < pb_families[k]->count; i++)
-            selected += !!strstr(case_label(&pb_families[k]->cases[i], 1, label, sizeof label), o.only ? o.only : "");
+            selected += case_selected(&pb_families[k]->cases[i], o.only, label);
     if (!selected) {
         fprintf(stderr, "parprim-bench: --only '%s' matches no row (--help lists them)\n", o.only);
         return 2;
