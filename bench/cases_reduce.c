@@ -62,11 +62,10 @@ static int setup(pb_run *r, pb_state *s)
 static pp_status call(pp_context *ctx, const pb_state *s)
 {
     const pb_case *c = s->c;
-    uint64_t *index = (uint64_t *)((char *)s->out + 8);
     switch (kind_of(s)) {
-    case RED_ARG:
-        return c->op == PP_OP_MAX ? pp_argmax(ctx, s->in, s->n, c->in, s->out, index, PP_RESULT_CONTEXT)
-                                  : pp_argmin(ctx, s->in, s->n, c->in, s->out, index, PP_RESULT_CONTEXT);
+    case RED_ARG: /* the index at byte 8 */
+        return (c->op == PP_OP_MAX ? pp_argmax : pp_argmin)(ctx, s->in, s->n, c->in, s->out,
+                                                            (uint64_t *)((char *)s->out + 8), PP_RESULT_CONTEXT);
     case RED_SEG: return pp_segmented_reduce(ctx, s->in, s->n, c->in, s->aux, segments(s), c->op, s->out, c->out);
     case RED_TO_HOST: return pp_reduce(ctx, s->in, s->n, c->in, c->op, s->out, c->out, PP_RESULT_HOST);
     default: return pp_reduce(ctx, s->in, s->n, c->in, c->op, s->out, c->out, PP_RESULT_CONTEXT);
