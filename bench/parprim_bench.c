@@ -99,7 +99,7 @@ static int parse_size(const char *s, size_t *out)
         return *end || k >= 63 ? -1 : 0;
     }
     unsigned long long v = strtoull(s, &end, 0);
-    const char *sfx = strchr("kmg", tolower((unsigned char)*end)); /* "kmg" + 3 for '\0' */
+    const char *sfx = strchr("kmg", tolower((unsigned char)*end)); /* no suffix: the "kmg" terminator */
     if (errno || end == s || (*end && (!sfx || end[1]))) return -1;
     *out = (size_t)(*end ? v << (10 * (sfx - "kmg" + 1)) : v);
     return 0;
