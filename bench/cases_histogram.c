@@ -1,13 +1,7 @@
-/* cases_histogram.c -- the histogram family's rows (u32 counts): pp_histogram_even over 256 to
- * 2^20 bins (uniform and skewed samples, and u8 bytes), pp_histogram_range from 4096 edges, and
- * pp_reduce_by_index (sums into 4096 outputs); then, on the GPU, the rows NAME@STRATEGY with one
- * strategy forced through the context's options, for the chooser's thresholds. Peers: CUB's
- * HistogramEven / HistogramRange, and for reduce-by-index the plain global-atomics kernel of
- * atomic_peer.hip (rows without a forced strategy only). */
+/* cases_histogram.c -- the histogram family: pp_histogram_even, pp_histogram_range,
+ * pp_reduce_by_index (its rows and peers: the help text at the end). */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "bench.h"
 #include "oracles.h"
@@ -91,38 +85,12 @@ static const pb_case cases[] = {
 };
 
 typedef struct hist_priv {
-    double lower, upper;    /* HIST_EVEN */
-    double *edges;          /* HIST_RANGE, host */
-    const double *dev_edges;
-    const uint32_t *indices, *host_indices; /* HIST_RBI */
-    void *counts;           /* context space: u32 counts, or f32 sums (accumulated into) */
-    size_t out_bytes;
+    double lower, upper, *edges; /* HIST_EVEN bounds; HIST_RANGE edges (host) */
+    /* HIST_RBI, per output: the exact sum (double: the values are multiples of 2^-23 below 1
+     * in magnitude, n < 2^30), sum |x| and the number of values */
+    double *sum, *abs_sum;
+    uint64_t *count;
 } hist_priv;
-
-/* The reference of the last configuration, kept for the strategy rows that follow it: the
- * CPU backend's result on GPU runs, the oracle on CPU runs. */
-typedef struct ref_key {
-    hist_spec spec;
-    pp_dtype in;
-    size_t n;
-    int gpu;
-} ref_key;
-
-static struct hist_ref {
-    int valid;
-    ref_key key;
-    void *data;       /* u32 counts, or f32 sums (HIST_RBI) */
-    double *abs_sum;  /* HIST_RBI: sum |x| per output */
-    uint64_t *count;  /* HIST_RBI: values per output */
-} g_ref;
-
-static void ref_free(void)
-{
-    free(g_ref.data);
-    free(g_ref.abs_sum);
-    free(g_ref.count);
-    memset(&g_ref, 0, sizeof g_ref);
-}
 
 static const hist_spec *spec_of(const pb_state *s) { return s->c->spec; }
 
@@ -130,30 +98,33 @@ static int setup(pb_run *r, pb_state *s)
 {
     const hist_spec *h = spec_of(s);
     const size_t nb = h->nbins, isz = pp_dtype_size(s->c->in);
-    hist_priv *p = calloc(1, sizeof *p);
-    if (!(s->priv = p)) return -1;
-    p->out_bytes = nb * (h->kind == HIST_RBI ? sizeof(float) : sizeof(uint32_t));
+    hist_priv *p = s->priv = pb_scratch(r, sizeof *p);
+    s->out_bytes = nb * sizeof(uint32_t); /* u32 counts, or f32 sums (accumulated into) */
     /* bounds exact in float (CUB's levels): u8 [0, 256); f32 [-1, 1), or bins of width 2 */
     p->lower = s->c->in == PP_U8 ? 0 : -1.0;
     p->upper = s->c->in == PP_U8 ? 256 : h->skew ? -1.0 + 2.0 * (double)nb : 1.0;
-    s->bytes = (double)(s->n * isz + p->out_bytes);
+    s->bytes = (double)(s->n * isz + s->out_bytes);
     if (h->kind == HIST_RANGE) {
         /* -1 + 2 (k / nbins)^2 rounded to float (CUB's float levels are the same numbers):
          * narrow bins near -1, wide near 1 */
-        p->edges = pb_host_alloc((nb + 1) * sizeof *p->edges);
+        p->edges = pb_scratch(r, (nb + 1) * sizeof *p->edges);
         for (size_t k = 0; k <= nb; k++) {
             const double f = (double)k / (double)nb;
             p->edges[k] = k == nb ? 1.0 : (float)(-1.0 + 2.0 * f * f);
         }
         s->bytes += (double)((nb + 1) * sizeof(double));
-        if (!(p->dev_edges = pb_upload(r, p->edges, (nb + 1) * sizeof(double)))) return -1;
-    } else if (h->kind == HIST_RBI) {
-        p->host_indices = pb_host_input(r, PB_DS_IDX);
-        if (!(p->indices = pb_input(r, PB_DS_IDX))) return -1;
-        s->bytes = (double)(s->n * (isz + sizeof(uint32_t)) + 2 * p->out_bytes);
+        return pb_aux(r, s, p->edges, (nb + 1) * sizeof(double)) ? 0 : -1;
     }
-    if (!(p->counts = pb_alloc(r, p->out_bytes)) || pp_memset(pb_ctx(r), p->counts, 0, p->out_bytes) != PP_OK) return -1;
-    return 0;
+    if (h->kind != HIST_RBI) return 0;
+    const float *v = s->host_in;
+    const uint32_t *idx = s->host_aux = pb_host_input(r, PB_DS_IDX);
+    double *sum = p->sum = pb_scratch(r, nb * sizeof *sum), *abs_sum = p->abs_sum = pb_scratch(r, nb * sizeof *sum);
+    uint64_t *count = p->count = pb_scratch(r, nb * sizeof *count);
+#pragma omp parallel for schedule(static) reduction(+ : sum[:nb], abs_sum[:nb], count[:nb])
+    for (long long i = 0; i < (long long)s->n; i++)
+        if (idx[i] < nb) sum[idx[i]] += v[i], abs_sum[idx[i]] += fabs(v[i]), count[idx[i]]++;
+    s->bytes = (double)(s->n * (isz + sizeof(uint32_t)) + 2 * s->out_bytes);
+    return (s->aux = pb_input(r, PB_DS_IDX)) ? 0 : -1;
 }
 
 static pp_status call(pp_context *ctx, const pb_state *s)
@@ -161,89 +132,35 @@ static pp_status call(pp_context *ctx, const pb_state *s)
     const hist_priv *p = s->priv;
     const size_t nb = spec_of(s)->nbins;
     switch (spec_of(s)->kind) {
-    case HIST_EVEN: return pp_histogram_even(ctx, s->in, s->n, s->c->in, nb, p->lower, p->upper, p->counts, PP_U32);
-    case HIST_RANGE: return pp_histogram_range(ctx, s->in, s->n, s->c->in, p->dev_edges, nb, p->counts, PP_U32);
-    case HIST_RBI: return pp_reduce_by_index(ctx, s->in, s->n, PP_F32, p->indices, PP_OP_SUM, p->counts, nb, NULL);
+    case HIST_EVEN: return pp_histogram_even(ctx, s->in, s->n, s->c->in, nb, p->lower, p->upper, s->out, PP_U32);
+    case HIST_RANGE: return pp_histogram_range(ctx, s->in, s->n, s->c->in, s->aux, nb, s->out, PP_U32);
+    case HIST_RBI: return pp_reduce_by_index(ctx, s->in, s->n, PP_F32, s->aux, PP_OP_SUM, s->out, nb, NULL);
     }
     return PP_ERROR_INVALID_ARGUMENT;
 }
 
-/* The reference of the row (cached in g_ref). 0 on success. */
-static int reference(pb_run *r, const pb_state *s)
+/* Counts bitwise against the reference (GPU runs) or the oracle; reduce-by-index sums within
+ * 2 g(m) sum|x| per output (m values: parprim.h's bound for each side) of the reference, or of
+ * the exact sum rounded to float. */
+static int check(pb_run *r, const pb_state *s, const void *got, int peer, char *why, size_t why_size)
 {
-    const hist_spec *h = spec_of(s);
     const hist_priv *p = s->priv;
-    const size_t nb = h->nbins, n = s->n;
-    pp_context *ref = pb_ref_ctx(r);
-    ref_key key;
-    memset(&key, 0, sizeof key); /* the padding too: keys are compared with memcmp */
-    key.spec = *h;
-    key.in = s->c->in;
-    key.n = n;
-    key.gpu = ref != NULL;
-    if (g_ref.valid && !memcmp(&key, &g_ref.key, sizeof key)) return 0;
-    ref_free();
-    pp_status st = PP_OK;
-    if (h->kind == HIST_RBI) {
-        float *sum = calloc(nb, sizeof *sum);
-        double *ds = calloc(nb, sizeof *ds);
-        g_ref.abs_sum = calloc(nb, sizeof *g_ref.abs_sum);
-        g_ref.count = calloc(nb, sizeof *g_ref.count);
-        g_ref.data = sum;
-        if (!sum || !ds || !g_ref.abs_sum || !g_ref.count) {
-            free(ds);
-            return -1;
-        }
-        const float *v = s->host_in;
-        for (size_t i = 0; i < n; i++) {
-            const uint32_t j = p->host_indices[i];
-            if (j >= nb) continue;
-            ds[j] += v[i];
-            g_ref.abs_sum[j] += fabs(v[i]);
-            g_ref.count[j]++;
-        }
-        if (ref) st = pp_reduce_by_index(ref, s->host_in, n, PP_F32, p->host_indices, PP_OP_SUM, sum, nb, NULL);
-        else
-            for (size_t j = 0; j < nb; j++) sum[j] = (float)ds[j];
-        free(ds);
-    } else {
-        uint32_t *c = g_ref.data = malloc(nb * sizeof *c);
-        if (!c) return -1;
-        if (ref && h->kind == HIST_EVEN)
-            st = pp_histogram_even(ref, s->host_in, n, s->c->in, nb, p->lower, p->upper, c, PP_U32);
-        else if (ref)
-            st = pp_histogram_range(ref, s->host_in, n, s->c->in, p->edges, nb, c, PP_U32);
-        else
-            po_hist_counts(s->host_in, s->c->in, n, nb, p->lower, p->upper, h->kind == HIST_RANGE ? p->edges : NULL, c);
-    }
-    if (st != PP_OK) {
-        fprintf(stderr, "parprim-bench: reference on the cpu backend failed: %s\n", pp_context_last_error(ref));
-        return -1;
-    }
-    g_ref.valid = 1;
-    g_ref.key = key;
-    return 0;
-}
-
-/* Counts bitwise; reduce-by-index sums within 2 g(m) sum|x| per output (m values: parprim.h's
- * bound for each side). */
-static int check(const pb_state *s, const void *got, char *why, size_t why_size)
-{
     const size_t nb = spec_of(s)->nbins;
+    (void)peer;
     if (spec_of(s)->kind == HIST_RBI) {
-        const float *g = got, *f = g_ref.data;
+        const float *g = got, *f = s->ref;
         for (size_t j = 0; j < nb; j++) {
-            const double m = (double)g_ref.count[j], u = 0x1p-24;
-            const double bound = 2.0 * m * u / (1.0 - m * u) * g_ref.abs_sum[j];
-            if (!(fabs((double)g[j] - (double)f[j]) <= bound)) {
-                snprintf(why, why_size, "output %zu: got %.9g, reference %.9g, bound %.3g", j, (double)g[j], (double)f[j],
-                         bound);
+            const double m = (double)p->count[j], u = 0x1p-24, want = f ? f[j] : (float)p->sum[j];
+            const double bound = 2.0 * m * u / (1.0 - m * u) * p->abs_sum[j];
+            if (!(fabs((double)g[j] - want) <= bound)) {
+                snprintf(why, why_size, "output %zu: got %.9g, reference %.9g, bound %.3g", j, (double)g[j], want, bound);
                 return 0;
             }
         }
         return 1;
     }
-    const uint32_t *g = got, *c = g_ref.data;
+    const uint32_t *g = got, *c = s->ref ? s->ref : pb_scratch(r, s->out_bytes);
+    if (!s->ref) po_hist_counts(s->host_in, s->c->in, s->n, nb, p->lower, p->upper, p->edges, (uint32_t *)c);
     for (size_t k = 0; k < nb; k++)
         if (g[k] != c[k]) {
             snprintf(why, why_size, "bin %zu: count %u, reference %u", k, g[k], c[k]);
@@ -252,84 +169,22 @@ static int check(const pb_state *s, const void *got, char *why, size_t why_size)
     return 1;
 }
 
-static int verify(pb_run *r, pb_state *s, char *why, size_t why_size)
+/* GPU: CUB's HistogramEven / HistogramRange, or for reduce-by-index the atomics kernel. */
+static int peer_job(pb_run *r, const pb_state *s, pb_peer *j)
 {
-    hist_priv *p = s->priv;
-    void *got = pb_host_alloc(p->out_bytes);
-    int ok = 0;
-    /* reduce-by-index accumulated over the timed calls: once more from 0 for the check */
-    if (spec_of(s)->kind == HIST_RBI &&
-        (pp_memset(pb_ctx(r), p->counts, 0, p->out_bytes) != PP_OK || call(pb_ctx(r), s) != PP_OK))
-        snprintf(why, why_size, "running again from 0: %s", pp_context_last_error(pb_ctx(r)));
-    else if (pb_download(r, got, p->counts, p->out_bytes) || reference(r, s))
-        snprintf(why, why_size, "could not read back or compute the reference");
-    else
-        ok = check(s, got, why, why_size);
-    free(got);
-    return ok;
+    const hist_priv *p = s->priv;
+    (void)r;
+    j->cub.kind = spec_of(s)->kind == HIST_EVEN ? PB_CUB_HIST_EVEN : PB_CUB_HIST_RANGE;
+    j->cub.nbins = spec_of(s)->nbins;
+    j->cub.lower = p->lower, j->cub.upper = p->upper, j->cub.edges_host = p->edges;
+    j->rbi.n_out = spec_of(s)->kind == HIST_RBI ? spec_of(s)->nbins : 0;
+    return 1;
 }
 
-static double peer(pb_run *r, pb_state *s, pb_peer_kind kind, int reps, int batch, int *ok)
-{
-    hist_priv *p = s->priv;
-    void *res = calloc(1, p->out_bytes);
-    double ms = -1;
-    const char *err = "";
-    (void)r, (void)reps, (void)batch;
-#ifdef PB_HAVE_GPU_TIMER
-    if (kind == PB_PEER_GPU && spec_of(s)->kind == HIST_RBI) {
-        pb_rbi_job j;
-        memset(&j, 0, sizeof j);
-        j.values = s->in;
-        j.indices = p->indices;
-        j.n = s->n;
-        j.n_out = spec_of(s)->nbins;
-        j.stream = pb_stream(r);
-        j.reps = reps;
-        j.batch = batch;
-        j.result = res;
-        ms = pb_rbi_atomic_run(&j);
-        err = pb_rbi_last_error();
-    }
-#endif
-#ifdef PB_HAVE_CUB
-    if (kind == PB_PEER_GPU && spec_of(s)->kind != HIST_RBI) {
-        const pb_cub_kind kk = spec_of(s)->kind == HIST_EVEN ? PB_CUB_HIST_EVEN : PB_CUB_HIST_RANGE;
-        pb_cub_job j = pb_cub_job_of(r, s, kk, reps, batch);
-        j.result = res;
-        j.nbins = spec_of(s)->nbins;
-        j.lower = p->lower;
-        j.upper = p->upper;
-        j.edges_host = p->edges;
-        ms = pb_cub_run(&j);
-        err = pb_cub_last_error();
-    }
-#endif
-    (void)kind;
-    char w[256];
-    if (ms >= 0) *ok = res && g_ref.valid && check(s, res, w, sizeof w);
-    else if (err[0]) fprintf(stderr, "parprim-bench: peer of %s: %s\n", s->c->name, err);
-    free(res);
-    return ms;
-}
-
-static void teardown(pb_run *r, pb_state *s)
-{
-    hist_priv *p = s->priv;
-    if (!p) return;
-    pb_release(r, p->counts);
-    pb_release_upload(r, p->dev_edges);
-    free(p->edges);
-    free(p);
-}
-
-const pb_family pb_family_histogram = {
-    "histogram", cases, sizeof cases / sizeof cases[0], setup, call, verify, peer, teardown, ref_free,
-    "  histogram rows (hist_*, u32 counts): hist_even_256/4096/65536/2^20 f32 (uniform over\n"
-    "  [-1, 1)), *_skew (every sample in bin 0), hist_even_u8_256 (4n bytes, bin = value),\n"
-    "  hist_range_4096 f32 (edges from nbins + 1 doubles), hist_rbi_sum_4096 f32\n"
-    "  (pp_reduce_by_index, indices uniform over 4096 outputs); on the GPU CUB's\n"
-    "  HistogramEven / HistogramRange (or, for hist_rbi, a plain global-atomics kernel) in\n"
-    "  the peer columns, and the rows NAME@STRATEGY with one GPU strategy forced through the\n"
-    "  context's experimental options (hist_strategy, hist_copies, ...; rbi_*), for the\n"
-    "  chooser; their plan column shows the strategy that ran.\n"};
+PB_FAMILY(histogram,
+    .help = "  histogram rows (hist_*, u32 counts): hist_even_256/4096/65536/2^20 f32 (uniform over\n"
+            "  [-1, 1)), *_skew (every sample in bin 0), hist_even_u8_256 (4n bytes, bin = value),\n"
+            "  hist_range_4096 f32 (edges from nbins + 1 doubles), hist_rbi_sum_4096 f32\n"
+            "  (pp_reduce_by_index, indices uniform over 4096 outputs); peers: CUB HistogramEven /\n"
+            "  HistogramRange, for hist_rbi a plain global-atomics kernel; on the GPU also the rows\n"
+            "  NAME@STRATEGY, one strategy forced through the context's options (hist_*, rbi_*)\n");

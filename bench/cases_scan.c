@@ -1,10 +1,6 @@
-/* cases_scan.c -- the scan family's rows: pp_inclusive_scan / pp_exclusive_scan (output of n
- * elements in context memory), the segmented scans by head flags and by offsets (the same
- * random segments of 1..511 elements, mean 256), and the latency of a small scan. Peers: CUB's
- * DeviceScan (the segmented one by key) on the GPU, oneTBB's parallel_scan on the CPU. */
+/* cases_scan.c -- the scan family: pp_inclusive_scan, pp_exclusive_scan, the segmented scans
+ * (its rows and peers: the help text at the end). */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "bench.h"
 #include "oracles.h"
@@ -31,12 +27,9 @@ static const pb_case cases[] = {
 };
 
 typedef struct scan_priv {
-    void *out;        /* context space, n elements */
-    size_t ns;        /* segments */
-    size_t *offsets;  /* host, ns + 1 */
-    uint8_t *flags;   /* host, n head flags (segmented rows) */
-    const void *dev_segments; /* the flags or the offsets in context space */
-    void *got, *ref;  /* host: the output read back; GPU runs: the CPU backend's */
+    size_t ns;       /* segments */
+    size_t *offsets; /* host, ns + 1 (segmented rows) */
+    uint8_t *flags;  /* host, n head flags (segmented rows) */
 } scan_priv;
 
 static scan_kind kind_of(const pb_state *s) { return ((const scan_spec *)s->c->spec)->kind; }
@@ -51,76 +44,50 @@ static size_t segment_length(uint64_t seed, size_t k, size_t mean)
 
 static int setup(pb_run *r, pb_state *s)
 {
-    const pb_case *c = s->c;
-    const size_t n = s->n, osz = pp_dtype_size(c->out);
-    scan_priv *p = calloc(1, sizeof *p);
-    if (!(s->priv = p)) return -1;
-    s->bytes = (double)n * (double)(pp_dtype_size(c->in) + osz);
-    p->got = pb_host_alloc(n * osz);
-    if (kind_of(s) == SCAN_FLAGS || kind_of(s) == SCAN_OFFSETS) {
-        const size_t mean = ((const scan_spec *)c->spec)->seg_mean;
-        for (size_t o = 0; o < n; p->ns++) o += segment_length(pb_seed(r), p->ns, mean);
-        p->offsets = pb_host_alloc((p->ns + 1) * sizeof *p->offsets);
-        p->flags = pb_host_alloc(n);
-        memset(p->flags, 0, n);
-        for (size_t k = 0, o = 0; k < p->ns; o += segment_length(pb_seed(r), k, mean), k++) p->flags[p->offsets[k] = o] = 1;
-        p->offsets[p->ns] = n;
-        if (kind_of(s) == SCAN_FLAGS) {
-            s->bytes += (double)n;
-            s->peer_bytes = pb_gpu(r) ? s->bytes + 4.0 * (double)n : 0; /* CUB's scan by key reads uint32 keys */
-            p->dev_segments = pb_upload(r, p->flags, n);
-        } else {
-            s->bytes += (double)((p->ns + 1) * sizeof(size_t));
-            p->dev_segments = pb_upload(r, p->offsets, (p->ns + 1) * sizeof(size_t));
-        }
-        if (!p->dev_segments) return -1;
-    }
-    return (p->out = pb_alloc(r, n * osz)) ? 0 : -1;
-}
-
-/* The row's call on `in` with the segments `seg` (flags or offsets) into `out`. */
-static pp_status scan_call(pp_context *ctx, const pb_state *s, const void *in, const void *seg, void *out)
-{
-    const pb_case *c = s->c;
-    const scan_priv *p = s->priv;
-    switch (kind_of(s)) {
-    case SCAN_INCL: return pp_inclusive_scan(ctx, in, s->n, c->in, c->op, out, c->out);
-    case SCAN_EXCL: return pp_exclusive_scan(ctx, in, s->n, c->in, c->op, NULL, out, c->out);
-    case SCAN_FLAGS:
-        return pp_segmented_scan_flags(ctx, in, s->n, c->in, seg, c->op, PP_SCAN_INCLUSIVE, NULL, out, c->out);
-    case SCAN_OFFSETS:
-        return pp_segmented_scan_offsets(ctx, in, s->n, c->in, seg, p->ns, c->op, PP_SCAN_INCLUSIVE, NULL, out, c->out);
-    }
-    return PP_ERROR_INVALID_ARGUMENT;
+    const size_t n = s->n, mean = ((const scan_spec *)s->c->spec)->seg_mean;
+    scan_priv *p = s->priv = pb_scratch(r, sizeof *p);
+    s->out_bytes = n * pp_dtype_size(s->c->out);
+    s->bytes = (double)n * (double)pp_dtype_size(s->c->in) + (double)s->out_bytes;
+    if (kind_of(s) != SCAN_FLAGS && kind_of(s) != SCAN_OFFSETS) return 0;
+    for (size_t o = 0; o < n; p->ns++) o += segment_length(pb_seed(r), p->ns, mean);
+    p->offsets = pb_scratch(r, (p->ns + 1) * sizeof *p->offsets);
+    p->flags = pb_scratch(r, n);
+    for (size_t k = 0, o = 0; k < p->ns; o += segment_length(pb_seed(r), k, mean), k++) p->flags[p->offsets[k] = o] = 1;
+    p->offsets[p->ns] = n;
+    const int fl = kind_of(s) == SCAN_FLAGS;
+    s->bytes += (double)(fl ? n : (p->ns + 1) * sizeof(size_t));
+    s->peer_bytes = fl && pb_gpu(r) ? s->bytes + 4.0 * (double)n : 0; /* CUB's scan by key reads uint32 keys */
+    return pb_aux(r, s, fl ? (void *)p->flags : p->offsets, fl ? n : (p->ns + 1) * sizeof(size_t)) ? 0 : -1;
 }
 
 static pp_status call(pp_context *ctx, const pb_state *s)
 {
-    const scan_priv *p = s->priv;
-    return scan_call(ctx, s, s->in, p->dev_segments, p->out);
+    const pb_case *c = s->c;
+    switch (kind_of(s)) {
+    case SCAN_INCL: return pp_inclusive_scan(ctx, s->in, s->n, c->in, c->op, s->out, c->out);
+    case SCAN_EXCL: return pp_exclusive_scan(ctx, s->in, s->n, c->in, c->op, NULL, s->out, c->out);
+    case SCAN_FLAGS:
+        return pp_segmented_scan_flags(ctx, s->in, s->n, c->in, s->aux, c->op, PP_SCAN_INCLUSIVE, NULL, s->out, c->out);
+    case SCAN_OFFSETS:
+        return pp_segmented_scan_offsets(ctx, s->in, s->n, c->in, s->aux, ((const scan_priv *)s->priv)->ns, c->op,
+                                         PP_SCAN_INCLUSIVE, NULL, s->out, c->out);
+    }
+    return PP_ERROR_INVALID_ARGUMENT;
 }
 
-/* Check the n outputs in p->out against the reference (p->ref on GPU runs, else the oracle),
- * in chunks side by side: a first pass reduces each chunk from its last segment head, so that
- * the oracle's state entering every chunk is known (both segmented forms are checked by their
- * flags: the offsets cover [0, n) with the same segments). */
-static int check(pb_run *r, const pb_state *s, char *why, size_t why_size)
+/* The n outputs against the reference (GPU runs), else the oracle, in chunks side by side: a
+ * first pass reduces each chunk from its last segment head, so that the oracle's state entering
+ * every chunk is known (both segmented forms are checked by their flags: the offsets cover
+ * [0, n) with the same segments). */
+static int check(pb_run *r, const pb_state *s, const void *got, int peer, char *why, size_t why_size)
 {
     const pb_case *c = s->c;
-    scan_priv *p = s->priv;
+    const scan_priv *p = s->priv;
     const size_t n = s->n, chunk = (size_t)1 << 16, nc = (n + chunk - 1) / chunk;
-    if (pb_download(r, p->got, p->out, n * pp_dtype_size(c->out))) {
-        snprintf(why, why_size, "could not read back the output");
-        return 0;
-    }
     const po_scan sc = {c->in, c->out, c->op, kind_of(s) == SCAN_EXCL, NULL, p->flags, NULL, 0, 0};
-    po_red *st = malloc((nc + 1) * sizeof *st);
-    int *head = malloc((nc + 1) * sizeof *head);
-    if (!st || !head) {
-        free(st), free(head);
-        snprintf(why, why_size, "out of host memory for the check");
-        return 0;
-    }
+    po_red *st = pb_scratch(r, (nc + 1) * sizeof *st);
+    int *head = pb_scratch(r, (nc + 1) * sizeof *head);
+    (void)peer;
 #pragma omp parallel for schedule(static)
     for (long long k = 0; k < (long long)nc; k++) {
         const size_t lo = (size_t)k * chunk, hi = n - lo < chunk ? n : lo + chunk;
@@ -138,110 +105,46 @@ static int check(pb_run *r, const pb_state *s, char *why, size_t why_size)
             st[k] = t;
         }
     size_t bad_chunk = SIZE_MAX;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) reduction(min : bad_chunk)
     for (long long k = 0; k < (long long)nc; k++) {
         const size_t lo = (size_t)k * chunk, hi = n - lo < chunk ? n : lo + chunk;
         size_t bad;
         char w[8];
-        if (!po_scan_check_span(&sc, s->host_in, lo, hi, k ? &st[k - 1] : NULL, p->got, p->ref, 2.0, &bad, w, sizeof w)) {
-#pragma omp critical
-            if ((size_t)k < bad_chunk) bad_chunk = (size_t)k;
-        }
+        if (!po_scan_check_span(&sc, s->host_in, lo, hi, k ? &st[k - 1] : NULL, got, s->ref, 2.0, &bad, w, sizeof w))
+            bad_chunk = (size_t)k < bad_chunk ? (size_t)k : bad_chunk;
     }
     size_t bad = 0;
     if (bad_chunk != SIZE_MAX) /* again, for the message */
         po_scan_check_span(&sc, s->host_in, bad_chunk * chunk, n - bad_chunk * chunk < chunk ? n : (bad_chunk + 1) * chunk,
-                           bad_chunk ? &st[bad_chunk - 1] : NULL, p->got, p->ref, 2.0, &bad, why, why_size);
-    free(st);
-    free(head);
+                           bad_chunk ? &st[bad_chunk - 1] : NULL, got, s->ref, 2.0, &bad, why, why_size);
     return bad_chunk == SIZE_MAX;
 }
 
-static int verify(pb_run *r, pb_state *s, char *why, size_t why_size)
+/* The peer writes into the row's output (verified already). CUB has no scan by offsets; its
+ * scan by key reads each element's segment id (wrapping: only neighbours must differ). */
+static int peer_job(pb_run *r, const pb_state *s, pb_peer *j)
 {
-    scan_priv *p = s->priv;
-    pp_context *ref = pb_ref_ctx(r);
-    if (ref) {
-        p->ref = pb_host_alloc(s->n * pp_dtype_size(s->c->out));
-        pp_status st = scan_call(ref, s, s->host_in, kind_of(s) == SCAN_OFFSETS ? (void *)p->offsets : p->flags, p->ref);
-        if (st != PP_OK) {
-            snprintf(why, why_size, "reference on the cpu backend failed: %s: %s", pp_status_string(st),
-                     pp_context_last_error(ref));
-            return 0;
-        }
-    }
-    return check(r, s, why, why_size);
-}
-
-/* The peer writes into the row's output (verified already), filled with 0xff bytes first so
- * that a call that writes nothing cannot pass the check. CUB has no scan by offsets. */
-static double peer(pb_run *r, pb_state *s, pb_peer_kind kind, int reps, int batch, int *ok)
-{
-    const pb_case *c = s->c;
-    scan_priv *p = s->priv;
+    const scan_priv *p = s->priv;
     const scan_kind k = kind_of(s);
-    double ms = -1;
-    const char *err = "";
-    if (k == SCAN_OFFSETS || pp_memset(pb_ctx(r), p->out, 0xff, s->n * pp_dtype_size(c->out)) != PP_OK) return -1;
-    (void)reps, (void)batch;
-#ifdef PB_HAVE_CUB
-    if (kind == PB_PEER_GPU) {
-        const pb_cub_kind kk = k == SCAN_FLAGS ? PB_CUB_SEGSCAN_SUM
-                               : k == SCAN_EXCL ? PB_CUB_EXCLUSIVE_SUM
-                               : c->op == PP_OP_SUM ? PB_CUB_INCLUSIVE_SUM : PB_CUB_INCLUSIVE_MAX;
-        pb_cub_job j = pb_cub_job_of(r, s, kk, reps, batch);
-        j.out = p->out;
-        uint32_t *keys = NULL; /* each element's segment id (wrapping: only neighbours must differ) */
-        if (k == SCAN_FLAGS) {
-            keys = pb_host_alloc(s->n * sizeof *keys);
+    const int sum = s->c->op == PP_OP_SUM;
+    j->cub.kind = k == SCAN_FLAGS ? PB_CUB_SEGSCAN_SUM : k == SCAN_EXCL ? PB_CUB_EXCLUSIVE_SUM
+                  : sum ? PB_CUB_INCLUSIVE_SUM : PB_CUB_INCLUSIVE_MAX;
+    j->tbb.kind = k == SCAN_FLAGS ? PB_TBB_SEGSCAN_SUM : k == SCAN_EXCL ? PB_TBB_EXCLUSIVE_SUM
+                  : sum ? PB_TBB_INCLUSIVE_SUM : PB_TBB_INCLUSIVE_MAX;
+    j->to_out = 1;
+    if (k == SCAN_FLAGS && pb_gpu(r)) {
+        uint32_t *keys = pb_scratch(r, s->n * sizeof *keys);
 #pragma omp parallel for schedule(static)
-            for (long long g = 0; g < (long long)p->ns; g++)
-                for (size_t i = p->offsets[g]; i < p->offsets[g + 1]; i++) keys[i] = (uint32_t)g;
-            j.keys = pb_upload(r, keys, s->n * sizeof *keys);
-        }
-        ms = k == SCAN_FLAGS && !j.keys ? -1 : pb_cub_run(&j);
-        err = pb_cub_last_error();
-        pb_release_upload(r, j.keys);
-        free(keys);
+        for (long long g = 0; g < (long long)p->ns; g++)
+            for (size_t i = p->offsets[g]; i < p->offsets[g + 1]; i++) keys[i] = (uint32_t)g;
+        j->cub.keys = pb_upload_row(r, keys, s->n * sizeof *keys);
     }
-#endif
-#ifdef PB_HAVE_TBB
-    if (kind == PB_PEER_TBB) {
-        const pb_tbb_kind kk = k == SCAN_FLAGS ? PB_TBB_SEGSCAN_SUM
-                               : k == SCAN_EXCL ? PB_TBB_EXCLUSIVE_SUM
-                               : c->op == PP_OP_SUM ? PB_TBB_INCLUSIVE_SUM : PB_TBB_INCLUSIVE_MAX;
-        pb_tbb_job j = pb_tbb_job_of(s, kk, reps, batch);
-        j.flags = p->flags;
-        j.out = p->out;
-        ms = pb_tbb_run(&j);
-        err = pb_tbb_last_error();
-    }
-#endif
-    (void)kind;
-    char w[512];
-    if (ms >= 0) *ok = check(r, s, w, sizeof w);
-    else if (err[0]) fprintf(stderr, "parprim-bench: peer of %s: %s\n", c->name, err);
-    return ms;
+    return k != SCAN_OFFSETS && (k != SCAN_FLAGS || !pb_gpu(r) || j->cub.keys);
 }
 
-static void teardown(pb_run *r, pb_state *s)
-{
-    scan_priv *p = s->priv;
-    if (!p) return;
-    pb_release(r, p->out);
-    pb_release_upload(r, p->dev_segments);
-    free(p->offsets);
-    free(p->flags);
-    free(p->got);
-    free(p->ref);
-    free(p);
-}
-
-const pb_family pb_family_scan = {
-    "scan", cases, sizeof cases / sizeof cases[0], setup, call, verify, peer, teardown, NULL,
-    "  scan_incl_sum f32, f64, scan_excl_sum u32, u8->u64, scan_incl_max i32 (output of n\n"
-    "  elements in context memory), segscan_sum_flags f32 and segscan_sum_offsets f32\n"
-    "  (inclusive, the same random segments of 1..511 elements, mean 256, given as head\n"
-    "  flags or as offsets), latency_scan f32 (inclusive sum at n = 1024, calls timed\n"
-    "  back to back, time per call); peers: CUB DeviceScan (InclusiveSumByKey for the flags,\n"
-    "  none for the offsets), oneTBB parallel_scan\n"};
+PB_FAMILY(scan,
+    .help = "  scan_incl_sum f32, f64, scan_excl_sum u32, u8->u64, scan_incl_max i32 (output of n\n"
+            "  elements in context memory), segscan_sum_flags f32 and segscan_sum_offsets f32\n"
+            "  (inclusive, the same random segments of 1..511 elements, mean 256, given as head\n"
+            "  flags or as offsets), latency_scan f32 (inclusive sum at n = 1024); peers: CUB\n"
+            "  DeviceScan (InclusiveSumByKey for the flags, none for the offsets), oneTBB parallel_scan\n");

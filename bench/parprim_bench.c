@@ -1,37 +1,8 @@
 /*
- * parprim_bench.c -- parprim-bench, the project's main job: the harness. It runs the cases of
- * every family in registry.c (one cases_X.c per family: setup, call, verify, bytes, peer,
- * teardown; bench.h) on the chosen backends and sizes, verifies every result, and reports
- * time, items/s and effective GB/s (the fewest bytes the primitive must move, divided by the
- * time), the plan the library ran (pp_context_last_plan), and beside it a peer timed the same
- * way in the same process: on NVIDIA CUB on the same device buffers (cub_peer.cu), on the CPU
- * oneTBB on the same host arrays (tbb_peer.cpp).
- *
- * Timing. GPU: a warm-up call, then events on the context's stream around each repetition
- * of `batch` back-to-back calls (batch > 1 only when one call takes under 100 us); the
- * median over repetitions, divided by batch, is reported. Rows whose result goes to host
- * memory (they synchronize) are timed with the host clock instead. CPU: the host clock
- * (CLOCK_MONOTONIC) around each repetition. Repetitions go on until about 0.3 s have been
- * timed (at least 5, at most 1000), unless --reps fixes their number. The peer runs the same
- * repetitions and batch.
- *
- * Data. Counter-based (element i depends only on the seed, the array and i, so every
- * backend and every n sees the same prefix): floats uniform in [-1, 1) on a grid exact in
- * the type, u8 random bytes, i32 random over the whole range (u32 rows read the i32 array's
- * bits). Segmented scans use random segment lengths, counter-based from the seed as well.
- *
- * Verification (the oracles of tests/oracles.c, shared with the tests). A GPU row's result is
- * compared with the CPU backend's result on the same input; a CPU row's with the serial
- * oracle. Integers, min/max and argmin/argmax must be bitwise equal; float sums must agree
- * within 2 g sum|x|, g from parprim.h's bound (D = ceil(log2 n) + PP_SUM_DEPTH_SLACK, u =
- * 2^-24 or 2^-53 by accumulation type). Scans are compared element by element in the same
- * way, a float out[i] within 2 g(D_scan(m)) times the running sum of |x| in its segment
- * (D_scan(m) = 2 ceil(log2 m) + PP_SCAN_DEPTH_SLACK, m the terms out[i] combines). A failed
- * verification prints NO and makes the exit status 1; a peer's failed check prints '?' after
- * its ratio (a warning: parprim is under test).
- *
- * Tuned rows (NAME@STRATEGY) set experimental options of the context (pp_context_set_option)
- * around the row and reset them to their defaults after it; the plan column shows what ran.
+ * parprim_bench.c -- parprim-bench's harness: options, input data, the services of bench.h,
+ * the rows' options, timing, the generic verify and peer, printing, CSV and the plot. The
+ * rows are the families' (cases_X.c, listed in registry.c); what the bench measures and how
+ * it verifies is usage()'s text (--help).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -53,33 +24,38 @@
 #include "oracles.h"
 #include "plot.h"
 
-
 /* ---- options ---------------------------------------------------------------------------- */
 
-enum { PB_BACKEND_CPU = 1, PB_BACKEND_HIP = 2 };
-
 typedef struct options {
-    int backend_mask; /* PB_BACKEND_* bits; 0 = auto */
-    int backend_all;  /* --backend all */
-    size_t n;         /* 0: the backend's default */
-    int reps;         /* 0: adaptive */
-    const char *csv, *plot, *only;
-    char assignments[512]; /* --option, space-separated */
-    int quick;
+    const char *backend, *csv, *plot, *only;
+    size_t n;                 /* 0: the backend's default */
+    int reps, quick, no_peer; /* reps 0: adaptive */
     uint64_t seed;
-    int device;
-    int no_peer;
+    char assignments[512]; /* --option, space-separated */
 } options;
+
+static FILE *g_csv;     /* --csv */
+static pb_plot g_plot;  /* --plot */
+static char g_date[64]; /* the run's start, UTC */
+
+/* What the columns mean: in --help and at the head of every run. */
+static const char legend[] =
+    "data: counter-based from the seed; floats uniform in [-1,1), u8 random bytes, i32 random\n"
+    "GB/s: fewest bytes the primitive must move / median time (copy: 2 x 4n; reduce: n x in + out;\n"
+    "      scan: n x (in + out), + n flag bytes or the offsets if segmented; CUB's scan by key: + 4n keys;\n"
+    "      histogram: n x in + counts, + the edges for hist_range; hist_rbi: n x (value + index) + 2 x outputs;\n"
+    "      hist_rbi's CUB columns: the plain global-atomics kernel of bench/atomic_peer.hip).\n"
+    "pp/CUB, pp/TBB: parprim throughput / the peer's (> 1: parprim faster); '?' after it: the peer's own result\n"
+    "      failed the same check. plan: the strategy the library recorded (pp_context_last_plan).\n";
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: parprim-bench [options]\n"
             "\n"
-            "Runs parprim's families on the chosen backends, verifies every result and prints time\n"
-            "(median of repetitions), items/s and effective GB/s (the fewest bytes the primitive must\n"
-            "move / time), the plan that ran, and a peer in the same process: CUB on NVIDIA builds,\n"
-            "oneTBB on the CPU backend (where built with TBB); the last columns compare the two.\n"
+            "Runs parprim's families on the chosen backends, verifies every result and prints time, items/s\n"
+            "and GB/s, the plan that ran, and a peer in the same process (CUB on NVIDIA builds, oneTBB on the\n"
+            "CPU backend where built with TBB) beside it.\n%s"
             "\n"
             "options:\n"
             "  --backend B   cpu | hip | auto | all (default auto: hip if a device is present,\n"
@@ -95,22 +71,22 @@ static void usage(FILE *f)
             "                scan: every scan row; hist: every histogram row)\n"
             "  --quick       smaller default n and about 0.03 s per row (smoke runs, CI)\n"
             "  --seed S      seed of the input data (default 1); printed in the header\n"
-            "  --device D    GPU index for the hip backend (default 0)\n"
             "  --no-peer     skip the peer columns (also --no-cub)\n"
             "  --option A    set an experimental option of the context under test for every row,\n"
             "                A = name=value (pp_option_name's names, e.g. reduce_grid_waves=2,\n"
             "                hist_strategy=global); repeatable; rows that force options reset to these\n"
             "  --help        this text\n"
             "\n"
-            "rows:\n");
+            "rows:\n", legend);
     for (size_t k = 0; k < pb_n_families; k++) fprintf(f, "%s", pb_families[k]->help);
     fprintf(f,
             "\n"
-            "Verification: GPU rows against the CPU backend on the same data, CPU rows against the\n"
-            "serial oracles of tests/oracles.c; integers, min/max, arg* bitwise, float sums within\n"
-            "2*g*sum|x|; scans element by element, a float out[i] within 2*g(m)*(running sum of |x|\n"
-            "in its segment); histogram counts bitwise; reduce-by-index sums per output within\n"
-            "2*g(m)*sum|x|. Exit status: 0 all rows verified, 1 a row failed or errored, 2 usage error.\n");
+            "Verification: one more call into a zeroed output; GPU rows against the CPU backend on the\n"
+            "same data, CPU rows against the serial oracles of tests/oracles.c; integers, min/max, arg*\n"
+            "bitwise, float sums within 2*g*sum|x| (g from parprim.h's bound); scans element by\n"
+            "element, a float out[i] within 2*g(m)*(running sum of |x| in its segment); histogram\n"
+            "counts bitwise; reduce-by-index sums per output within 2*g(m)*sum|x|.\n"
+            "Exit status: 0 all rows verified, 1 a row failed or errored, 2 usage error.\n");
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -119,103 +95,74 @@ static int parse_size(const char *s, size_t *out)
     errno = 0;
     if (!strncmp(s, "2^", 2) || !strncmp(s, "1<<", 3)) {
         unsigned long k = strtoul(s + (s[0] == '2' ? 2 : 3), &end, 10);
-        if (*end || k >= 63) return -1;
-        *out = (size_t)1 << k;
-        return 0;
+        *out = (size_t)1 << (k < 63 ? k : 0);
+        return *end || k >= 63 ? -1 : 0;
     }
     unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s) return -1;
-    switch (tolower((unsigned char)*end)) {
-    case '\0': break;
-    case 'k': v <<= 10; end++; break;
-    case 'm': v <<= 20; end++; break;
-    case 'g': v <<= 30; end++; break;
-    default: return -1;
-    }
-    if (*end) return -1;
-    *out = (size_t)v;
+    const char *sfx = strchr("kmg", tolower((unsigned char)*end)); /* no suffix: the "kmg" terminator */
+    if (errno || end == s || (*end && (!sfx || end[1]))) return -1;
+    *out = (size_t)(*end ? v << (10 * (sfx - "kmg" + 1)) : v);
     return 0;
 }
 
-static int bad_value(const char *opt, const char *want, const char *v)
+/* Whether `word` is one of the words of `list` (" a b c "). */
+static int in_list(const char *list, const char *word)
 {
-    fprintf(stderr, "parprim-bench: %s takes %s, not '%s'\n", opt, want, v);
-    return 2;
+    char key[40];
+    return !strchr(word, ' ') && (size_t)snprintf(key, sizeof key, " %s ", word) < sizeof key && strstr(list, key);
 }
 
+/* 0 parsed, 1 --help, 2 usage error (printed). */
 static int parse_options(int argc, char **argv, options *o)
 {
-    memset(o, 0, sizeof *o);
-    o->seed = 1;
+    static const char *const valued = " --backend --n --reps --csv --plot --only --seed --option ";
+    *o = (options){.backend = "auto", .seed = 1};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 1;
-        }
-        if (!strcmp(a, "--quick")) {
-            o->quick = 1;
+        const char *a = argv[i], *v = argv[i + 1], *want = NULL; /* argv[argc] is NULL */
+        char *end = "";
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 1;
+        if (in_list(" --quick --no-peer --no-cub ", a)) {
+            *(a[2] == 'q' ? &o->quick : &o->no_peer) = 1;
             continue;
         }
-        if (!strcmp(a, "--no-peer") || !strcmp(a, "--no-cub")) {
-            o->no_peer = 1;
-            continue;
-        }
-        static const char *const valued[] = {"--backend", "--n", "--reps", "--csv", "--plot",
-                                             "--only", "--seed", "--device", "--option"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) known |= !strcmp(a, valued[k]);
-        if (!known) {
-            fprintf(stderr, "parprim-bench: unknown option '%s' (--help lists them)\n", a);
-            return 2;
-        }
-        if (!v) {
-            fprintf(stderr, "parprim-bench: %s needs a value\n", a);
+        if (!in_list(valued, a) || !v) {
+            fprintf(stderr, in_list(valued, a) ? "parprim-bench: %s needs a value\n"
+                                               : "parprim-bench: unknown option '%s' (--help lists them)\n", a);
             return 2;
         }
         i++;
-        char *end;
         if (!strcmp(a, "--backend")) {
-            if (!strcmp(v, "cpu")) o->backend_mask = PB_BACKEND_CPU;
-            else if (!strcmp(v, "hip")) o->backend_mask = PB_BACKEND_HIP;
-            else if (!strcmp(v, "auto")) o->backend_mask = 0;
-            else if (!strcmp(v, "all")) o->backend_all = 1;
-            else return bad_value(a, "cpu, hip, auto or all", v);
-        } else if (!strcmp(a, "--n")) {
-            if (parse_size(v, &o->n) || o->n == 0) return bad_value(a, "a positive count", v);
-        } else if (!strcmp(a, "--reps")) {
-            if ((o->reps = atoi(v)) <= 0) return bad_value(a, "a positive count", v);
+            if (!in_list(" cpu hip auto all ", o->backend = v)) want = "cpu, hip, auto or all";
+        } else if (!strcmp(a, "--n") || !strcmp(a, "--reps")) {
+            if (a[2] == 'n' ? parse_size(v, &o->n) || !o->n : (o->reps = atoi(v)) <= 0) want = "a positive count";
         } else if (!strcmp(a, "--seed")) {
-            o->seed = strtoull(v, &end, 0);
-            if (*end || end == v) return bad_value(a, "an integer", v);
-        } else if (!strcmp(a, "--device")) {
-            o->device = atoi(v);
+            if ((o->seed = strtoull(v, &end, 0)), *end || end == v) want = "an integer";
         } else if (!strcmp(a, "--option")) {
-            size_t len = strlen(o->assignments);
-            if (len + strlen(v) + 2 > sizeof o->assignments) return bad_value(a, "shorter assignments", v);
-            snprintf(o->assignments + len, sizeof o->assignments - len, "%s%s", len ? " " : "", v);
+            const size_t len = strlen(o->assignments), room = sizeof o->assignments - len;
+            if (snprintf(o->assignments + len, room, "%s%s", len ? " " : "", v) >= (int)room) want = "shorter assignments";
         } else {
             *(!strcmp(a, "--csv") ? &o->csv : !strcmp(a, "--plot") ? &o->plot : &o->only) = v;
+        }
+        if (want) {
+            fprintf(stderr, "parprim-bench: %s takes %s, not '%s'\n", a, want, v);
+            return 2;
         }
     }
     return 0;
 }
 
-/* ---- cases ------------------------------------------------------------------------------ */
-
-static void case_dtype(const pb_case *c, char *buf, size_t size)
+/* "name dtype" of a row, or its dtype alone. */
+static const char *case_label(const pb_case *c, int with_name, char *buf, size_t size)
 {
-    if (c->in == c->out) snprintf(buf, size, "%s", pp_dtype_name(c->in));
-    else snprintf(buf, size, "%s->%s", pp_dtype_name(c->in), pp_dtype_name(c->out));
+    snprintf(buf, size, "%s%s%s%s%s", with_name ? c->name : "", with_name ? " " : "", pp_dtype_name(c->in),
+             c->in == c->out ? "" : "->", c->in == c->out ? "" : pp_dtype_name(c->out));
+    return buf;
 }
 
-static int case_selected(const pb_case *c, const char *only)
+/* Whether --only's NAME is in the row's "name dtype" (left in label, 128 bytes). */
+static int case_selected(const pb_case *c, const char *only, char *label)
 {
-    if (!only) return 1;
-    char full[96], dt[32];
-    case_dtype(c, dt, sizeof dt);
-    snprintf(full, sizeof full, "%s %s", c->name, dt);
-    return strstr(full, only) != NULL;
+    return strstr(case_label(c, 1, label, 128), only ? only : "") != NULL;
 }
 
 /* ---- input data ------------------------------------------------------------------------- */
@@ -229,31 +176,25 @@ uint64_t pb_mix64(uint64_t z)
 
 static const pp_dtype dataset_type[PB_DS_COUNT] = {PP_F32, PP_F64, PP_U8, PP_I32, PP_U32};
 
-/* Elements of a dataset per element of n: u8 rows may run on 4 n bytes. */
-static size_t dataset_mul(int ds) { return ds == PB_DS_U8 ? 4 : 1; }
+/* u8 rows may run on 4 n bytes. */
+static size_t dataset_len(int ds, size_t len) { return len * (ds == PB_DS_U8 ? 4 : 1); }
 
 int pb_dataset_of(pp_dtype t)
 {
-    switch (t) {
-    case PP_F32: return PB_DS_F32;
-    case PP_F64: return PB_DS_F64;
-    case PP_U8: return PB_DS_U8;
-    case PP_I32:
-    case PP_U32: return PB_DS_I32; /* the same random bits, read as u32 */
-    default: return -1;
-    }
+    for (int k = 0; k < PB_DS_IDX; k++)
+        if (dataset_type[k] == t) return k;
+    return t == PP_U32 ? PB_DS_I32 : -1; /* the same random bits, read as u32 */
 }
 
-typedef struct host_data {
-    size_t len; /* elements in each array (the largest n of any backend, at least 1024) */
+static struct {
+    size_t len; /* elements in each array (the largest n so far, at least 1024) */
     uint64_t seed;
     void *a[PB_DS_COUNT];
-} host_data;
+} g_host; /* the input arrays, host memory */
 
 void *pb_host_alloc(size_t bytes)
 {
-    size_t b = (bytes + 255) & ~(size_t)255;
-    void *p = aligned_alloc(256, b ? b : 256);
+    void *p = aligned_alloc(256, bytes ? (bytes + 255) & ~(size_t)255 : 256);
     if (!p) {
         fprintf(stderr, "parprim-bench: out of host memory (%zu bytes)\n", bytes);
         exit(1);
@@ -261,17 +202,15 @@ void *pb_host_alloc(size_t bytes)
     return p;
 }
 
-static const void *host_array(host_data *h, int ds)
+static const void *host_array(int ds)
 {
-    if (h->a[ds]) return h->a[ds];
-    const size_t n = h->len * dataset_mul(ds);
-    void *p = pb_host_alloc(n * pp_dtype_size(dataset_type[ds]));
-    const uint64_t base = pb_mix64(h->seed ^ (0x243f6a8885a308d3ull * (uint64_t)(ds + 1)));
-    const uint64_t golden = 0x9e3779b97f4a7c15ull;
-    const long long nn = (long long)n;
+    if (g_host.a[ds]) return g_host.a[ds];
+    const long long n = (long long)dataset_len(ds, g_host.len);
+    void *p = g_host.a[ds] = pb_host_alloc((size_t)n * pp_dtype_size(dataset_type[ds]));
+    const uint64_t base = pb_mix64(g_host.seed ^ (0x243f6a8885a308d3ull * (uint64_t)(ds + 1)));
 #pragma omp parallel for schedule(static)
-    for (long long i = 0; i < nn; i++) {
-        uint64_t r = pb_mix64(base + (uint64_t)(i + 1) * golden);
+    for (long long i = 0; i < n; i++) {
+        uint64_t r = pb_mix64(base + (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
         switch (ds) {
         case PB_DS_F32: ((float *)p)[i] = (float)(r >> 40) * 0x1p-23f - 1.0f; break;
         case PB_DS_F64: ((double *)p)[i] = (double)(r >> 11) * 0x1p-52 - 1.0; break;
@@ -280,7 +219,6 @@ static const void *host_array(host_data *h, int ds)
         case PB_DS_IDX: ((uint32_t *)p)[i] = (uint32_t)((r >> 32) % PB_RBI_OUTPUTS); break;
         }
     }
-    h->a[ds] = p;
     return p;
 }
 
@@ -290,11 +228,14 @@ struct pb_run {
     pp_context *ctx, *ref_ctx;
     int gpu;
     const options *opt;
-    host_data *h;
     size_t n, len;
     void *dev[PB_DS_COUNT]; /* context-space copies of the inputs (GPU) */
     pb_peer_kind peer;
     const pb_state *current;
+    struct { void *p; int ctx; } keep[32]; /* freed after the row */
+    int nkeep;
+    void *ref; /* the last reference (generic verify), for the rows that share it */
+    char ref_key[160];
 #ifdef PB_HAVE_GPU_TIMER
     pb_timer *timer;
 #endif
@@ -303,9 +244,9 @@ struct pb_run {
 pp_context *pb_ctx(pb_run *r) { return r->ctx; }
 pp_context *pb_ref_ctx(pb_run *r) { return r->ref_ctx; }
 int pb_gpu(pb_run *r) { return r->gpu; }
-uint64_t pb_seed(pb_run *r) { return r->h->seed; }
+uint64_t pb_seed(pb_run *r) { return (void)r, g_host.seed; }
 void *pb_stream(pb_run *r) { return pp_context_stream(r->ctx); }
-const void *pb_host_input(pb_run *r, int ds) { return host_array(r->h, ds); }
+const void *pb_host_input(pb_run *r, int ds) { return (void)r, host_array(ds); }
 
 void pb_fail(pb_run *r, const pb_state *s, const char *fmt, ...)
 {
@@ -321,49 +262,59 @@ void pb_fail(pb_run *r, const pb_state *s, const char *fmt, ...)
 void *pb_alloc(pb_run *r, size_t bytes)
 {
     void *p = NULL;
-    if (pp_malloc(r->ctx, &p, bytes ? bytes : 1) != PP_OK) {
-        pb_fail(r, r->current, "allocating %zu bytes", bytes);
-        return NULL;
-    }
-    return p;
+    if (pp_malloc(r->ctx, &p, bytes ? bytes : 1) == PP_OK) return p;
+    pb_fail(r, r->current, "allocating %zu bytes", bytes);
+    return NULL;
 }
 
 const void *pb_upload(pb_run *r, const void *host, size_t bytes)
 {
-    if (!r->gpu) return host;
-    void *p = pb_alloc(r, bytes);
+    void *p = r->gpu ? pb_alloc(r, bytes) : NULL;
     if (p && bytes && pp_memcpy(r->ctx, p, host, bytes, PP_COPY_HOST_TO_CONTEXT) != PP_OK) {
         pb_fail(r, r->current, "uploading %zu bytes", bytes);
         pp_free(r->ctx, p);
         return NULL;
     }
+    return r->gpu ? p : host;
+}
+
+void pb_release(pb_run *r, const void *p) { if (p) pp_free(r->ctx, (void *)p); }
+void pb_release_upload(pb_run *r, const void *p) { if (r->gpu) pb_release(r, p); }
+
+/* p (context space where ctx), freed after the row. */
+static void *keep(pb_run *r, void *p, int ctx)
+{
+    if (p && r->nkeep == (int)(sizeof r->keep / sizeof r->keep[0])) {
+        fprintf(stderr, "parprim-bench: more than %d buffers in one row\n", r->nkeep);
+        exit(1);
+    }
+    if (p) r->keep[r->nkeep].p = p, r->keep[r->nkeep++].ctx = ctx;
     return p;
 }
 
-void pb_release(pb_run *r, const void *p)
+void *pb_scratch(pb_run *r, size_t bytes) { return keep(r, memset(pb_host_alloc(bytes), 0, bytes), 0); }
+const void *pb_upload_row(pb_run *r, const void *host, size_t bytes)
 {
-    if (p) pp_free(r->ctx, (void *)p);
+    return r->gpu ? keep(r, (void *)pb_upload(r, host, bytes), 1) : host;
 }
-
-void pb_release_upload(pb_run *r, const void *p)
+const void *pb_aux(pb_run *r, pb_state *s, const void *host, size_t bytes)
 {
-    if (r->gpu) pb_release(r, p);
+    return s->host_aux = host, s->aux = pb_upload_row(r, host, bytes);
 }
 
 int pb_download(pb_run *r, void *host, const void *src, size_t bytes)
 {
-    if (!bytes) return 0;
-    if (pp_memcpy(r->ctx, host, src, bytes, PP_COPY_CONTEXT_TO_HOST) == PP_OK) return 0;
+    if (!bytes || pp_memcpy(r->ctx, host, src, bytes, PP_COPY_CONTEXT_TO_HOST) == PP_OK) return 0;
     pb_fail(r, r->current, "reading back %zu bytes", bytes);
     return -1;
 }
 
 const void *pb_input(pb_run *r, int ds)
 {
-    const void *host = host_array(r->h, ds);
-    if (!r->gpu) return host;
-    if (!r->dev[ds]) r->dev[ds] = (void *)pb_upload(r, host, r->len * dataset_mul(ds) * pp_dtype_size(dataset_type[ds]));
-    return r->dev[ds];
+    const void *host = host_array(ds);
+    const size_t bytes = dataset_len(ds, r->len) * pp_dtype_size(dataset_type[ds]);
+    if (r->gpu && !r->dev[ds]) r->dev[ds] = (void *)pb_upload(r, host, bytes);
+    return r->gpu ? r->dev[ds] : host;
 }
 
 void pb_parallel_reduce(struct po_red *o, const void *in, size_t lo, size_t hi)
@@ -380,38 +331,23 @@ void pb_parallel_reduce(struct po_red *o, const void *in, size_t lo, size_t hi)
     free(part);
 }
 
-#ifdef PB_HAVE_CUB
 pb_cub_job pb_cub_job_of(pb_run *r, const pb_state *s, pb_cub_kind kind, int reps, int batch)
 {
-    pb_cub_job j = {.kind = kind, .in_type = (int)s->c->in, .out_type = (int)s->c->out, .in = s->in, .n = s->n};
-    j.stream = pb_stream(r);
-    j.reps = reps;
-    j.batch = batch;
-    return j;
+    return (pb_cub_job){.kind = kind, .in_type = (int)s->c->in, .out_type = (int)s->c->out, .in = s->in, .n = s->n,
+                        .stream = pb_stream(r), .reps = reps, .batch = batch};
 }
-#endif
 
-#ifdef PB_HAVE_TBB
 pb_tbb_job pb_tbb_job_of(const pb_state *s, pb_tbb_kind kind, int reps, int batch)
 {
-    pb_tbb_job j = {.kind = kind, .in_type = (int)s->c->in, .out_type = (int)s->c->out, .in = s->host_in, .n = s->n};
-    j.reps = reps;
-    j.batch = batch;
-    return j;
+    return (pb_tbb_job){.kind = kind, .in_type = (int)s->c->in, .out_type = (int)s->c->out, .in = s->host_in,
+                        .n = s->n, .reps = reps, .batch = batch};
 }
-#endif
 
 /* ---- options of the context: --option and the rows' tunings --------------------------------- */
 
-typedef struct saved_options {
-    int n;
-    pp_option opt[16];
-    int64_t value[16];
-} saved_options;
-
 /* Set "name=value ..." on the context (enum values of the strategy options may be given by
- * name), saving the previous values in *sv when sv is not NULL. 0 on success, else -1 (printed). */
-static int set_options(pb_run *r, const pb_state *s, const char *assignments, saved_options *sv)
+ * name). 0 on success, else -1 (printed). */
+static int set_options(pb_run *r, const pb_state *s, const char *assignments)
 {
     static const char *const strategies[] = {"auto", "shared", "global", "cluster", "u8"};
     char buf[512];
@@ -432,7 +368,6 @@ static int set_options(pb_run *r, const pb_state *s, const char *assignments, sa
                     eq ? "=" : "", eq ? eq + 1 : "");
             return -1;
         }
-        if (sv && sv->n < 16 && pp_context_get_option(r->ctx, opt, &sv->value[sv->n]) == PP_OK) sv->opt[sv->n++] = opt;
         if (pp_context_set_option(r->ctx, opt, v) != PP_OK) {
             pb_fail(r, s, "setting %s = %lld", tok, (long long)v);
             return -1;
@@ -441,15 +376,29 @@ static int set_options(pb_run *r, const pb_state *s, const char *assignments, sa
     return 0;
 }
 
-/* Back to the values before set_options (the defaults, or those of --option). */
-static int restore_options(pb_run *r, saved_options *sv)
+/* Every option at its default, then those of --option (after a tuned row). 0 on success. */
+static int reset_options(pb_run *r)
 {
-    int rc = 0;
-    while (sv->n > 0) sv->n--, rc |= pp_context_set_option(r->ctx, sv->opt[sv->n], sv->value[sv->n]) != PP_OK;
-    return rc ? -1 : 0;
+    int64_t lo, hi, dflt;
+    for (int k = 1; k < PP_OPTION_COUNT_; k++)
+        if (pp_option_bounds((pp_option)k, &lo, &hi, &dflt) == PP_OK && pp_context_set_option(r->ctx, (pp_option)k, dflt))
+            return -1;
+    return set_options(r, NULL, r->opt->assignments);
 }
 
-/* ---- timing --------------------------------------------------------------------------------- */
+/* ---- a row's result; timing ------------------------------------------------------------------ */
+
+typedef struct row_result {
+    const pb_case *c;
+    size_t n;
+    double t, gbs; /* seconds per call (median), GB/s */
+    int reps, batch;
+    int error;               /* the call failed; nothing measured */
+    int verified;            /* 1 yes, 0 NO */
+    double peer_t, peer_gbs; /* < 0 if not run */
+    int peer_ok;             /* 1, 0, or -1 not checked */
+    char plan[96];           /* the plan of the last timed call ("" if the library records none) */
+} row_result;
 
 static double now_s(void)
 {
@@ -463,11 +412,6 @@ static int cmp_double(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
-
-typedef struct timing {
-    double t; /* seconds per call, median */
-    int reps, batch;
-} timing;
 
 /* Seconds for `batch` back-to-back calls: events on the context's stream on a GPU (host
  * clock + synchronize where no event timer is built, or for host-clock rows), the host clock
@@ -511,7 +455,7 @@ static int plan_batch(double t1)
 
 /* Warm-up, then repetitions until about 0.3 s (0.03 s with --quick) have been timed and at
  * least 5 (3) repetitions were made, at most 1000; or exactly --reps. Median per call. */
-static int measure(pb_run *r, const pb_family *f, const pb_state *s, timing *out)
+static int measure(pb_run *r, const pb_family *f, const pb_state *s, row_result *out)
 {
     const options *o = r->opt;
     const double target = o->quick ? 0.03 : 0.3;
@@ -521,39 +465,82 @@ static int measure(pb_run *r, const pb_family *f, const pb_state *s, timing *out
     double t1 = time_batch(r, f, s, 1);
     if (t1 < 0) return -1;
     out->batch = plan_batch(t1);
-    double *v = malloc(sizeof *v * (size_t)max_reps);
-    if (!v) return -1;
-    double total = 0;
+    double *v = pb_host_alloc(sizeof *v * (size_t)max_reps), total = 0, t = 0;
     int k = 0;
-    while (k < max_reps && (o->reps ? 1 : (k < min_reps || total < target))) {
-        double t = time_batch(r, f, s, out->batch);
-        if (t < 0) {
-            free(v);
-            return -1;
-        }
-        total += t;
-        v[k++] = t / out->batch;
-    }
+    while (k < max_reps && (o->reps || k < min_reps || total < target) && (t = time_batch(r, f, s, out->batch)) >= 0)
+        total += t, v[k++] = t / out->batch;
     qsort(v, (size_t)k, sizeof *v, cmp_double);
     out->reps = k;
     out->t = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
     free(v);
+    return t < 0 ? -1 : 0;
+}
+
+/* ---- the generic verify and peer ---------------------------------------------------------- */
+
+/* The CPU backend's result of the row's call on the host arrays (GPU runs), in r->ref: kept for
+ * the next rows of the same family, base name (before '@'), dtypes, n and size. 0 on success. */
+static int reference(pb_run *r, const pb_family *f, pb_state *s, char *why, size_t why_size)
+{
+    char key[sizeof r->ref_key];
+    snprintf(key, sizeof key, "%s %.*s %d %d %zu %zu", f->name, (int)strcspn(s->c->name, "@"), s->c->name, s->c->in,
+             s->c->out, s->n, s->out_bytes);
+    if (!r->ref || strcmp(key, r->ref_key)) {
+        pb_state t = *s;
+        free(r->ref);
+        t.in = s->host_in, t.aux = s->host_aux, t.out = r->ref = memset(pb_host_alloc(s->out_bytes), 0, s->out_bytes);
+        pp_status st = f->call(r->ref_ctx, &t);
+        snprintf(r->ref_key, sizeof r->ref_key, "%s", st == PP_OK ? key : "");
+        if (st != PP_OK) {
+            snprintf(why, why_size, "reference on the cpu backend failed: %s: %s", pp_status_string(st),
+                     pp_context_last_error(r->ref_ctx));
+            return -1;
+        }
+    }
+    s->ref = r->ref;
     return 0;
 }
 
-/* ---- one row ---------------------------------------------------------------------------- */
+static int verify(pb_run *r, const pb_family *f, pb_state *s, char *why, size_t why_size)
+{
+    if (f->verify || !s->check) return f->verify ? f->verify(r, s, why, why_size) : 0;
+    void *got = pb_scratch(r, s->out_bytes);
+    pp_status st = s->host_clock ? (memset(s->out, 0, s->out_bytes), PP_OK) : pp_memset(r->ctx, s->out, 0, s->out_bytes);
+    if (st == PP_OK && (st = f->call(r->ctx, s)) == PP_OK && s->host_clock) memcpy(got, s->out, s->out_bytes);
+    if (st != PP_OK || (!s->host_clock && pb_download(r, got, s->out, s->out_bytes))) {
+        snprintf(why, why_size, "running once more into a zeroed output: %s", pp_context_last_error(r->ctx));
+        return 0;
+    }
+    return (!r->ref_ctx || !reference(r, f, s, why, why_size)) && s->check(r, s, got, 0, why, why_size);
+}
 
-typedef struct row_result {
-    const pb_case *c;
-    size_t n;
-    timing tm;
-    double bytes, peer_bytes;
-    int error;    /* the call failed; nothing measured */
-    int verified; /* 1 yes, 0 NO */
-    double peer_t; /* seconds, < 0 if not run */
-    int peer_ok;   /* 1, 0, or -1 not checked */
-    char plan[96]; /* the plan of the last timed call ("" if the library records none) */
-} row_result;
+static double peer(pb_run *r, const pb_family *f, pb_state *s, int reps, int batch, int *ok)
+{
+    if (f->peer || !s->peer_job) return f->peer ? f->peer(r, s, r->peer, reps, batch, ok) : -1;
+    void *got = pb_scratch(r, s->out_bytes > 16 ? s->out_bytes : 16);
+    pb_peer j = {pb_cub_job_of(r, s, 0, reps, batch), pb_tbb_job_of(s, 0, reps, batch),
+                 {s->in, s->aux, s->n, 0, pb_stream(r), reps, batch, got}, 0};
+    j.cub.result = j.tbb.result = got, j.cub.out = j.tbb.out = s->out;
+    j.cub.offsets = s->aux, j.tbb.offsets = s->host_aux, j.tbb.flags = s->host_aux;
+    if (!s->peer_job(r, s, &j) || (j.to_out && pp_memset(r->ctx, s->out, 0xff, s->out_bytes) != PP_OK)) return -1;
+    double ms = -1;
+    const char *err = "";
+#ifdef PB_HAVE_GPU_TIMER
+    if (r->peer == PB_PEER_GPU && j.rbi.n_out) ms = pb_rbi_atomic_run(&j.rbi), err = pb_rbi_last_error();
+#endif
+#ifdef PB_HAVE_CUB
+    if (r->peer == PB_PEER_GPU && !j.rbi.n_out && j.cub.kind) ms = pb_cub_run(&j.cub), err = pb_cub_last_error();
+#endif
+#ifdef PB_HAVE_TBB
+    if (r->peer == PB_PEER_TBB && j.tbb.kind) ms = pb_tbb_run(&j.tbb), err = pb_tbb_last_error();
+#endif
+    char w[512];
+    if (ms >= 0) *ok = !(j.to_out && pb_download(r, got, s->out, s->out_bytes)) && s->check(r, s, got, 1, w, sizeof w);
+    else if (err[0]) fprintf(stderr, "parprim-bench: peer of %s: %s\n", s->c->name, err);
+    return ms;
+}
+
+/* ---- one row ---------------------------------------------------------------------------- */
 
 /* "strategy grid=G tiles=T p=a,b,c,d"; a forced strategy that did not run is flagged. */
 static void describe_plan(pb_run *r, const pb_case *c, char *buf, size_t size)
@@ -573,49 +560,39 @@ static void describe_plan(pb_run *r, const pb_case *c, char *buf, size_t size)
 
 static row_result run_case(pb_run *r, const pb_family *f, const pb_case *c)
 {
-    row_result x;
-    memset(&x, 0, sizeof x);
-    x.c = c;
-    x.error = 1;
-    x.peer_t = -1;
-    x.peer_ok = -1;
-    pb_state s;
-    memset(&s, 0, sizeof s);
-    s.c = c;
-    s.n = x.n = (c->fixed_n ? c->fixed_n : r->n) * (c->n_mul ? c->n_mul : 1);
+    row_result x = {.c = c, .error = 1, .peer_t = -1, .peer_gbs = -1, .peer_ok = -1};
+    pb_state s = {.c = c, .n = x.n = (c->fixed_n ? c->fixed_n : r->n) * (c->n_mul ? c->n_mul : 1)};
+    char why[512] = "", label[128];
     r->current = &s;
     const int ds = pb_dataset_of(c->in);
-    s.host_in = host_array(r->h, ds);
-    if (!(s.in = pb_input(r, ds))) goto done;
+    if (ds < 0) pb_fail(r, &s, "no input array of %s (pb_dataset_of)", pp_dtype_name(c->in));
+    if (ds < 0 || !(s.in = pb_input(r, ds))) goto done;
+    s.host_in = host_array(ds);
     if (f->setup(r, &s)) goto teardown;
-    x.bytes = s.bytes;
-    x.peer_bytes = s.peer_bytes > 0 ? s.peer_bytes : s.bytes;
-
-    saved_options saved = {0};
-    if (set_options(r, &s, c->tuning, &saved) == 0 && measure(r, f, &s, &x.tm) == 0) {
+    if (!s.out && s.out_bytes &&
+        (!(s.out = keep(r, pb_alloc(r, s.out_bytes), 1)) || pp_memset(r->ctx, s.out, 0, s.out_bytes) != PP_OK))
+        goto teardown;
+    if (set_options(r, &s, c->tuning) == 0 && measure(r, f, &s, &x) == 0) {
         x.error = 0;
+        x.gbs = s.bytes / x.t * 1e-9;
         describe_plan(r, c, x.plan, sizeof x.plan);
-        char why[512] = "";
-        x.verified = f->verify(r, &s, why, sizeof why);
-        if (!x.verified) {
-            char dt[32];
-            case_dtype(c, dt, sizeof dt);
-            fprintf(stderr, "parprim-bench: %s %s n=%zu on %s NOT VERIFIED: %s\n", c->name, dt, x.n,
+        if (!(x.verified = verify(r, f, &s, why, sizeof why)))
+            fprintf(stderr, "parprim-bench: %s n=%zu on %s NOT VERIFIED: %s\n", case_label(c, 1, label, sizeof label), x.n,
                     pp_backend_name(pp_context_backend(r->ctx)), why[0] ? why : "(no reason given)");
-        }
     }
-    if (restore_options(r, &saved)) x.error = 1;
+    if (c->tuning && reset_options(r)) x.error = 1;
     /* the peer runs the rows without a tuning, with parprim's repetitions and batch */
-    if (!x.error && f->peer && !c->tuning && r->peer != PB_PEER_NONE) {
-        double ms = f->peer(r, &s, r->peer, x.tm.reps, x.tm.batch, &x.peer_ok);
-        if (ms > 0) x.peer_t = ms * 1e-3;
+    if (!x.error && !c->tuning && r->peer != PB_PEER_NONE) {
+        double ms = peer(r, f, &s, x.reps, x.batch, &x.peer_ok);
+        if (ms > 0) x.peer_t = ms * 1e-3, x.peer_gbs = (s.peer_bytes > 0 ? s.peer_bytes : s.bytes) / x.peer_t * 1e-9;
         if (ms > 0 && x.peer_ok == 0)
             fprintf(stderr, "parprim-bench: warning: the peer's result for %s %s differs from the reference\n",
                     c->name, pp_dtype_name(c->in));
     }
 teardown:
-    f->teardown(r, &s);
+    if (f->teardown) f->teardown(r, &s);
 done:
+    while (r->nkeep > 0) r->nkeep--, r->keep[r->nkeep].ctx ? pb_release(r, r->keep[r->nkeep].p) : free(r->keep[r->nkeep].p);
     r->current = NULL;
     return x;
 }
@@ -625,201 +602,148 @@ done:
 static void fmt_time(char *buf, size_t size, double s)
 {
     if (s < 0) snprintf(buf, size, "-");
-    else if (s < 1e-3) snprintf(buf, size, "%.2f us", s * 1e6);
-    else if (s < 10.0) snprintf(buf, size, "%.3f ms", s * 1e3);
-    else snprintf(buf, size, "%.2f s", s);
+    else snprintf(buf, size, s < 1e-3 ? "%.2f us" : s < 10.0 ? "%.3f ms" : "%.2f s",
+                  s < 1e-3 ? s * 1e6 : s < 10.0 ? s * 1e3 : s);
 }
 
-static void fmt_n(char *buf, size_t size, size_t n)
+static const char *fmt_n(char *buf, size_t size, size_t n)
 {
-    unsigned k = po_ceil_log2(n);
-    if (n && ((size_t)1 << k) == n) snprintf(buf, size, "2^%u", k);
-    else snprintf(buf, size, "%zu", n);
-}
-
-static void print_table_header(const char *peer)
-{
-    char t[32], g[32], q[32];
-    snprintf(t, sizeof t, "%s time", peer);
-    snprintf(g, sizeof g, "%s GB/s", peer);
-    snprintf(q, sizeof q, "pp/%s", peer);
-    printf("%-32s %-9s %10s %9s %11s %9s %9s %-4s %11s %9s %7s  %s\n", "row", "dtype", "n", "reps", "time",
-           "Gitems/s", "GB/s", "ok", t, g, q, "plan");
+    const unsigned k = po_ceil_log2(n);
+    snprintf(buf, size, n && ((size_t)1 << k) == n ? "2^%zu" : "%zu", n && ((size_t)1 << k) == n ? (size_t)k : n);
+    return buf;
 }
 
 static void print_row(const row_result *x)
 {
     char dt[32], n[24], reps[24], t[24], pt[24] = "-", pg[16] = "-", ratio[16] = "-";
-    case_dtype(x->c, dt, sizeof dt);
+    case_label(x->c, 0, dt, sizeof dt);
     fmt_n(n, sizeof n, x->n);
     if (x->error) {
         printf("%-32s %-9s %10s %9s %11s %9s %9s %-4s\n", x->c->name, dt, n, "-", "-", "-", "-", "ERR");
         return;
     }
-    snprintf(reps, sizeof reps, "%dx%d", x->tm.reps, x->tm.batch);
-    fmt_time(t, sizeof t, x->tm.t);
+    snprintf(reps, sizeof reps, "%dx%d", x->reps, x->batch);
+    fmt_time(t, sizeof t, x->t);
     if (x->peer_t > 0) {
         fmt_time(pt, sizeof pt, x->peer_t);
-        snprintf(pg, sizeof pg, "%.1f", x->peer_bytes / x->peer_t * 1e-9);
-        snprintf(ratio, sizeof ratio, "%.3f%s", x->peer_t / x->tm.t, x->peer_ok == 0 ? "?" : "");
+        snprintf(pg, sizeof pg, "%.1f", x->peer_gbs);
+        snprintf(ratio, sizeof ratio, "%.3f%s", x->peer_t / x->t, x->peer_ok == 0 ? "?" : "");
     }
     /* the strategy only (grid, tiles and parameters go to the CSV) */
     const int plan_len = x->plan[0] ? (int)strcspn(x->plan, " ") : 1;
     printf("%-32s %-9s %10s %9s %11s %9.3f %9.1f %-4s %11s %9s %7s  %.*s%s\n", x->c->name, dt, n, reps, t,
-           (double)x->n / x->tm.t * 1e-9, x->bytes / x->tm.t * 1e-9, x->verified ? "yes" : "NO", pt, pg, ratio,
-           plan_len, x->plan[0] ? x->plan : "-", strstr(x->plan, "did not run") ? " (NOT the forced one)" : "");
+           (double)x->n / x->t * 1e-9, x->gbs, x->verified ? "yes" : "NO", pt, pg, ratio, plan_len,
+           x->plan[0] ? x->plan : "-", strstr(x->plan, "did not run") ? " (NOT the forced one)" : "");
+}
+
+static void csv_quoted(FILE *f, const char *s, const char *after)
+{
+    fputc('"', f);
+    for (; *s; s++) fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+    fprintf(f, "\"%s", after);
 }
 
 /* The first 17 columns are those of the bench before its peers and plans (cub_*: the GPU
  * peer's, empty on the CPU); peer* repeat the row's peer whichever it is (CUB, the atomics
  * kernel, oneTBB), plan is the library's plan of the last timed call. */
-static void csv_header(FILE *f)
+static void csv_row(FILE *f, pb_run *r, const char *peer, const row_result *x)
 {
-    fprintf(f, "backend,device,build,date_utc,seed,row,dtype,n,reps,batch,time_ms,gitems_per_s,gb_per_s,"
-               "verified,cub_time_ms,cub_gb_per_s,ratio_vs_cub,peer,peer_time_ms,peer_gb_per_s,ratio_vs_peer,"
-               "peer_verified,plan\n");
-}
-
-static void csv_quoted(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void csv_row(FILE *f, pb_run *r, const char *peer, const char *date, const row_result *x)
-{
-    char dt[32];
-    case_dtype(x->c, dt, sizeof dt);
+    char dt[32], p[96] = ",,";
     fprintf(f, "%s,", pp_backend_name(pp_context_backend(r->ctx)));
-    csv_quoted(f, pp_context_device_name(r->ctx));
-    fputc(',', f);
-    csv_quoted(f, pp_version_string());
-    fprintf(f, ",%s,%" PRIu64 ",%s,%s,%zu,", date, r->h->seed, x->c->name, dt, x->n);
+    csv_quoted(f, pp_context_device_name(r->ctx), ",");
+    csv_quoted(f, pp_version_string(), "");
+    fprintf(f, ",%s,%" PRIu64 ",%s,%s,%zu,", g_date, g_host.seed, x->c->name, case_label(x->c, 0, dt, sizeof dt), x->n);
     if (x->error) {
         fprintf(f, ",,,,,ERR,,,,,,,,,\n");
         return;
     }
-    fprintf(f, "%d,%d,%.6g,%.6g,%.6g,%s,", x->tm.reps, x->tm.batch, x->tm.t * 1e3, (double)x->n / x->tm.t * 1e-9,
-            x->bytes / x->tm.t * 1e-9, x->verified ? "yes" : "NO");
-    char p[96] = ",,";
-    if (x->peer_t > 0)
-        snprintf(p, sizeof p, "%.6g,%.6g,%.6g", x->peer_t * 1e3, x->peer_bytes / x->peer_t * 1e-9, x->peer_t / x->tm.t);
+    fprintf(f, "%d,%d,%.6g,%.6g,%.6g,%s,", x->reps, x->batch, x->t * 1e3, (double)x->n / x->t * 1e-9,
+            x->gbs, x->verified ? "yes" : "NO");
+    if (x->peer_t > 0) snprintf(p, sizeof p, "%.6g,%.6g,%.6g", x->peer_t * 1e3, x->peer_gbs, x->peer_t / x->t);
     fprintf(f, "%s,", r->peer == PB_PEER_GPU ? p : ",,");
-    csv_quoted(f, x->peer_t > 0 ? peer : "");
-    fprintf(f, ",%s,%s,", p, x->peer_t > 0 ? (x->peer_ok == 1 ? "yes" : x->peer_ok == 0 ? "NO" : "unchecked") : "");
-    csv_quoted(f, x->plan);
-    fputc('\n', f);
+    csv_quoted(f, x->peer_t > 0 ? peer : "", ",");
+    fprintf(f, "%s,%s,", p, x->peer_t > 0 ? (x->peer_ok == 1 ? "yes" : x->peer_ok == 0 ? "NO" : "unchecked") : "");
+    csv_quoted(f, x->plan, "\n");
     fflush(f);
 }
 
 /* ---- one backend -------------------------------------------------------------------------- */
 
-typedef struct run_log {
-    FILE *csv;
-    const char *date;
-    pb_plot plot;
-} run_log;
-
 /* Runs every selected case on one backend. Returns the number of rows that failed. */
-static int run_backend(pp_backend backend, const options *o, host_data *h, size_t n, run_log *log)
+static int run_backend(pp_backend backend, const options *o)
 {
-    pb_run r;
-    memset(&r, 0, sizeof r);
-    r.opt = o;
-    r.h = h;
-    r.n = n;
-    r.len = n > 1024 ? n : 1024;
-    r.gpu = backend == PP_BACKEND_HIP;
-    pp_status st = pp_context_create(&r.ctx, backend, o->device);
+    const int gpu = backend == PP_BACKEND_HIP;
+    const size_t n = o->n ? o->n : (size_t)1 << (gpu ? (o->quick ? 24 : 28) : (o->quick ? 22 : 26));
+    pb_run r = {.opt = o, .n = n, .len = n > 1024 ? n : 1024, .gpu = gpu};
+    const char *timing_how = gpu ? "host clock + pp_context_synchronize (no event timer built)" : "host clock";
+    const char *peer = "peer";
+    char peer_desc[96] = "", nbuf[24], label[128];
+    int failed = 1;
+    for (int k = 0; k < PB_DS_COUNT && r.len > g_host.len; k++) free(g_host.a[k]), g_host.a[k] = NULL; /* grown on use */
+    g_host.len = r.len > g_host.len ? r.len : g_host.len;
+    pp_status st = pp_context_create(&r.ctx, backend, 0);
     if (st != PP_OK) {
         fprintf(stderr, "parprim-bench: cannot create a %s context: %s: %s\n", pp_backend_name(backend),
                 pp_status_string(st), pp_last_create_error());
         return 1;
     }
-    const char *timing_how = r.gpu ? "host clock + pp_context_synchronize (no event timer built)" : "host clock";
-    const char *peer = "peer";
-    char peer_desc[96] = "";
+    r.peer = o->no_peer ? PB_PEER_NONE : gpu ? PB_PEER_GPU : PB_PEER_TBB; /* AMD: the atomics kernel of hist_rbi */
 #ifdef PB_HAVE_GPU_TIMER
-    if (r.gpu) {
-        r.timer = pb_timer_create(pp_context_stream(r.ctx));
-        if (!r.timer) {
-            fprintf(stderr, "parprim-bench: event timer: %s\n", pb_gpu_last_error());
-            pp_context_destroy(r.ctx);
-            return 1;
-        }
-        timing_how = "events on the context's stream";
-        r.peer = o->no_peer ? PB_PEER_NONE : PB_PEER_GPU; /* AMD: the atomics kernel of hist_rbi only */
+    if (gpu && !(r.timer = pb_timer_create(pp_context_stream(r.ctx)))) {
+        fprintf(stderr, "parprim-bench: event timer: %s\n", pb_gpu_last_error());
+        goto out;
     }
+    timing_how = gpu ? "events on the context's stream" : timing_how;
+#else
+    r.peer = gpu ? PB_PEER_NONE : r.peer;
 #endif
 #ifdef PB_HAVE_CUB
-    if (r.peer == PB_PEER_GPU) {
-        peer = "CUB";
-        snprintf(peer_desc, sizeof peer_desc, "; CUB %s in the same run", pb_cub_version());
-    }
+    if (r.peer == PB_PEER_GPU)
+        peer = "CUB", snprintf(peer_desc, sizeof peer_desc, "; CUB %s in the same run", pb_cub_version());
 #endif
 #ifdef PB_HAVE_TBB
-    if (!r.gpu && !o->no_peer) {
-        r.peer = PB_PEER_TBB;
-        peer = "TBB";
-        snprintf(peer_desc, sizeof peer_desc, "; %s in the same run, %d took part in a probe", pb_tbb_describe(),
-                 pb_tbb_probe_threads());
-    }
+    if (r.peer == PB_PEER_TBB)
+        peer = "TBB", snprintf(peer_desc, sizeof peer_desc, "; %s in the same run, %d took part in a probe",
+                               pb_tbb_describe(), pb_tbb_probe_threads());
+#else
+    r.peer = gpu ? r.peer : PB_PEER_NONE;
 #endif
-    int failed = 0;
-    if (set_options(&r, NULL, o->assignments, NULL)) {
-        failed = 1;
-        goto out;
-    }
-    if (r.gpu && (st = pp_context_create(&r.ref_ctx, PP_BACKEND_CPU, 0)) != PP_OK) {
+    if (set_options(&r, NULL, o->assignments)) goto out;
+    if (gpu && pp_context_create(&r.ref_ctx, PP_BACKEND_CPU, 0) != PP_OK) {
         fprintf(stderr, "parprim-bench: cannot create the cpu reference context: %s\n", pp_last_create_error());
-        failed = 1;
         goto out;
     }
-
-    char nbuf[24];
-    fmt_n(nbuf, sizeof nbuf, n);
-    const int pow2 = nbuf[0] == '2' && nbuf[1] == '^';
     printf("\n== backend %s: %s\n", pp_backend_name(backend), pp_context_device_name(r.ctx));
-    printf("   build %s | %s | n %zu%s%s%s | seed %" PRIu64 "\n", pp_version_string(), log->date, n, pow2 ? " (" : "",
-           pow2 ? nbuf : "", pow2 ? ")" : "", o->seed);
-    printf("   timing: %s, median of reps; verify: %s%s%s%s%s\n", timing_how,
+    printf("   n %s | timing: %s, median of reps; verify: %s%s%s%s%s\n", fmt_n(nbuf, sizeof nbuf, n), timing_how,
            r.ref_ctx ? "against the cpu backend" : "against the serial oracles", o->quick ? "; --quick" : "",
            peer_desc, o->assignments[0] ? "; options: " : "", o->assignments);
-    print_table_header(peer);
+    printf("%-32s %-9s %10s %9s %11s %9s %9s %-4s %6s time %4s GB/s %*s%s  plan\n", "row", "dtype", "n", "reps", "time",
+           "Gitems/s", "GB/s", "ok", peer, peer, 7 - (int)strlen(peer), "pp/", peer);
     fflush(stdout);
 
-    pb_plot_group *g = pb_plot_add_group(&log->plot, pp_backend_name(backend), pp_context_device_name(r.ctx),
-                                         r.peer == PB_PEER_NONE ? NULL : peer);
+    failed = 0;
+    pb_plot_group *pg = pb_plot_add_group(&g_plot, pp_backend_name(backend), pp_context_device_name(r.ctx),
+                                          r.peer == PB_PEER_NONE ? NULL : peer);
     for (size_t k = 0; k < pb_n_families; k++) {
         const pb_family *f = pb_families[k];
         for (size_t i = 0; i < f->count; i++) {
             const pb_case *c = &f->cases[i];
-            if (!case_selected(c, o->only) || (c->tuning && !r.gpu)) continue; /* tunings: GPU strategies */
+            if (!case_selected(c, o->only, label) || (c->tuning && !gpu)) continue; /* tunings: GPU strategies */
             row_result x = run_case(&r, f, c);
             print_row(&x);
             fflush(stdout);
-            if (log->csv) csv_row(log->csv, &r, peer, log->date, &x);
-            if (x.error || !x.verified) failed++;
-            if (!x.error && g) {
-                char label[128], dt[32];
-                case_dtype(c, dt, sizeof dt);
-                snprintf(label, sizeof label, "%s %s", c->name, dt);
-                pb_plot_add_bar(&log->plot, label, x.bytes / x.tm.t * 1e-9,
-                                x.peer_t > 0 ? x.peer_bytes / x.peer_t * 1e-9 : -1, x.verified, !strcmp(c->name, "copy"));
-            }
+            if (g_csv) csv_row(g_csv, &r, peer, &x);
+            failed += x.error || !x.verified;
+            if (!x.error && pg) pb_plot_add_bar(&g_plot, label, x.gbs, x.peer_gbs, x.verified, !strcmp(c->name, "copy"));
         }
         if (f->finish) f->finish();
     }
 out:
-    for (int k = 0; k < PB_DS_COUNT; k++)
-        if (r.dev[k]) pp_free(r.ctx, r.dev[k]);
+    for (int k = 0; k < PB_DS_COUNT; k++) pb_release(&r, r.dev[k]);
 #ifdef PB_HAVE_GPU_TIMER
     pb_timer_destroy(r.timer);
 #endif
+    free(r.ref);
     pp_context_destroy(r.ref_ctx);
     pp_context_destroy(r.ctx);
     return failed;
@@ -828,100 +752,60 @@ out:
 int main(int argc, char **argv)
 {
     options o;
-    int pr = parse_options(argc, argv, &o);
-    if (pr == 1) return 0; /* --help */
-    if (pr) return 2;
-
-    int selected = 0;
+    int pr = parse_options(argc, argv, &o), selected = 0;
+    char label[128];
+    if (pr) return pr == 1 ? 0 : 2; /* 1: --help */
     for (size_t k = 0; k < pb_n_families; k++)
-        for (size_t i = 0; i < pb_families[k]->count; i++) selected += case_selected(&pb_families[k]->cases[i], o.only);
+        for (size_t i = 0; i < pb_families[k]->count; i++)
+            selected += case_selected(&pb_families[k]->cases[i], o.only, label);
     if (!selected) {
         fprintf(stderr, "parprim-bench: --only '%s' matches no row (--help lists them)\n", o.only);
         return 2;
     }
-
-    /* which backends */
-    int hip_ok = pp_backend_available(PP_BACKEND_HIP);
+    /* the backends: hip where present (not for cpu), cpu for all or without hip */
+    const int hip_ok = pp_backend_available(PP_BACKEND_HIP), all = !strcmp(o.backend, "all");
+    if (!hip_ok && !strcmp(o.backend, "hip")) {
+        fprintf(stderr, "parprim-bench: backend hip is not available (build: %s)\n", pp_version_string());
+        return 1;
+    }
+    if (!hip_ok && all) printf("note: backend hip not available (%s); running cpu only\n", pp_version_string());
     pp_backend list[2];
     int nb = 0;
-    if (o.backend_all) {
-        if (hip_ok) list[nb++] = PP_BACKEND_HIP;
-        else printf("note: backend hip not available (%s); running cpu only\n", pp_version_string());
-        list[nb++] = PP_BACKEND_CPU;
-    } else if (o.backend_mask == PB_BACKEND_HIP) {
-        if (!hip_ok) {
-            fprintf(stderr, "parprim-bench: backend hip is not available (build: %s)\n", pp_version_string());
-            return 1;
-        }
-        list[nb++] = PP_BACKEND_HIP;
-    } else if (o.backend_mask == PB_BACKEND_CPU) {
-        list[nb++] = PP_BACKEND_CPU;
-    } else {
-        list[nb++] = hip_ok ? PP_BACKEND_HIP : PP_BACKEND_CPU;
-    }
+    if (hip_ok && strcmp(o.backend, "cpu")) list[nb++] = PP_BACKEND_HIP;
+    if (!nb || all) list[nb++] = PP_BACKEND_CPU;
 
-    size_t ns[2], maxn = 1024;
-    for (int i = 0; i < nb; i++) {
-        int gpu = list[i] == PP_BACKEND_HIP;
-        ns[i] = o.n ? o.n : (size_t)1 << (gpu ? (o.quick ? 24 : 28) : (o.quick ? 22 : 26));
-        if (ns[i] > maxn) maxn = ns[i];
-    }
-
-    char date[64];
-    time_t now = time(NULL);
+    const time_t now = time(NULL);
     struct tm tmv;
-    gmtime_r(&now, &tmv);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &tmv);
-
-    printf("parprim-bench | %s | %s | seed %" PRIu64, pp_version_string(), date, o.seed);
+    strftime(g_date, sizeof g_date, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&now, &tmv));
+    printf("parprim-bench | %s | %s | seed %" PRIu64, pp_version_string(), g_date, o.seed);
 #ifdef _OPENMP
     printf(" | OpenMP threads %d", omp_get_max_threads());
 #endif
-    printf("\n");
-    printf("data: counter-based from the seed; floats uniform in [-1,1), u8 random bytes, i32 random\n");
-    printf("GB/s: fewest bytes the primitive must move / median time (copy: 2 x 4n; reduce: n x in + out;\n"
-           "      scan: n x (in + out), + n flag bytes or the offsets if segmented; CUB's scan by key: + 4n keys;\n"
-           "      histogram: n x in + counts, + the edges for hist_range; hist_rbi: n x (value + index) + 2 x outputs;\n"
-           "      hist_rbi's CUB columns: the plain global-atomics kernel of bench/atomic_peer.hip).\n");
-    if (!o.no_peer)
-        printf("pp/CUB, pp/TBB: parprim throughput / the peer's (> 1: parprim faster); '?' after it: the peer's own "
-               "result failed the same check. plan: the strategy the library recorded (pp_context_last_plan).\n");
+    printf("\n%s", legend);
 
-    run_log log;
-    memset(&log, 0, sizeof log);
-    log.date = date;
-    if (o.csv) {
-        log.csv = fopen(o.csv, "w");
-        if (!log.csv) {
-            fprintf(stderr, "parprim-bench: cannot open '%s' for writing: %s\n", o.csv, strerror(errno));
-            return 2;
-        }
-        csv_header(log.csv);
+    if (o.csv && !(g_csv = fopen(o.csv, "w"))) {
+        fprintf(stderr, "parprim-bench: cannot open '%s' for writing: %s\n", o.csv, strerror(errno));
+        return 2;
     }
-
-    host_data h;
-    memset(&h, 0, sizeof h);
-    h.len = maxn;
-    h.seed = o.seed;
-
+    if (g_csv)
+        fprintf(g_csv, "backend,device,build,date_utc,seed,row,dtype,n,reps,batch,time_ms,gitems_per_s,gb_per_s,"
+                         "verified,cub_time_ms,cub_gb_per_s,ratio_vs_cub,peer,peer_time_ms,peer_gb_per_s,ratio_vs_peer,"
+                         "peer_verified,plan\n");
     int failed = 0;
-    for (int i = 0; i < nb; i++) failed += run_backend(list[i], &o, &h, ns[i], &log);
-
-    if (log.csv) fclose(log.csv);
+    g_host.seed = o.seed;
+    for (int i = 0; i < nb; i++) failed += run_backend(list[i], &o);
+    if (g_csv) fclose(g_csv);
     if (o.plot) {
         char title[160];
-        snprintf(title, sizeof title, "parprim-bench %s, %s, seed %" PRIu64, pp_version_string(), date, o.seed);
-        if (pb_plot_write(&log.plot, o.plot, title)) {
+        snprintf(title, sizeof title, "parprim-bench %s, %s, seed %" PRIu64, pp_version_string(), g_date, o.seed);
+        if (pb_plot_write(&g_plot, o.plot, title)) {
             fprintf(stderr, "parprim-bench: cannot write the plot '%s': %s\n", o.plot, strerror(errno));
             failed++;
         }
     }
-    pb_plot_free(&log.plot);
-    for (int k = 0; k < PB_DS_COUNT; k++) free(h.a[k]);
-    if (failed) {
-        printf("\n%d row(s) failed verification or errored.\n", failed);
-        return 1;
-    }
-    printf("\nall rows verified.\n");
-    return 0;
+    pb_plot_free(&g_plot);
+    for (int k = 0; k < PB_DS_COUNT; k++) free(g_host.a[k]);
+    if (failed) printf("\n%d row(s) failed verification or errored.\n", failed);
+    else printf("\nall rows verified.\n");
+    return failed ? 1 : 0;
 }
