@@ -538,7 +538,8 @@ PP_API pp_status pp_reduce_by_index(pp_context *ctx, const void *values, size_t 
  * its first, with its own bits (a run of -0.0, +0.0 keeps -0.0).
  *
  * In place. pp_select_flagged and pp_select_if accept out == in (and payload_out == payload);
- * any other overlap between an output and an input or another output is
+ * the elements past count of an array written in place are then unspecified. Any other
+ * overlap between an output and an input or another output (or count) is
  * PP_ERROR_INVALID_ARGUMENT naming the output.
  *
  * Sizes. n may exceed 2^32 on every backend. Index outputs of u32 accept n <= 2^32 (every
