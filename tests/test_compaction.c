@@ -491,6 +491,39 @@ static void t_empty_and_plan(void **state)
     TC_CHECK(strcmp(plan.family, "compaction") == 0, "plan family '%s'", plan.family);
 }
 
+/* Small cases of every form for the GPU's sanitizers (compute-sanitizer racecheck / synccheck
+ * run this one: PP_TEST_FILTER='t_small*'): 1-, 4- and 8-byte elements at sizes of up to three
+ * tiles (several tiles: the look-back runs), payloads and both count spaces. */
+static void t_small(void **state)
+{
+    tc_env *env = tc_envp(state);
+    static const size_t sizes[] = {1, 2049, 3 * 4096 + 5};
+    const size_t nmax = 3 * 4096 + 5;
+    static const pp_dtype ts[3] = {PP_U8, PP_F32, PP_F64};
+    tc_rng r = tc_rng_for("compaction small");
+    uint8_t *f = (uint8_t *)tc_xmalloc(nmax);
+    unsigned char *in = (unsigned char *)tc_xmalloc(nmax * 8), *pay = (unsigned char *)tc_xmalloc(nmax * 8);
+    fill_flags(&r, f, nmax, SEL_HALF);
+    fill_payload(pay, nmax, PP_U32);
+    pp_predicate p;
+    memset(&p, 0, sizeof p);
+    p.kind = PP_PRED_NONZERO;
+    for (int ti = 0; ti < 3; ++ti)
+        for (size_t si = 0; si < 3; ++si)
+            for (int op = PO_SELECT; op <= PO_WHERE; ++op) {
+                if (op == PO_UNIQUE || op == PO_RLE) fill_runs(&r, in, nmax, ts[ti], 3);
+                else tc_fill(&r, in, nmax, ts[ti], TC_FEW);
+                ccase c = {(po_compact_op)op, ts[ti], sizes[si], in, op == PO_SELECT && (si & 1) ? f : NULL,
+                           op == PO_SELECT && (si & 1) ? NULL : &p, op <= PO_UNIQUE ? pay : NULL, PP_U32,
+                           (si & 1) ? PP_U32 : PP_U64, 0, (si & 1) ? PP_RESULT_HOST : PP_RESULT_CONTEXT, 0};
+                if (op == PO_UNIQUE || op == PO_RLE) c.pred = NULL;
+                run_check(env, &c);
+            }
+    free(f);
+    free(in);
+    free(pay);
+}
+
 int main(void)
 {
     tc_init("test_compaction");
@@ -498,7 +531,7 @@ int main(void)
         TC_BOTH(t_select_flagged), TC_BOTH(t_partition_flagged), TC_BOTH(t_select_if),
         TC_BOTH(t_partition_if),   TC_BOTH(t_where),             TC_BOTH(t_pred_selections),
         TC_BOTH(t_unique_rle),     TC_BOTH(t_in_place),          TC_BOTH(t_misaligned),
-        TC_BOTH(t_empty_and_plan),
+        TC_BOTH(t_empty_and_plan), TC_BOTH(t_small),
     };
     return TC_RUN("test_compaction", tests);
 }
