@@ -26,16 +26,16 @@ static const cspec sel_flags = {CK_SEL_FLAGS, 0}, sel_half = {CK_SEL_IF, 0.0f}, 
                    nonzero = {CK_NONZERO, 0};
 
 static const pb_case cases[] = {
-    PB_ROW("select_flagged_50", PP_F32, PP_F32, PP_OP_SUM, sel_flags),
-    PB_ROW("select_if_lt_50", PP_F32, PP_F32, PP_OP_SUM, sel_half),
-    PB_ROW("select_if_lt_1", PP_F32, PP_F32, PP_OP_SUM, sel_1),
-    PB_ROW("select_if_lt_99", PP_F32, PP_F32, PP_OP_SUM, sel_99),
-    PB_ROW("partition_if_lt_50", PP_F32, PP_F32, PP_OP_SUM, part),
-    PB_ROW("unique_runs4", PP_U32, PP_U32, PP_OP_SUM, uniq),
-    PB_ROW("rle_runs4", PP_U32, PP_U32, PP_OP_SUM, rle),
-    PB_ROW("nonzero_50", PP_U8, PP_U64, PP_OP_SUM, nonzero),
-    {"latency_select_flagged", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &sel_flags},
-    {"latency_select_flagged", PP_F32, PP_F32, PP_OP_SUM, (size_t)1 << 16, 0, NULL, &sel_flags},
+    PB_ROW("compact_select_flagged", PP_F32, PP_F32, PP_OP_SUM, sel_flags),
+    PB_ROW("compact_select_if_lt50", PP_F32, PP_F32, PP_OP_SUM, sel_half),
+    PB_ROW("compact_select_if_lt1", PP_F32, PP_F32, PP_OP_SUM, sel_1),
+    PB_ROW("compact_select_if_lt99", PP_F32, PP_F32, PP_OP_SUM, sel_99),
+    PB_ROW("compact_partition_if", PP_F32, PP_F32, PP_OP_SUM, part),
+    PB_ROW("compact_unique_runs4", PP_U32, PP_U32, PP_OP_SUM, uniq),
+    PB_ROW("compact_rle_runs4", PP_U32, PP_U32, PP_OP_SUM, rle),
+    PB_ROW("compact_nonzero", PP_U8, PP_U64, PP_OP_SUM, nonzero),
+    {"latency_compact_select", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &sel_flags},
+    {"latency_compact_select", PP_F32, PP_F32, PP_OP_SUM, (size_t)1 << 16, 0, NULL, &sel_flags},
 };
 
 typedef struct cpriv {
@@ -255,9 +255,10 @@ static void teardown(pb_run *r, pb_state *s)
 
 const pb_family pb_family_compaction = {
     "compaction", cases, sizeof cases / sizeof cases[0], setup, call, verify, peer, teardown, NULL,
-    "  select_flagged_50 f32 (u8 flags, half set), select_if_lt_50 / _1 / _99 f32 (x < 0,\n"
-    "  -0.98, 0.98 over [-1, 1): 50%, 1%, 99% kept), partition_if_lt_50 f32, unique_runs4 and\n"
-    "  rle_runs4 u32 (runs of mean length 4, u32 lengths), nonzero_50 u8 -> u64 indices,\n"
-    "  latency_select_flagged f32 at n = 1024 and 2^16 (count to context memory); peers: CUB\n"
+    "  compact_select_flagged f32 (u8 flags, half set), compact_select_if_lt50 / lt1 / lt99 f32\n"
+    "  (x < 0, -0.98, 0.98 over [-1, 1): 50%, 1%, 99% kept), compact_partition_if f32 (x < 0),\n"
+    "  compact_unique_runs4 and compact_rle_runs4 u32 (runs of mean length 4, u32 lengths),\n"
+    "  compact_nonzero u8 -> u64 indices (half nonzero), latency_compact_select f32 (flags) at\n"
+    "  n = 1024 and 2^16 (count to context memory; --only compact: every row); peers: CUB\n"
     "  DeviceSelect::Flagged / If / Unique, DevicePartition::If, DeviceRunLengthEncode::Encode,\n"
     "  DeviceSelect::Flagged over a counting iterator (nonzero); none on the CPU\n"};
