@@ -60,6 +60,20 @@ PP_HD int pp_keep_eval(const pp_keep_pred *p, uint64_t bits, int width, int enc)
     return (int)((uint32_t)(k >= p->lo && k <= p->hi) ^ p->invert);
 }
 
+/* The same for 4-byte elements in 32-bit arithmetic (every key and bound of width 4 fits),
+ * written with selects only, so that a loop over elements vectorizes (the CPU backend's). */
+PP_HD uint32_t pp_keep_eval32(uint32_t lo, uint32_t hi, uint32_t invert, uint32_t nan_val, uint32_t bits, int enc)
+{
+    uint32_t k = bits;
+    if (enc == PP_ENC_SIGNED) k = bits ^ 0x80000000u;
+    if (enc == PP_ENC_FLOAT) {
+        const uint32_t z = (bits & 0x7FFFFFFFu) == 0 ? 0u : bits; /* -0.0 -> +0.0 */
+        k = (z & 0x80000000u) ? ~z : z ^ 0x80000000u;
+    }
+    const uint32_t in = (uint32_t)((k >= lo) & (k <= hi)) ^ invert;
+    return enc == PP_ENC_FLOAT && (bits & 0x7FFFFFFFu) > 0x7F800000u ? nan_val : in;
+}
+
 /* Whether two elements are duplicates for pp_unique: equal bits for integers; for floats
  * numerically equal (-0.0 == +0.0) or both NaN. */
 PP_HD int pp_same_key(uint64_t a, uint64_t b, int width, int enc)
