@@ -157,34 +157,52 @@ static pp_status finish(pp_context *ctx, const char *fn, pp_compact_args *a, arr
     return ctx->ops->compact(ctx, a);
 }
 
-/* select / partition, by flags (pred NULL) or by predicate. */
-static pp_status select_or_partition(pp_context *ctx, const char *fn, pp_compact_kind kind, const void *in,
-                                     size_t n, pp_dtype dtype, const uint8_t *flags, const pp_predicate *pred,
-                                     const void *payload, pp_dtype payload_type, void *out, void *payload_out,
-                                     uint64_t *count, pp_result_space space)
+/* The fields every form sets; the rest zero. */
+static void init_args(pp_compact_args *a, pp_compact_kind kind, pp_keep_mode keep, const void *in, size_t n,
+                      pp_dtype dtype, uint64_t *count, pp_result_space space)
 {
-    PP_TRY(pp__check_dtype(ctx, fn, "dtype", dtype, PP_DT_ALL));
-    if (payload) PP_TRY(pp__check_dtype(ctx, fn, "payload_type", payload_type, PP_DT_ALL));
-    else if (payload_out)
+    memset(a, 0, sizeof *a);
+    a->kind = kind;
+    a->keep = keep;
+    a->in = in;
+    a->n = n;
+    a->dtype = dtype;
+    a->count = count;
+    a->space = space;
+}
+
+/* The payload pair: payload_type checked where there is a payload; payload_out without one
+ * is an error. */
+static pp_status check_payload(pp_context *ctx, const char *fn, const void *payload, pp_dtype payload_type,
+                               const void *payload_out)
+{
+    if (payload) return pp__check_dtype(ctx, fn, "payload_type", payload_type, PP_DT_ALL);
+    if (payload_out)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'payload_out' is given without 'payload'", fn);
+    return PP_OK;
+}
+
+/* select / partition, by flags (by_pred 0) or by predicate. */
+static pp_status select_or_partition(pp_context *ctx, const char *fn, pp_compact_kind kind, int by_pred,
+                                     const void *in, size_t n, pp_dtype dtype, const uint8_t *flags,
+                                     const pp_predicate *pred, const void *payload, pp_dtype payload_type, void *out,
+                                     void *payload_out, uint64_t *count, pp_result_space space)
+{
+    PP_ENTER(ctx);
+    PP_TRY(pp__check_dtype(ctx, fn, "dtype", dtype, PP_DT_ALL));
+    if (by_pred) PP_TRY(check_pred(ctx, fn, pred, dtype));
+    PP_TRY(check_payload(ctx, fn, payload, payload_type, payload_out));
     pp_compact_args a;
-    memset(&a, 0, sizeof a);
-    a.kind = kind;
-    a.keep = pred ? PP_KEEP_PRED : PP_KEEP_FLAGS;
-    if (pred) a.pred = compile_pred(pred, dtype);
-    a.in = in;
-    a.n = n;
-    a.dtype = dtype;
-    a.flags = flags;
+    init_args(&a, kind, by_pred ? PP_KEEP_PRED : PP_KEEP_FLAGS, in, n, dtype, count, space);
+    if (by_pred) a.pred = compile_pred(pred, dtype);
+    a.flags = by_pred ? NULL : flags;
     a.payload = payload;
     a.payload_size = payload ? pp_dtype_size(payload_type) : 0;
     a.out = out;
     a.payload_out = payload_out;
-    a.count = count;
-    a.space = space;
     const size_t es = pp_dtype_size(dtype);
     arr arrays[] = {{"in", in, es, 0},
-                    {"flags", flags, pred ? 0 : 1, 0},
+                    {"flags", flags, by_pred ? 0 : 1, 0},
                     {"payload", payload, a.payload_size, 0},
                     {"out", out, es, 1},
                     {"payload_out", payload_out, a.payload_size, 1}};
@@ -195,8 +213,7 @@ pp_status pp_select_flagged(pp_context *ctx, const void *in, size_t n, pp_dtype 
                             const void *payload, pp_dtype payload_type, void *out, void *payload_out, uint64_t *count,
                             pp_result_space space)
 {
-    PP_ENTER(ctx);
-    return select_or_partition(ctx, "pp_select_flagged", PP_COMPACT_SELECT, in, n, dtype, flags, NULL, payload,
+    return select_or_partition(ctx, "pp_select_flagged", PP_COMPACT_SELECT, 0, in, n, dtype, flags, NULL, payload,
                                payload_type, out, payload_out, count, space);
 }
 
@@ -204,20 +221,15 @@ pp_status pp_select_if(pp_context *ctx, const void *in, size_t n, pp_dtype dtype
                        const void *payload, pp_dtype payload_type, void *out, void *payload_out, uint64_t *count,
                        pp_result_space space)
 {
-    static const char fn[] = "pp_select_if";
-    PP_ENTER(ctx);
-    PP_TRY(pp__check_dtype(ctx, fn, "dtype", dtype, PP_DT_ALL));
-    PP_TRY(check_pred(ctx, fn, pred, dtype));
-    return select_or_partition(ctx, fn, PP_COMPACT_SELECT, in, n, dtype, NULL, pred, payload, payload_type, out,
-                               payload_out, count, space);
+    return select_or_partition(ctx, "pp_select_if", PP_COMPACT_SELECT, 1, in, n, dtype, NULL, pred, payload,
+                               payload_type, out, payload_out, count, space);
 }
 
 pp_status pp_partition_flagged(pp_context *ctx, const void *in, size_t n, pp_dtype dtype, const uint8_t *flags,
                                const void *payload, pp_dtype payload_type, void *out, void *payload_out,
                                uint64_t *count, pp_result_space space)
 {
-    PP_ENTER(ctx);
-    return select_or_partition(ctx, "pp_partition_flagged", PP_COMPACT_PARTITION, in, n, dtype, flags, NULL,
+    return select_or_partition(ctx, "pp_partition_flagged", PP_COMPACT_PARTITION, 0, in, n, dtype, flags, NULL,
                                payload, payload_type, out, payload_out, count, space);
 }
 
@@ -225,12 +237,8 @@ pp_status pp_partition_if(pp_context *ctx, const void *in, size_t n, pp_dtype dt
                           const void *payload, pp_dtype payload_type, void *out, void *payload_out, uint64_t *count,
                           pp_result_space space)
 {
-    static const char fn[] = "pp_partition_if";
-    PP_ENTER(ctx);
-    PP_TRY(pp__check_dtype(ctx, fn, "dtype", dtype, PP_DT_ALL));
-    PP_TRY(check_pred(ctx, fn, pred, dtype));
-    return select_or_partition(ctx, fn, PP_COMPACT_PARTITION, in, n, dtype, NULL, pred, payload, payload_type, out,
-                               payload_out, count, space);
+    return select_or_partition(ctx, "pp_partition_if", PP_COMPACT_PARTITION, 1, in, n, dtype, NULL, pred, payload,
+                               payload_type, out, payload_out, count, space);
 }
 
 pp_status pp_unique(pp_context *ctx, const void *keys, size_t n, pp_dtype dtype, const void *payload,
@@ -239,22 +247,13 @@ pp_status pp_unique(pp_context *ctx, const void *keys, size_t n, pp_dtype dtype,
     static const char fn[] = "pp_unique";
     PP_ENTER(ctx);
     PP_TRY(pp__check_dtype(ctx, fn, "dtype", dtype, PP_DT_ALL));
-    if (payload) PP_TRY(pp__check_dtype(ctx, fn, "payload_type", payload_type, PP_DT_ALL));
-    else if (payload_out)
-        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'payload_out' is given without 'payload'", fn);
+    PP_TRY(check_payload(ctx, fn, payload, payload_type, payload_out));
     pp_compact_args a;
-    memset(&a, 0, sizeof a);
-    a.kind = PP_COMPACT_SELECT;
-    a.keep = PP_KEEP_RUN_HEAD;
-    a.in = keys;
-    a.n = n;
-    a.dtype = dtype;
+    init_args(&a, PP_COMPACT_SELECT, PP_KEEP_RUN_HEAD, keys, n, dtype, count, space);
     a.payload = payload;
     a.payload_size = payload ? pp_dtype_size(payload_type) : 0;
     a.out = keys_out;
     a.payload_out = payload_out;
-    a.count = count;
-    a.space = space;
     const size_t es = pp_dtype_size(dtype);
     arr arrays[] = {{"keys", keys, es, 0},
                     {"payload", payload, a.payload_size, 0},
@@ -277,17 +276,10 @@ pp_status pp_run_length_encode(pp_context *ctx, const void *in, size_t n, pp_dty
     PP_TRY(pp__check_dtype(ctx, fn, "dtype", dtype, PP_DT_ALL));
     PP_TRY(check_count_type(ctx, fn, "length_type", length_type));
     pp_compact_args a;
-    memset(&a, 0, sizeof a);
-    a.kind = PP_COMPACT_RLE;
-    a.keep = PP_KEEP_RUN_HEAD;
-    a.in = in;
-    a.n = n;
-    a.dtype = dtype;
+    init_args(&a, PP_COMPACT_RLE, PP_KEEP_RUN_HEAD, in, n, dtype, count, space);
     a.out = values_out;
     a.lengths = lengths_out;
     a.length_size = pp_dtype_size(length_type);
-    a.count = count;
-    a.space = space;
     const size_t es = pp_dtype_size(dtype);
     arr arrays[] = {{"in", in, es, 0}, {"values_out", values_out, es, 1}, {"lengths_out", lengths_out, a.length_size, 1}};
     return finish(ctx, fn, &a, arrays, 3, 0);
@@ -304,17 +296,10 @@ static pp_status where(pp_context *ctx, const char *fn, const void *in, size_t n
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
                         "%s: argument 'index_type' is u32 with n = %zu (indices past 2^32 - 1 need u64)", fn, n);
     pp_compact_args a;
-    memset(&a, 0, sizeof a);
-    a.kind = PP_COMPACT_WHERE;
-    a.keep = PP_KEEP_PRED;
+    init_args(&a, PP_COMPACT_WHERE, PP_KEEP_PRED, in, n, dtype, count, space);
     a.pred = compile_pred(pred, dtype);
-    a.in = in;
-    a.n = n;
-    a.dtype = dtype;
     a.indices = indices;
     a.index_size = pp_dtype_size(index_type);
-    a.count = count;
-    a.space = space;
     arr arrays[] = {{"in", in, pp_dtype_size(dtype), 0}, {"indices", indices, a.index_size, 1}};
     return finish(ctx, fn, &a, arrays, 2, 0);
 }
