@@ -65,8 +65,16 @@ static inline uint64_t bits_at(const void *p, size_t i, int w)
     do {                                                                                              \
         size_t j0 = 0;                                                                                \
         if (i0 == 0) keep[j0++] = 1;                                                                  \
-        for (size_t j = j0; j < m; ++j)                                                               \
-            keep[j] = (uint8_t)!pp_same_key(bits_at(a->in, i0 + j, W), bits_at(a->in, i0 + j - 1, W), W, ENC); \
+        if (W == 4) {                                                                                 \
+            const uint32_t *x = (const uint32_t *)a->in + i0;                                         \
+            for (size_t j = j0; j < m; ++j) keep[j] = (uint8_t)!pp_same_key32(x[j], x[j - 1], ENC);   \
+        } else if (W == 1) {                                                                          \
+            const uint8_t *x = (const uint8_t *)a->in + i0;                                           \
+            for (size_t j = j0; j < m; ++j) keep[j] = x[j] != x[j - 1];                               \
+        } else {                                                                                      \
+            for (size_t j = j0; j < m; ++j)                                                           \
+                keep[j] = (uint8_t)!pp_same_key(bits_at(a->in, i0 + j, W), bits_at(a->in, i0 + j - 1, W), W, ENC); \
+        }                                                                                             \
     } while (0)
 #define BY_DTYPE(LOOP)                                        \
     switch (a->dtype) {                                       \
@@ -319,13 +327,18 @@ pp_status pp__cpu_compact(pp_context *ctx, const pp_compact_args *a)
                     }
                     rej += r;
                 }
-                if (a->kind == PP_COMPACT_RLE) { /* each head ends the run before it */
+                if (a->kind == PP_COMPACT_RLE && c > 0) { /* each head ends the run before it */
                     const uint64_t *heads = (const uint64_t *)ibuf;
                     pack_indices(8, i0, m, keep, ibuf, v512);
-                    for (size_t h = 0; h < c; ++h) {
-                        if (prev_head != UINT64_MAX) store_len(a->lengths, a->length_size, o + h - 1, heads[h] - prev_head);
-                        prev_head = heads[h];
+                    if (prev_head != UINT64_MAX) store_len(a->lengths, a->length_size, o - 1, heads[0] - prev_head);
+                    if (a->length_size == 4) {
+                        uint32_t *len = (uint32_t *)a->lengths + o;
+                        for (size_t h = 1; h < c; ++h) len[h - 1] = (uint32_t)(heads[h] - heads[h - 1]);
+                    } else {
+                        uint64_t *len = (uint64_t *)a->lengths + o;
+                        for (size_t h = 1; h < c; ++h) len[h - 1] = heads[h] - heads[h - 1];
                     }
+                    prev_head = heads[c - 1];
                 }
             }
             o += c;

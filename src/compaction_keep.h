@@ -84,4 +84,14 @@ PP_HD int pp_same_key(uint64_t a, uint64_t b, int width, int enc)
     return pp_cmp_key(a, width, enc) == pp_cmp_key(b, width, enc);
 }
 
+/* pp_same_key for elements of at most 4 bytes in 32-bit arithmetic, selects only (a loop over
+ * elements vectorizes; the CPU backend's). */
+PP_HD uint32_t pp_same_key32(uint32_t a, uint32_t b, int enc)
+{
+    if (enc != PP_ENC_FLOAT) return a == b;
+    const uint32_t na = (a & 0x7FFFFFFFu) > 0x7F800000u, nb = (b & 0x7FFFFFFFu) > 0x7F800000u;
+    const uint32_t za = (a & 0x7FFFFFFFu) == 0 ? 0u : a, zb = (b & 0x7FFFFFFFu) == 0 ? 0u : b;
+    return (na & nb) | ((na | nb) == 0 && za == zb);
+}
+
 #endif
