@@ -549,8 +549,10 @@ PP_API pp_status pp_reduce_by_index(pp_context *ctx, const void *values, size_t 
  * input (tiles, a decoupled look-back over the tiles' counts, the kept elements staged in
  * shared memory and written contiguously); partition writes the rejected elements from the
  * back in the same pass, then a second kernel puts them in input order; run-length encoding
- * writes the runs' starts to scratch and a second kernel turns them into lengths. n up to one
- * tile is one launch. The CPU backend counts per thread, then scatters.
+ * writes the runs' starts (into lengths_out where they fit, else scratch) and two small kernels
+ * turn them into lengths. Select, unique and where of n up to one tile (4096 elements of 1 or
+ * 4 bytes, 2048 of 8) are one launch. The CPU backend counts per thread, then scatters
+ * (bench/RESULTS.md has the figures of both).
  *
  * Errors, every entry point: PP_ERROR_INVALID_ARGUMENT (ctx NULL; in / flags / out /
  * payload_out / indices / values_out / lengths_out NULL with n > 0; payload_out without
