@@ -1311,6 +1311,38 @@ static void t_compaction_null_context(void **state)
              "pp_pred_name");
 }
 
+/* HIP: host pointers among a compaction call's arrays, and a host count given as context
+ * memory: PP_ERROR_WRONG_MEMORY_SPACE naming the argument, nothing written. */
+static void t_compaction_wrong_memory_space(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    if (env->backend != PP_BACKEND_HIP) skip();
+    const pp_status W = PP_ERROR_WRONG_MEMORY_SPACE;
+    float host[64];
+    uint8_t hflags[64];
+    for (int i = 0; i < 64; ++i) host[i] = 1.5f, hflags[i] = (uint8_t)(i & 1);
+    float *dev = (float *)tc_upload(ctx, host, sizeof host);
+    uint8_t *dflags = (uint8_t *)tc_upload(ctx, hflags, sizeof hflags);
+    float *dout = (float *)tc_alloc(ctx, sizeof host);
+    uint64_t hcount = 5;
+    pp_predicate p;
+    memset(&p, 0, sizeof p);
+    p.kind = PP_PRED_NONZERO;
+    tc_case("hip: host pointers in the compaction family");
+    expect_fail(ctx, pp_select_flagged(ctx, host, 64, PP_F32, dflags, NULL, PP_U8, dout, NULL, &hcount, PP_RESULT_HOST),
+                W, "'in'");
+    expect_fail(ctx, pp_select_flagged(ctx, dev, 64, PP_F32, hflags, NULL, PP_U8, dout, NULL, &hcount, PP_RESULT_HOST),
+                W, "'flags'");
+    expect_fail(ctx, pp_select_if(ctx, dev, 64, PP_F32, &p, NULL, PP_U8, host, NULL, &hcount, PP_RESULT_HOST), W,
+                "'out'");
+    expect_fail(ctx, pp_nonzero(ctx, dev, 64, PP_F32, dout, PP_U32, &hcount, PP_RESULT_CONTEXT), W, "'count'");
+    TC_CHECK(hcount == 5, "host count written");
+    tc_free(ctx, dout);
+    tc_free(ctx, dflags);
+    tc_free(ctx, dev);
+}
+
 int main(void)
 {
     tc_init("test_errors");
@@ -1327,6 +1359,7 @@ int main(void)
         TC_BOTH(t_bad_sizes),       TC_HIP(t_past_allocation),
         /* compaction family (issue 19) */
         TC_BOTH(t_compaction_bad_args), TC_CPU(t_compaction_null_context),
+        TC_HIP(t_compaction_wrong_memory_space),
     };
     return TC_RUN("errors", tests);
 }
