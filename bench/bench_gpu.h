@@ -64,7 +64,16 @@ typedef enum pb_cub_kind {
     PB_CUB_SEGSCAN_SUM = 12,   /* DeviceScan::InclusiveSumByKey, keys: uint32 segment ids */
     /* histogram family (issue 4): nbins int counters to `result` */
     PB_CUB_HIST_EVEN = 13, /* DeviceHistogram::HistogramEven, nbins + 1 levels over [lower, upper) */
-    PB_CUB_HIST_RANGE = 14 /* DeviceHistogram::HistogramRange with edges_host (nbins + 1) as levels */
+    PB_CUB_HIST_RANGE = 14, /* DeviceHistogram::HistogramRange with edges_host (nbins + 1) as levels */
+    /* compaction family (issue 19): outputs to `out` (and `out2`), the count (int64) to the
+     * device pointer `count` */
+    PB_CUB_SELECT_FLAGGED = 15, /* DeviceSelect::Flagged, f32 values, u8 `flags` */
+    PB_CUB_SELECT_LT = 16,      /* DeviceSelect::If, f32, x < lower */
+    PB_CUB_PARTITION_LT = 17,   /* DevicePartition::If, f32, x < lower (rejected ones reversed) */
+    PB_CUB_UNIQUE = 18,         /* DeviceSelect::Unique, u32 */
+    PB_CUB_RLE = 19,            /* DeviceRunLengthEncode::Encode, u32 values to out, u32 lengths to out2 */
+    PB_CUB_NONZERO = 20         /* DeviceSelect::Flagged over a counting iterator: u64 indices of
+                                 * the nonzero u8 elements of `in` (the flags) */
 } pb_cub_kind;
 
 typedef struct pb_cub_job {
@@ -88,6 +97,10 @@ typedef struct pb_cub_job {
     size_t nbins;
     double lower, upper;       /* HIST_EVEN */
     const double *edges_host;  /* HIST_RANGE: nbins + 1 edges in host memory (uploaded untimed) */
+    /* compaction family (issue 19) */
+    const void *flags;         /* SELECT_FLAGGED: device, n uint8 flags */
+    void *out2;                /* RLE: device, the lengths */
+    void *count;               /* compaction kinds: device, the count (written as int64) */
 } pb_cub_job;
 
 double pb_cub_run(const pb_cub_job *job);

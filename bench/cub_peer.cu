@@ -11,6 +11,10 @@
  * CUB 3.0 has no cub::Max; the max scan uses cuda::maximum<>, as CUB's own DeviceReduce::Max.
  */
 #include <cub/device/device_histogram.cuh>
+#include <cub/device/device_partition.cuh>   /* compaction family (issue 19) */
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -376,6 +380,71 @@ double run_hist_range_f32(const pb_cub_job &job)
 #define PB_PAIR(a, b) ((a) * 16 + (b))
 #define PB_KIND_PAIR(k, a, b) ((k) * 256 + PB_PAIR(a, b))
 
+/* ---- compaction family (issue 19) ---- */
+
+struct less_than {
+    float c;
+    __host__ __device__ bool operator()(const float &x) const { return x < c; }
+};
+
+/* The compaction kinds: outputs to job.out (/ out2), the count as int64 to job.count. */
+double run_compaction(const pb_cub_job &job)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    int64_t *cnt = (int64_t *)job.count;
+    if (!cnt) return fail_msg("pb_cub_run: a compaction needs job.count");
+    const less_than lt{(float)job.lower};
+    double ms = -1;
+    switch (job.kind) {
+    case PB_CUB_SELECT_FLAGGED: {
+        const float *in = (const float *)job.in;
+        const uint8_t *f = (const uint8_t *)job.flags;
+        float *out = (float *)job.out;
+        ms = time_device_n(job, [&](void *t, size_t &b, auto n) {
+            return cub::DeviceSelect::Flagged(t, b, in, f, out, cnt, n, s);
+        });
+        break;
+    }
+    case PB_CUB_SELECT_LT: {
+        const float *in = (const float *)job.in;
+        float *out = (float *)job.out;
+        ms = time_device_n(job, [&](void *t, size_t &b, auto n) { return cub::DeviceSelect::If(t, b, in, out, cnt, n, lt, s); });
+        break;
+    }
+    case PB_CUB_PARTITION_LT: {
+        const float *in = (const float *)job.in;
+        float *out = (float *)job.out;
+        ms = time_device_n(job, [&](void *t, size_t &b, auto n) { return cub::DevicePartition::If(t, b, in, out, cnt, n, lt, s); });
+        break;
+    }
+    case PB_CUB_UNIQUE: {
+        const uint32_t *in = (const uint32_t *)job.in;
+        uint32_t *out = (uint32_t *)job.out;
+        ms = time_device_n(job, [&](void *t, size_t &b, auto n) { return cub::DeviceSelect::Unique(t, b, in, out, cnt, n, s); });
+        break;
+    }
+    case PB_CUB_RLE: {
+        const uint32_t *in = (const uint32_t *)job.in;
+        uint32_t *out = (uint32_t *)job.out, *len = (uint32_t *)job.out2;
+        ms = time_device_n(job, [&](void *t, size_t &b, auto n) {
+            return cub::DeviceRunLengthEncode::Encode(t, b, in, out, len, cnt, n, s);
+        });
+        break;
+    }
+    case PB_CUB_NONZERO: {
+        const uint8_t *f = (const uint8_t *)job.in;
+        unsigned long long *out = (unsigned long long *)job.out;
+        thrust::counting_iterator<unsigned long long> idx(0);
+        ms = time_device_n(job, [&](void *t, size_t &b, auto n) {
+            return cub::DeviceSelect::Flagged(t, b, idx, f, out, cnt, n, s);
+        });
+        break;
+    }
+    default: return fail_msg("pb_cub_run: not a compaction kind");
+    }
+    return deliver(job, ms, nullptr, 0, nullptr);
+}
+
 } // namespace
 
 extern "C" const char *pb_cub_last_error(void) { return g_message; }
@@ -459,6 +528,13 @@ extern "C" double pb_cub_run(const pb_cub_job *job)
     case PB_CUB_HIST_RANGE:
         if (j.in_type == PP_F32 && j.edges_host) return run_hist_range_f32(j);
         break;
+    /* compaction family (issue 19) */
+    case PB_CUB_SELECT_FLAGGED:
+    case PB_CUB_SELECT_LT:
+    case PB_CUB_PARTITION_LT:
+    case PB_CUB_UNIQUE:
+    case PB_CUB_RLE:
+    case PB_CUB_NONZERO: return run_compaction(j);
     }
     snprintf(g_message, sizeof g_message, "pb_cub_run: kind %d with %s -> %s is not instantiated in cub_peer.cu",
              (int)j.kind, pp_dtype_name((pp_dtype)j.in_type) ? pp_dtype_name((pp_dtype)j.in_type) : "?",

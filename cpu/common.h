@@ -30,6 +30,14 @@
 
 static inline size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
+/* Loops that vectorize: on x86-64 (gcc) the widest vectors the CPU has are chosen at load time
+ * (target_clones: AVX-512, AVX2, else SSE2); every clone computes the same results. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PP_NO_TARGET_CLONES)
+#define PP_WIDE_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define PP_WIDE_CLONES
+#endif
+
 /* ---- segments of the offsets form ---- */
 
 /* Bounds of segment s, clamped to n; len 0 for an empty (or inverted) segment. */

@@ -97,13 +97,8 @@ static inline uint32_t rel(uint32_t bin, uint32_t r0, uint32_t rb)
 }
 
 /* The float bins vectorize; on x86-64 the widest vectors the CPU has are chosen at load time
- * (gcc's target_clones: AVX-512, AVX2, else SSE2). Every clone computes the same bins: the
- * same IEEE operations, no contraction (-ffp-contract=off for this file). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PP_NO_TARGET_CLONES)
-#define PP_WIDE_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define PP_WIDE_CLONES
-#endif
+ * (PP_WIDE_CLONES, cpu/common.h). Every clone computes the same bins: the same IEEE
+ * operations, no contraction (-ffp-contract=off for this file). */
 
 /* NAME(bn, s, b, len, idx): the table index of every sample of a block, BIN an expression of
  * the sample x[i] and of p (the even parameters), e and step (the edges). p is a local copy:

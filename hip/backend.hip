@@ -221,5 +221,7 @@ extern "C" const struct pp_backend_ops pp_hip_backend = {
     /* .scan             = */ pp_hip_scan,
     /* .histogram        = */ pp_hip_histogram,
     /* .reduce_by_index  = */ pp_hip_reduce_by_index,
+    /* compaction family (issue 19) */
+    /* .compact          = */ pp_hip_compact,
 };
 #endif

@@ -5,6 +5,8 @@
 #ifndef PP_HIP_COMMON_H
 #define PP_HIP_COMMON_H
 
+#include <string.h>
+
 #include "internal.h"
 #include "port.h"
 
@@ -71,5 +73,19 @@ pp_status pp_hip_scan(pp_context *ctx, const pp_scan_args *a);
 /* histogram.hip (issue 4) */
 pp_status pp_hip_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_hip_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args *a);
+
+/* compaction family (issue 19) */
+pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a);
+
+/* The row of a per-target tuning table for a device: NVIDIA by compute capability ("sm_90"
+ * from 9.0 on, "sm_80" below), AMD by the architecture's name (gfx94x -> "gfx940", other gfx9
+ * -> "gfx90a", gfx10 and later -> "gfx1030"). */
+static inline const char *pp_hip_tuning_row(const pp_hip_device *d)
+{
+    if (d->cc_major > 0) return d->cc_major >= 9 ? "sm_90" : "sm_80";
+    if (strncmp(d->arch, "gfx94", 5) == 0) return "gfx940";
+    if (strncmp(d->arch, "gfx9", 4) == 0) return "gfx90a";
+    return "gfx1030";
+}
 
 #endif

@@ -495,6 +495,138 @@ PP_API pp_status pp_reduce_by_index(pp_context *ctx, const void *values, size_t 
                                     const uint32_t *indices, pp_op op, void *out, size_t n_out,
                                     uint64_t *n_skipped);
 
+/* ---- compaction family (issue 19) ----------------------------------------------------------
+ *
+ * Stream compaction: keep the elements a flag or a predicate selects, in input order (stable).
+ *   pp_select_flagged / pp_select_if        out[0 .. count) = the selected elements of in;
+ *   pp_partition_flagged / pp_partition_if  out[0 .. count) = the selected elements, then
+ *                                           out[count .. n) = the rejected ones, BOTH in input
+ *                                           order (CUB's DevicePartition writes the rejected
+ *                                           ones reversed; parprim does not);
+ *   pp_unique                               the first element of every run of consecutive
+ *                                           duplicates (see "Equal keys" below);
+ *   pp_run_length_encode                    those first elements and the length of each run;
+ *   pp_where / pp_nonzero                   the indices (u32 or u64) of the selected elements.
+ * A selection keeps element i of `in` where flags[i] != 0 (flags: n bytes of uint8_t) or where
+ * the predicate holds for in[i] (below). An optional payload (`payload`, n elements of
+ * payload_type, any dtype; NULL for none) travels with the elements: the same positions of
+ * payload are written to payload_out. Elements of every dtype are moved as bits, unchanged.
+ *
+ * Counts. The number of selected elements (runs, for unique and run-length encoding) is one
+ * uint64_t written to `count`: memory in the context's space (PP_RESULT_CONTEXT, the call is
+ * enqueued) or host memory (PP_RESULT_HOST, the call synchronizes). count is never NULL.
+ * Outputs are sized by the caller for the worst case (n elements; n for partition); only
+ * out[0 .. count) (payload_out, indices, lengths alike; out[0 .. n) for partition) is
+ * written, nothing past it. Results are bitwise identical on every backend.
+ *
+ * Predicates (pp_predicate). `kind` picks the test, `a` and `b` are constants of the input's
+ * dtype (the union member of that dtype is read: a.f32 for PP_F32 input, a.u8 for PP_U8, ...):
+ *   LT, LE, GT, GE, EQ, NE   x < a, x <= a, x > a, x >= a, x == a, x != a
+ *   INSIDE                   a <= x < b   (half-open; empty when b <= a)
+ *   OUTSIDE                  x < a or x >= b
+ *   ISNAN, NOTNAN            x is (not) a NaN; for integers ISNAN never holds, NOTNAN always
+ *   NONZERO                  x != 0
+ * Floats compare as IEEE 754 says: -0.0 == +0.0, and every comparison with a NaN is false
+ * except !=, so a NaN x passes NE and NONZERO and no other compare, and is neither INSIDE nor
+ * OUTSIDE a range; a NaN constant `a` makes LT .. EQ select nothing and NE everything. A NaN
+ * bound of INSIDE / OUTSIDE is refused (PP_ERROR_INVALID_ARGUMENT naming 'pred'). Integers
+ * compare exactly in their own type (signed or unsigned).
+ *
+ * Equal keys (pp_unique, pp_run_length_encode). Integers are equal when their bits are. Floats
+ * are equal when they are numerically equal (so -0.0 and +0.0 are duplicates) or both NaN
+ * (whatever their payloads and signs: a run of NaNs is one run). The element kept for a run is
+ * its first, with its own bits (a run of -0.0, +0.0 keeps -0.0).
+ *
+ * In place. pp_select_flagged and pp_select_if accept out == in (and payload_out == payload);
+ * the elements past count of an array written in place are then unspecified. Any other
+ * overlap between an output and an input or another output (or count) is
+ * PP_ERROR_INVALID_ARGUMENT naming the output.
+ *
+ * Sizes. n may exceed 2^32 on every backend. Index outputs of u32 accept n <= 2^32 (every
+ * index then fits); run lengths of u32 wrap modulo 2^32 (only possible when n >= 2^32).
+ *
+ * GPU (HIP backend): select, unique, run-length encoding and where run in one pass over the
+ * input (tiles, a decoupled look-back over the tiles' counts, the kept elements staged in
+ * shared memory and written contiguously); partition writes the rejected elements from the
+ * back in the same pass, then a second kernel puts them in input order; run-length encoding
+ * writes the runs' starts (into lengths_out where they fit, else scratch) and two small kernels
+ * turn them into lengths. Select, unique and where of n up to one tile (4096 elements of 1 or
+ * 4 bytes, 2048 of 8) are one launch. The CPU backend counts per thread, then scatters
+ * (bench/RESULTS.md has the figures of both).
+ *
+ * Errors, every entry point: PP_ERROR_INVALID_ARGUMENT (ctx NULL; in / flags / out /
+ * payload_out / indices / values_out / lengths_out NULL with n > 0; payload_out without
+ * payload; count NULL; pred NULL or with an unknown kind or NaN range bounds; unknown dtype,
+ * payload_type, index_type (u32 / u64), length_type (u32 / u64) or space; u32 indices with
+ * n > 2^32; an overlap other than the in-place one; n too large for its arrays, as in
+ * "Counts" above), PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_OUT_OF_MEMORY (scratch),
+ * PP_ERROR_DEVICE. On failure nothing is written, count included.
+ */
+typedef enum pp_pred_kind {
+    PP_PRED_LT = 1,
+    PP_PRED_LE = 2,
+    PP_PRED_GT = 3,
+    PP_PRED_GE = 4,
+    PP_PRED_EQ = 5,
+    PP_PRED_NE = 6,
+    PP_PRED_INSIDE = 7,
+    PP_PRED_OUTSIDE = 8,
+    PP_PRED_ISNAN = 9,
+    PP_PRED_NOTNAN = 10,
+    PP_PRED_NONZERO = 11
+} pp_pred_kind;
+
+/* One constant of any dtype: the member named after the dtype is the one read. */
+typedef union pp_scalar {
+    uint8_t u8;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+} pp_scalar;
+
+typedef struct pp_predicate {
+    pp_pred_kind kind;
+    pp_scalar a; /* the constant (compares), the lower bound (INSIDE / OUTSIDE) */
+    pp_scalar b; /* the upper bound (INSIDE / OUTSIDE); unused otherwise */
+} pp_predicate;
+
+/* "lt", "le", ..., "nonzero"; NULL for an unknown value. */
+PP_API const char *pp_pred_name(pp_pred_kind kind);
+
+/* Keep in[i] where flags[i] != 0 (and payload[i] with it). out may be in (in place). */
+PP_API pp_status pp_select_flagged(pp_context *ctx, const void *in, size_t n, pp_dtype dtype,
+                                   const uint8_t *flags, const void *payload, pp_dtype payload_type,
+                                   void *out, void *payload_out, uint64_t *count, pp_result_space space);
+/* Keep in[i] where *pred holds for it (pred in host memory, read during the call). */
+PP_API pp_status pp_select_if(pp_context *ctx, const void *in, size_t n, pp_dtype dtype,
+                              const pp_predicate *pred, const void *payload, pp_dtype payload_type,
+                              void *out, void *payload_out, uint64_t *count, pp_result_space space);
+/* The selected elements, then the rejected ones, both in input order; count = selected. */
+PP_API pp_status pp_partition_flagged(pp_context *ctx, const void *in, size_t n, pp_dtype dtype,
+                                      const uint8_t *flags, const void *payload, pp_dtype payload_type,
+                                      void *out, void *payload_out, uint64_t *count, pp_result_space space);
+PP_API pp_status pp_partition_if(pp_context *ctx, const void *in, size_t n, pp_dtype dtype,
+                                 const pp_predicate *pred, const void *payload, pp_dtype payload_type,
+                                 void *out, void *payload_out, uint64_t *count, pp_result_space space);
+/* The first key of every run of equal consecutive keys (and its payload); count = runs. */
+PP_API pp_status pp_unique(pp_context *ctx, const void *keys, size_t n, pp_dtype dtype, const void *payload,
+                           pp_dtype payload_type, void *keys_out, void *payload_out, uint64_t *count,
+                           pp_result_space space);
+/* values_out[r] = the first element of run r, lengths_out[r] = its length (length_type u32 or
+ * u64); count = runs. */
+PP_API pp_status pp_run_length_encode(pp_context *ctx, const void *in, size_t n, pp_dtype dtype,
+                                      void *values_out, void *lengths_out, pp_dtype length_type,
+                                      uint64_t *count, pp_result_space space);
+/* indices[0 .. count) = the i (ascending) where *pred holds for in[i]; index_type u32 or u64. */
+PP_API pp_status pp_where(pp_context *ctx, const void *in, size_t n, pp_dtype dtype, const pp_predicate *pred,
+                          void *indices, pp_dtype index_type, uint64_t *count, pp_result_space space);
+/* pp_where with PP_PRED_NONZERO: the indices of the elements != 0 (NaN included, -0.0 not). */
+PP_API pp_status pp_nonzero(pp_context *ctx, const void *in, size_t n, pp_dtype dtype, void *indices,
+                            pp_dtype index_type, uint64_t *count, pp_result_space space);
+
 /* ---- experimental: options, the chosen plan, test hooks ----------------------------------
  *
  * Declared only where PP_EXPERIMENTAL is defined before this header is included (the symbols

@@ -136,6 +136,49 @@ typedef struct pp_reduce_by_index_args {
     uint64_t *n_skipped;  /* NULL, or one count (overwritten) */
 } pp_reduce_by_index_args;
 
+
+/* ---- compaction family (issue 19): arguments, already checked by src/compaction.c ---- */
+
+/* What a call writes. */
+typedef enum pp_compact_kind {
+    PP_COMPACT_SELECT = 1,    /* out (and payload_out) = the kept elements */
+    PP_COMPACT_PARTITION = 2, /* out = the kept, then the rejected, both in input order */
+    PP_COMPACT_RLE = 3,       /* out = the first element of each run, lengths = run lengths */
+    PP_COMPACT_WHERE = 4      /* indices = the positions of the kept elements */
+} pp_compact_kind;
+
+/* Which elements are kept: flags[i] != 0, the predicate, or the first of each run of equal
+ * keys (pp_unique is PP_COMPACT_SELECT with PP_KEEP_RUN_HEAD). */
+typedef enum pp_keep_mode { PP_KEEP_FLAGS = 1, PP_KEEP_PRED = 2, PP_KEEP_RUN_HEAD = 3 } pp_keep_mode;
+
+/* A predicate compiled for its dtype by src/compaction.c (src/compaction_keep.h evaluates it,
+ * the same code on every backend). */
+typedef struct pp_keep_pred {
+    uint64_t lo, hi;  /* kept when lo <= key(x) <= hi (pp_cmp_key), ... */
+    uint32_t invert;  /* ... or, with invert, when it is not ... */
+    uint32_t nan_val; /* ... and a NaN x is kept iff nan_val */
+} pp_keep_pred;
+
+typedef struct pp_compact_args {
+    pp_compact_kind kind;
+    pp_keep_mode keep;
+    const void *in;       /* n elements of dtype (NULL for PP_KEEP_FLAGS where only indices go out) */
+    size_t n;
+    pp_dtype dtype;
+    const uint8_t *flags; /* PP_KEEP_FLAGS */
+    pp_keep_pred pred;    /* PP_KEEP_PRED */
+    const void *payload;  /* NULL, or n elements of payload_size bytes */
+    size_t payload_size;  /* 0, 1, 4 or 8 */
+    void *out;            /* values (not for WHERE) */
+    void *payload_out;
+    void *indices;        /* WHERE: index_size (4 or 8) bytes each */
+    size_t index_size;
+    void *lengths;        /* RLE: length_size (4 or 8) bytes each */
+    size_t length_size;
+    uint64_t *count;
+    pp_result_space space;
+} pp_compact_args;
+
 struct pp_backend_ops {
     const char *name;
     /* Number of usable devices (1 for the CPU). */
@@ -164,6 +207,9 @@ struct pp_backend_ops {
     /* histogram family (issue 4) */
     pp_status (*histogram)(pp_context *ctx, const pp_histogram_args *a);
     pp_status (*reduce_by_index)(pp_context *ctx, const pp_reduce_by_index_args *a);
+
+    /* compaction family (issue 19) */
+    pp_status (*compact)(pp_context *ctx, const pp_compact_args *a);
 };
 
 #define PP_MESSAGE_SIZE 512

@@ -514,3 +514,102 @@ void po_hist_counts(const void *in, pp_dtype st, size_t n, size_t nbins, double 
         if (b != PO_NOBIN) counts[b]++;
     }
 }
+
+/* ---- compaction (issue 19) ---- */
+
+/* -1, 0, 1, or 2 when unordered (a NaN), of element x against the constant c. */
+static int cmp_const(const void *a, size_t i, pp_dtype t, const pp_scalar *c)
+{
+    const uint64_t b = po_bits(a, i, t);
+    if (t == PP_F32 || t == PP_F64) {
+        const double x = t == PP_F32 ? (double)f32_of(b) : f64_of(b);
+        const double y = t == PP_F32 ? (double)c->f32 : c->f64;
+        if (x != x || y != y) return 2;
+        return x < y ? -1 : x > y ? 1 : 0;
+    }
+    if (t == PP_I32 || t == PP_I64) {
+        const int64_t x = t == PP_I32 ? (int64_t)(int32_t)(uint32_t)b : (int64_t)b;
+        const int64_t y = t == PP_I32 ? (int64_t)c->i32 : c->i64;
+        return x < y ? -1 : x > y ? 1 : 0;
+    }
+    const uint64_t y = t == PP_U8 ? c->u8 : t == PP_U32 ? c->u32 : c->u64;
+    return b < y ? -1 : b > y ? 1 : 0;
+}
+
+int po_pred_holds(const pp_predicate *p, const void *a, size_t i, pp_dtype t)
+{
+    pp_scalar zero;
+    memset(&zero, 0, sizeof zero);
+    const int ca = cmp_const(a, i, t, &p->a);
+    switch (p->kind) {
+    case PP_PRED_LT: return ca == -1;
+    case PP_PRED_LE: return ca == -1 || ca == 0;
+    case PP_PRED_GT: return ca == 1;
+    case PP_PRED_GE: return ca == 1 || ca == 0;
+    case PP_PRED_EQ: return ca == 0;
+    case PP_PRED_NE: return ca != 0;
+    case PP_PRED_INSIDE: {
+        const int cb = cmp_const(a, i, t, &p->b);
+        return (ca == 0 || ca == 1) && cb == -1;
+    }
+    case PP_PRED_OUTSIDE: {
+        const int cb = cmp_const(a, i, t, &p->b);
+        return ca == -1 || cb == 0 || cb == 1;
+    }
+    case PP_PRED_ISNAN: return (t == PP_F32 || t == PP_F64) && cmp_const(a, i, t, &zero) == 2;
+    case PP_PRED_NOTNAN: return !((t == PP_F32 || t == PP_F64) && cmp_const(a, i, t, &zero) == 2);
+    case PP_PRED_NONZERO: return cmp_const(a, i, t, &zero) != 0;
+    }
+    return 0;
+}
+
+int po_same_key(const void *a, size_t i, size_t j, pp_dtype t)
+{
+    const uint64_t x = po_bits(a, i, t), y = po_bits(a, j, t);
+    if (t == PP_F32) {
+        const float fx = f32_of(x), fy = f32_of(y);
+        return (fx != fx && fy != fy) || fx == fy;
+    }
+    if (t == PP_F64) {
+        const double fx = f64_of(x), fy = f64_of(y);
+        return (fx != fx && fy != fy) || fx == fy;
+    }
+    return x == y;
+}
+
+static void copy_elem(void *dst, size_t di, const void *src, size_t si, size_t size)
+{
+    memcpy((char *)dst + di * size, (const char *)src + si * size, size);
+}
+
+uint64_t po_compact(po_compact_op op, const void *in, size_t n, pp_dtype t, const uint8_t *flags,
+                    const pp_predicate *pred, const void *payload, size_t psize, void *out, void *pout, uint64_t *aux)
+{
+    const size_t es = po_size(t);
+    uint64_t c = 0;
+    for (size_t i = 0; i < n; ++i) {
+        int keep;
+        if (op == PO_UNIQUE || op == PO_RLE) keep = i == 0 || !po_same_key(in, i, i - 1, t);
+        else keep = pred ? po_pred_holds(pred, in, i, t) : flags[i] != 0;
+        if (!keep) continue;
+        if (op == PO_WHERE) aux[c] = i;
+        else copy_elem(out, c, in, i, es);
+        if (payload) copy_elem(pout, c, payload, i, psize);
+        if (op == PO_RLE) {
+            if (c > 0) aux[c - 1] = i - aux[c - 1];
+            aux[c] = i; /* the start, until the next head */
+        }
+        ++c;
+    }
+    if (op == PO_RLE && c > 0) aux[c - 1] = n - aux[c - 1];
+    if (op == PO_PARTITION) {
+        uint64_t r = c;
+        for (size_t i = 0; i < n; ++i) {
+            if (pred ? po_pred_holds(pred, in, i, t) : flags[i] != 0) continue;
+            copy_elem(out, r, in, i, es);
+            if (payload) copy_elem(pout, r, payload, i, psize);
+            ++r;
+        }
+    }
+    return c;
+}

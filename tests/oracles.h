@@ -128,4 +128,28 @@ uint32_t po_hist_range_bin(long double x, const double *e, size_t nbins);
 void po_hist_counts(const void *in, pp_dtype st, size_t n, size_t nbins, double lo, double hi, const double *edges,
                     uint32_t *counts);
 
+/* ---- compaction (issue 19) --------------------------------------------------------------- */
+
+/* What a compaction call computes. */
+typedef enum po_compact_op {
+    PO_SELECT = 1,    /* the kept elements (flags or predicate) */
+    PO_PARTITION = 2, /* the kept, then the rejected, both in input order */
+    PO_UNIQUE = 3,    /* the first element of every run of equal keys */
+    PO_RLE = 4,       /* those, and the run lengths (aux) */
+    PO_WHERE = 5      /* the indices of the kept elements (aux) */
+} po_compact_op;
+
+/* Whether pred holds for element i of `a` (dtype t), computed directly from parprim.h's text:
+ * C's compares in the element's own type (floats as doubles: IEEE, NaN unordered). */
+int po_pred_holds(const pp_predicate *pred, const void *a, size_t i, pp_dtype t);
+/* Whether elements i and j of `a` are duplicates (bits for integers; floats equal as numbers or
+ * both NaN). */
+int po_same_key(const void *a, size_t i, size_t j, pp_dtype t);
+/* The expected outputs of `op` over in[0 .. n) (dtype t), kept by flags (pred NULL) or by pred:
+ * values into out (n elements of t; may be NULL for PO_WHERE), payload (psize bytes each; NULL:
+ * none) into pout, and for PO_RLE the run lengths / for PO_WHERE the indices into aux (u64).
+ * Returns the count. */
+uint64_t po_compact(po_compact_op op, const void *in, size_t n, pp_dtype t, const uint8_t *flags,
+                    const pp_predicate *pred, const void *payload, size_t psize, void *out, void *pout, uint64_t *aux);
+
 #endif

@@ -133,6 +133,31 @@ static pp_status c_memset(pp_context *c, af_data *d)
     return pp_memset(c, d->out + 100, 7, 1000);
 }
 
+/* compaction family (issue 19) */
+static pp_status c_select_flagged(pp_context *c, af_data *d)
+{
+    return pp_select_flagged(c, d->fin, AF_N, PP_F32, d->flags, d->iin, PP_I32, d->out, d->out + AF_N * 4,
+                             (uint64_t *)d->host, PP_RESULT_HOST);
+}
+static pp_status c_partition_if(pp_context *c, af_data *d)
+{
+    pp_predicate p;
+    memset(&p, 0, sizeof p);
+    p.kind = PP_PRED_LT;
+    p.a.i32 = 100;
+    return pp_partition_if(c, d->iin, AF_N, PP_I32, &p, NULL, PP_U8, d->out, NULL, (uint64_t *)(d->out + AF_N * 8),
+                           PP_RESULT_CONTEXT);
+}
+static pp_status c_rle(pp_context *c, af_data *d)
+{
+    return pp_run_length_encode(c, d->flags, AF_N, PP_U8, d->out, d->out + AF_N * 4, PP_U32, (uint64_t *)d->host,
+                                PP_RESULT_HOST);
+}
+static pp_status c_nonzero(pp_context *c, af_data *d)
+{
+    return pp_nonzero(c, d->flags, AF_N, PP_U8, d->out, PP_U64, (uint64_t *)d->host, PP_RESULT_HOST);
+}
+
 static const af_case cases[] = {
     {"pp_reduce f32 sum, host result", c_reduce_host},
     {"pp_reduce i32 max, context result", c_reduce_ctx},
@@ -151,6 +176,11 @@ static const af_case cases[] = {
     {"pp_context_reserve_scratch", c_reserve},
     {"pp_memcpy", c_memcpy},
     {"pp_memset", c_memset},
+    /* compaction family (issue 19) */
+    {"pp_select_flagged f32 with i32 payload, host count", c_select_flagged},
+    {"pp_partition_if i32 < 100, context count", c_partition_if},
+    {"pp_run_length_encode u8 -> u32 lengths", c_rle},
+    {"pp_nonzero u8 -> u64", c_nonzero},
 };
 #define AF_NCASES (sizeof cases / sizeof cases[0])
 

@@ -11,7 +11,7 @@
  * a streamed oracle: 2^32 + 2^20 + 5 u8 (inclusive sum, then exclusive xor over offsets
  * crossing 2^31 and 2^32), and 2^31 + 2^20 + 5 u8 with as many head flags (segmented sum).
  * Histograms of the u8 arrays (even and from edges, u64 and u32 counts) against value counts
- * taken while filling them, and on HIP the f32 array's 2^31 + 2^20 + 2 samples in one bin.
+ * taken while filling them, a select in place (u8 >= 200) of both arrays, and on HIP the f32 array's 2^31 + 2^20 + 2 samples in one bin.
  */
 #include <math.h>
 #include <stdio.h>
@@ -183,6 +183,42 @@ static void check_big_hist(tc_env *env, const struct big *b)
     tc_free(ctx, dc);
 }
 
+/* compaction family (issue 19): pp_select_if in place (u8 >= 200) over the array, the count
+ * against the value counts, the kept elements streamed back and compared with the pattern's
+ * (the 255 past 2^32 among them), count to context memory. Destroys the array. */
+static void check_big_select(tc_env *env, const struct big *b)
+{
+    pp_context *ctx = env->ctx;
+    const size_t n = b->n;
+    uint64_t want = 0;
+    for (int v = 200; v < 256; ++v) want += b->vc[v];
+    pp_predicate p;
+    memset(&p, 0, sizeof p);
+    p.kind = PP_PRED_GE;
+    p.a.u8 = 200;
+    tc_case("%s: big select_if u8 >= 200 in place, n = %zu", pp_backend_name(env->backend), n);
+    TC_OK(ctx, pp_select_if(ctx, b->dev, n, PP_U8, &p, NULL, PP_U8, b->dev, NULL, (uint64_t *)env->res,
+                            PP_RESULT_CONTEXT));
+    uint64_t got = 0;
+    tc_download(ctx, &got, env->res, 8);
+    TC_CHECK(got == want, "count %llu, want %llu", (unsigned long long)got, (unsigned long long)want);
+    uint8_t *stage = (uint8_t *)tc_xmalloc(STAGE);
+    uint64_t i = 0; /* the next input index to match */
+    for (size_t base = 0; base < got; base += STAGE) {
+        const size_t len = got - base < STAGE ? got - base : STAGE;
+        tc_download(ctx, stage, b->dev + base, len);
+        for (size_t k = 0; k < len; ++k) {
+            uint8_t v;
+            do {
+                v = i == b->imax ? 255 : i == b->imin ? 0 : pattern(i);
+                ++i;
+            } while (v < 200);
+            if (stage[k] != v) TC_FAIL("out[%zu] = %u, want %u (input %llu)", base + k, stage[k], v, (unsigned long long)(i - 1));
+        }
+    }
+    free(stage);
+}
+
 /* make_big(n, imax, imin), then every family's check and the histogram's on it. */
 static void big_case(void **state, size_t n, uint64_t imax, uint64_t imin)
 {
@@ -190,6 +226,7 @@ static void big_case(void **state, size_t n, uint64_t imax, uint64_t imin)
     struct big big = make_big(env, n, imax, imin);
     check_big(env, &big);
     check_big_hist(env, &big);
+    check_big_select(env, &big); /* compaction family (issue 19); last: it overwrites the array */
     tc_free(env->ctx, big.dev);
 }
 

@@ -1176,6 +1176,173 @@ static void t_past_allocation(void **state)
     tc_free(ctx, buf);
 }
 
+/* ---- compaction family (issue 19) ---- */
+
+/* Every bad input of the compaction calls: the status, a message naming the argument, and no
+ * output written (buffers and the host count keep their sentinel), n = SIZE_MAX included. The
+ * context buffer `buf` (SZ_BUF bytes) is cut into an input [0, 1024), flags [1024, 1280), a
+ * payload [1280, 2048) and outputs [2048, 4096); `host` is the host count. */
+static void t_compaction_bad_args(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const pp_status E = PP_ERROR_INVALID_ARGUMENT;
+    unsigned char *buf = (unsigned char *)tc_alloc(ctx, SZ_BUF);
+    TC_OK(ctx, pp_memset(ctx, buf, TC_SENTINEL, SZ_BUF));
+    unsigned char host[64];
+    memset(host, TC_SENTINEL, sizeof host);
+    void *in = buf, *out = buf + 2048, *pout = buf + 3072;
+    const uint8_t *fl = buf + 1024;
+    const void *pay = buf + 1280;
+    uint64_t *cnt = (uint64_t *)host, *dcnt = (uint64_t *)(buf + SZ_BUF - 8);
+    const pp_result_space H = PP_RESULT_HOST, C = PP_RESULT_CONTEXT;
+    pp_predicate lt, bad_kind, nan_lo, nan_hi;
+    memset(&lt, 0, sizeof lt);
+    lt.kind = PP_PRED_LT;
+    lt.a.f32 = 0.5f;
+    bad_kind = lt;
+    bad_kind.kind = (pp_pred_kind)42;
+    nan_lo = lt;
+    nan_lo.kind = PP_PRED_INSIDE;
+    nan_lo.a.f32 = NAN;
+    nan_lo.b.f32 = 1;
+    nan_hi = nan_lo;
+    nan_hi.kind = PP_PRED_OUTSIDE;
+    nan_hi.a.f64 = 0;
+    nan_hi.b.f64 = NAN;
+    const char *bk = pp_backend_name(env->backend);
+#define CBAD(what, call, arg)                                                  \
+    do {                                                                       \
+        tc_case("%s: compaction: %s", bk, what);                              \
+        expect_untouched(env, buf, host, (call), E, arg);                      \
+    } while (0)
+    CBAD("select_flagged in NULL", pp_select_flagged(ctx, NULL, 8, PP_F32, fl, NULL, PP_U8, out, NULL, cnt, H), "'in'");
+    CBAD("select_flagged flags NULL", pp_select_flagged(ctx, in, 8, PP_F32, NULL, NULL, PP_U8, out, NULL, cnt, H), "'flags'");
+    CBAD("select_flagged out NULL", pp_select_flagged(ctx, in, 8, PP_F32, fl, NULL, PP_U8, NULL, NULL, cnt, H), "'out'");
+    CBAD("select_flagged payload_out NULL", pp_select_flagged(ctx, in, 8, PP_F32, fl, pay, PP_U32, out, NULL, cnt, H),
+         "'payload_out'");
+    CBAD("select_flagged payload_out without payload",
+         pp_select_flagged(ctx, in, 8, PP_F32, fl, NULL, PP_U32, out, pout, cnt, H), "'payload_out'");
+    CBAD("select_flagged count NULL", pp_select_flagged(ctx, in, 8, PP_F32, fl, NULL, PP_U8, out, NULL, NULL, H), "'count'");
+    CBAD("select_flagged count NULL, n = 0", pp_select_flagged(ctx, in, 0, PP_F32, fl, NULL, PP_U8, out, NULL, NULL, C),
+         "'count'");
+    CBAD("select_flagged dtype 99", pp_select_flagged(ctx, in, 8, BAD_DTYPE, fl, NULL, PP_U8, out, NULL, cnt, H), "'dtype'");
+    CBAD("select_flagged payload_type 99",
+         pp_select_flagged(ctx, in, 8, PP_F32, fl, pay, BAD_DTYPE, out, pout, cnt, H), "'payload_type'");
+    CBAD("select_flagged space 7", pp_select_flagged(ctx, in, 8, PP_F32, fl, NULL, PP_U8, out, NULL, cnt, BAD_SPACE),
+         "'space'");
+    CBAD("select_flagged n = SIZE_MAX", pp_select_flagged(ctx, in, SIZE_MAX, PP_F32, fl, NULL, PP_U8, out, NULL, cnt, H),
+         "'n'");
+    CBAD("select_flagged n = SIZE_MAX, u8", pp_select_flagged(ctx, in, SIZE_MAX, PP_U8, fl, NULL, PP_U8, out, NULL, cnt, H),
+         "'n'");
+    CBAD("select_flagged out overlaps in (shifted)",
+         pp_select_flagged(ctx, in, 64, PP_F32, fl, NULL, PP_U8, buf + 4, NULL, cnt, H), "'out'");
+    CBAD("select_flagged out overlaps flags",
+         pp_select_flagged(ctx, in, 64, PP_F32, fl, NULL, PP_U8, buf + 1024, NULL, cnt, H), "'out'");
+    CBAD("select_flagged payload_out overlaps out",
+         pp_select_flagged(ctx, in, 64, PP_F32, fl, pay, PP_U32, out, buf + 2048 + 8, cnt, H), "'payload_out'");
+    CBAD("select_flagged count overlaps out", pp_select_flagged(ctx, in, 64, PP_F32, fl, NULL, PP_U8, out, NULL,
+                                                                 (uint64_t *)(buf + 2048 + 16), C),
+         "'count'");
+    CBAD("select_if pred NULL", pp_select_if(ctx, in, 8, PP_F32, NULL, NULL, PP_U8, out, NULL, cnt, H), "'pred'");
+    CBAD("select_if pred kind 42", pp_select_if(ctx, in, 8, PP_F32, &bad_kind, NULL, PP_U8, out, NULL, cnt, H), "'pred'");
+    CBAD("select_if inside with a NaN bound", pp_select_if(ctx, in, 8, PP_F32, &nan_lo, NULL, PP_U8, out, NULL, cnt, H),
+         "'pred'");
+    CBAD("select_if n = SIZE_MAX", pp_select_if(ctx, in, SIZE_MAX, PP_U64, &lt, NULL, PP_U8, out, NULL, cnt, H), "'n'");
+    CBAD("partition_if outside with a NaN bound",
+         pp_partition_if(ctx, in, 8, PP_F64, &nan_hi, NULL, PP_U8, out, NULL, cnt, H), "'pred'");
+    CBAD("partition_flagged in place", pp_partition_flagged(ctx, in, 8, PP_F32, fl, NULL, PP_U8, in, NULL, cnt, H),
+         "'out'");
+    CBAD("partition_if dtype 0", pp_partition_if(ctx, in, 8, (pp_dtype)0, &lt, NULL, PP_U8, out, NULL, cnt, H), "'dtype'");
+    CBAD("partition_flagged n = SIZE_MAX",
+         pp_partition_flagged(ctx, in, SIZE_MAX, PP_I64, fl, NULL, PP_U8, out, NULL, cnt, H), "'n'");
+    CBAD("unique keys NULL", pp_unique(ctx, NULL, 8, PP_U32, NULL, PP_U8, out, NULL, cnt, H), "'keys'");
+    CBAD("unique keys_out NULL", pp_unique(ctx, in, 8, PP_U32, NULL, PP_U8, NULL, NULL, cnt, H), "'keys_out'");
+    CBAD("unique in place", pp_unique(ctx, in, 8, PP_U32, NULL, PP_U8, in, NULL, cnt, H), "'keys_out'");
+    CBAD("unique n = SIZE_MAX", pp_unique(ctx, in, SIZE_MAX, PP_U32, NULL, PP_U8, out, NULL, cnt, C), "'n'");
+    CBAD("rle lengths_out NULL", pp_run_length_encode(ctx, in, 8, PP_U32, out, NULL, PP_U32, cnt, H), "'lengths_out'");
+    CBAD("rle values_out NULL", pp_run_length_encode(ctx, in, 8, PP_U32, NULL, pout, PP_U32, cnt, H), "'values_out'");
+    CBAD("rle length_type i32", pp_run_length_encode(ctx, in, 8, PP_U32, out, pout, PP_I32, cnt, H), "'length_type'");
+    CBAD("rle lengths overlap values", pp_run_length_encode(ctx, in, 8, PP_U32, out, buf + 2048 + 4, PP_U64, cnt, H),
+         "'lengths_out'");
+    CBAD("rle n = SIZE_MAX", pp_run_length_encode(ctx, in, SIZE_MAX, PP_U8, out, pout, PP_U64, cnt, H), "'n'");
+    CBAD("where indices NULL", pp_where(ctx, in, 8, PP_F32, &lt, NULL, PP_U64, cnt, H), "'indices'");
+    CBAD("where index_type f64", pp_where(ctx, in, 8, PP_F32, &lt, out, PP_F64, cnt, H), "'index_type'");
+    CBAD("where pred NULL", pp_where(ctx, in, 8, PP_F32, NULL, out, PP_U64, cnt, H), "'pred'");
+    CBAD("nonzero index_type u8", pp_nonzero(ctx, in, 8, PP_U8, out, PP_U8, cnt, H), "'index_type'");
+    CBAD("nonzero u32 indices, n = 2^32 + 1",
+         pp_nonzero(ctx, in, ((size_t)1 << 32) + 1, PP_U8, out, PP_U32, cnt, H), "'index_type'");
+    CBAD("nonzero n = SIZE_MAX", pp_nonzero(ctx, in, SIZE_MAX, PP_U8, out, PP_U64, cnt, H), "'n'");
+    CBAD("nonzero indices overlap in", pp_nonzero(ctx, in, 64, PP_U32, buf + 8, PP_U64, cnt, H), "'indices'");
+    CBAD("nonzero space 7", pp_nonzero(ctx, in, 8, PP_U32, out, PP_U64, cnt, BAD_SPACE), "'space'");
+#undef CBAD
+    (void)dcnt;
+    /* In place is allowed for select (not an error), and n = 0 with NULL arrays works. */
+    tc_case("%s: compaction: select in place, n = 0", bk);
+    TC_OK(ctx, pp_select_flagged(ctx, in, 8, PP_F32, fl, NULL, PP_U8, in, NULL, cnt, H));
+    TC_OK(ctx, pp_select_if(ctx, NULL, 0, PP_F32, &lt, NULL, PP_U8, NULL, NULL, cnt, H));
+    tc_free(ctx, buf);
+}
+
+/* A NULL context: PP_ERROR_INVALID_ARGUMENT and nothing else from each entry point. */
+static void t_compaction_null_context(void **state)
+{
+    (void)state;
+    uint64_t c = 5;
+    pp_predicate p;
+    memset(&p, 0, sizeof p);
+    p.kind = PP_PRED_NONZERO;
+    TC_CHECK(pp_select_flagged(NULL, NULL, 0, PP_U8, NULL, NULL, PP_U8, NULL, NULL, &c, PP_RESULT_HOST) ==
+                 PP_ERROR_INVALID_ARGUMENT, "select_flagged");
+    TC_CHECK(pp_select_if(NULL, NULL, 0, PP_U8, &p, NULL, PP_U8, NULL, NULL, &c, PP_RESULT_HOST) ==
+                 PP_ERROR_INVALID_ARGUMENT, "select_if");
+    TC_CHECK(pp_partition_flagged(NULL, NULL, 0, PP_U8, NULL, NULL, PP_U8, NULL, NULL, &c, PP_RESULT_HOST) ==
+                 PP_ERROR_INVALID_ARGUMENT, "partition_flagged");
+    TC_CHECK(pp_partition_if(NULL, NULL, 0, PP_U8, &p, NULL, PP_U8, NULL, NULL, &c, PP_RESULT_HOST) ==
+                 PP_ERROR_INVALID_ARGUMENT, "partition_if");
+    TC_CHECK(pp_unique(NULL, NULL, 0, PP_U8, NULL, PP_U8, NULL, NULL, &c, PP_RESULT_HOST) == PP_ERROR_INVALID_ARGUMENT,
+             "unique");
+    TC_CHECK(pp_run_length_encode(NULL, NULL, 0, PP_U8, NULL, NULL, PP_U32, &c, PP_RESULT_HOST) ==
+                 PP_ERROR_INVALID_ARGUMENT, "rle");
+    TC_CHECK(pp_where(NULL, NULL, 0, PP_U8, &p, NULL, PP_U32, &c, PP_RESULT_HOST) == PP_ERROR_INVALID_ARGUMENT, "where");
+    TC_CHECK(pp_nonzero(NULL, NULL, 0, PP_U8, NULL, PP_U32, &c, PP_RESULT_HOST) == PP_ERROR_INVALID_ARGUMENT, "nonzero");
+    TC_CHECK(c == 5, "count written");
+    TC_CHECK(strcmp(pp_pred_name(PP_PRED_INSIDE), "inside") == 0 && pp_pred_name((pp_pred_kind)0) == NULL,
+             "pp_pred_name");
+}
+
+/* HIP: host pointers among a compaction call's arrays, and a host count given as context
+ * memory: PP_ERROR_WRONG_MEMORY_SPACE naming the argument, nothing written. */
+static void t_compaction_wrong_memory_space(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    if (env->backend != PP_BACKEND_HIP) skip();
+    const pp_status W = PP_ERROR_WRONG_MEMORY_SPACE;
+    float host[64];
+    uint8_t hflags[64];
+    for (int i = 0; i < 64; ++i) host[i] = 1.5f, hflags[i] = (uint8_t)(i & 1);
+    float *dev = (float *)tc_upload(ctx, host, sizeof host);
+    uint8_t *dflags = (uint8_t *)tc_upload(ctx, hflags, sizeof hflags);
+    float *dout = (float *)tc_alloc(ctx, sizeof host);
+    uint64_t hcount = 5;
+    pp_predicate p;
+    memset(&p, 0, sizeof p);
+    p.kind = PP_PRED_NONZERO;
+    tc_case("hip: host pointers in the compaction family");
+    expect_fail(ctx, pp_select_flagged(ctx, host, 64, PP_F32, dflags, NULL, PP_U8, dout, NULL, &hcount, PP_RESULT_HOST),
+                W, "'in'");
+    expect_fail(ctx, pp_select_flagged(ctx, dev, 64, PP_F32, hflags, NULL, PP_U8, dout, NULL, &hcount, PP_RESULT_HOST),
+                W, "'flags'");
+    expect_fail(ctx, pp_select_if(ctx, dev, 64, PP_F32, &p, NULL, PP_U8, host, NULL, &hcount, PP_RESULT_HOST), W,
+                "'out'");
+    expect_fail(ctx, pp_nonzero(ctx, dev, 64, PP_F32, dout, PP_U32, &hcount, PP_RESULT_CONTEXT), W, "'count'");
+    TC_CHECK(hcount == 5, "host count written");
+    tc_free(ctx, dout);
+    tc_free(ctx, dflags);
+    tc_free(ctx, dev);
+}
+
 int main(void)
 {
     tc_init("test_errors");
@@ -1190,6 +1357,9 @@ int main(void)
         TC_HIP(t_hist_wrong_memory_space),
         /* sizes (issue 18) */
         TC_BOTH(t_bad_sizes),       TC_HIP(t_past_allocation),
+        /* compaction family (issue 19) */
+        TC_BOTH(t_compaction_bad_args), TC_CPU(t_compaction_null_context),
+        TC_HIP(t_compaction_wrong_memory_space),
     };
     return TC_RUN("errors", tests);
 }

@@ -543,6 +543,77 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/* compaction family (issue 19): every entry point, flags or predicates (kinds valid and not,
+ * constants from the input, NaN bounds), payloads, index / length types, in place and other
+ * overlaps. */
+static void do_compaction(call *c, pp_context *ctx)
+{
+    reader *r = c->r;
+    const unsigned form = byte(r) % 8;
+    const pp_dtype t = pick_dtype(r), pt = pick_dtype(r), at = pick_dtype(r);
+    const pp_result_space space = pick_space(r);
+    int huge;
+    const size_t n = pick_count(r, 8, &huge);
+    pp_predicate pred;
+    memset(&pred, 0, sizeof pred);
+    pred.kind = (pp_pred_kind)(byte(r) % 13);
+    pred.a.u64 = take(r, 8);
+    pred.b.u64 = take(r, 8);
+    const pp_predicate *pp = byte(r) % 16 ? &pred : NULL;
+    const void *in = make_array(c, n, esize(t), huge, 0);
+    const uint8_t *flags = (const uint8_t *)make_array(c, n, 1, huge, 0);
+    const void *payload = byte(r) % 2 ? make_array(c, n, esize(pt), huge, 0) : NULL;
+    const unsigned overlap = byte(r) % 5;
+    void *out = overlap == 0 ? (void *)in : make_array(c, n, 8, huge, 1);
+    void *pout = payload && overlap == 0 ? (void *)payload : make_array(c, n, 8, huge, 1);
+    if (overlap == 1 && pout && out) pout = out;
+    uint64_t *cnt = (uint64_t *)make_buf(c, 8, 1, 1);
+    pp_status st;
+    switch (form) {
+    case 0:
+        DESCRIBE("pp_select_flagged(in %p, n %zu, %d, flags %p, payload %p, %d, out %p, pout %p, count %p, space %d)",
+                 in, n, t, (const void *)flags, payload, pt, out, pout, (void *)cnt, space);
+        st = pp_select_flagged(ctx, in, n, t, flags, payload, pt, out, pout, cnt, space);
+        break;
+    case 1:
+        DESCRIBE("pp_select_if(in %p, n %zu, %d, pred %p kind %d, payload %p, %d, out %p, pout %p, count %p, space %d)",
+                 in, n, t, (const void *)pp, pred.kind, payload, pt, out, pout, (void *)cnt, space);
+        st = pp_select_if(ctx, in, n, t, pp, payload, pt, out, pout, cnt, space);
+        break;
+    case 2:
+        DESCRIBE("pp_partition_flagged(in %p, n %zu, %d, flags %p, payload %p, %d, out %p, pout %p, count %p, space %d)",
+                 in, n, t, (const void *)flags, payload, pt, out, pout, (void *)cnt, space);
+        st = pp_partition_flagged(ctx, in, n, t, flags, payload, pt, out, pout, cnt, space);
+        break;
+    case 3:
+        DESCRIBE("pp_partition_if(in %p, n %zu, %d, pred %p kind %d, payload %p, %d, out %p, pout %p, count %p, "
+                 "space %d)", in, n, t, (const void *)pp, pred.kind, payload, pt, out, pout, (void *)cnt, space);
+        st = pp_partition_if(ctx, in, n, t, pp, payload, pt, out, pout, cnt, space);
+        break;
+    case 4:
+        DESCRIBE("pp_unique(keys %p, n %zu, %d, payload %p, %d, out %p, pout %p, count %p, space %d)", in, n, t, payload,
+                 pt, out, pout, (void *)cnt, space);
+        st = pp_unique(ctx, in, n, t, payload, pt, out, pout, cnt, space);
+        break;
+    case 5:
+        DESCRIBE("pp_run_length_encode(in %p, n %zu, %d, values %p, lengths %p, %d, count %p, space %d)", in, n, t, out,
+                 pout, at, (void *)cnt, space);
+        st = pp_run_length_encode(ctx, in, n, t, out, pout, at, cnt, space);
+        break;
+    case 6:
+        DESCRIBE("pp_where(in %p, n %zu, %d, pred %p kind %d, indices %p, %d, count %p, space %d)", in, n, t,
+                 (const void *)pp, pred.kind, out, at, (void *)cnt, space);
+        st = pp_where(ctx, in, n, t, pp, out, at, cnt, space);
+        break;
+    default:
+        DESCRIBE("pp_nonzero(in %p, n %zu, %d, indices %p, %d, count %p, space %d)", in, n, t, out, at, (void *)cnt,
+                 space);
+        st = pp_nonzero(ctx, in, n, t, out, at, cnt, space);
+        break;
+    }
+    check(c, ctx, st, huge);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader r = {data, size};
@@ -554,7 +625,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (pp_option_bounds((pp_option)o, NULL, NULL, &dflt) == PP_OK) pp_context_set_option(ctx, (pp_option)o, dflt);
     }
     for (int k = 0; k < 12 && r.left > 0; ++k) {
-        switch (byte(&r) % 10) {
+        switch (byte(&r) % 11) {
         case 0: do_reduce(&c, ctx); break;
         case 1: do_arg(&c, ctx); break;
         case 2: do_segreduce(&c, ctx); break;
@@ -563,7 +634,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 6: do_reduce_by_index(&c, ctx); break;
         case 7: do_option(&c, ctx); break;
         case 8: do_memory(&c, ctx, &scratch); break;
-        default: do_null_context(&c); break;
+        case 9: do_null_context(&c); break;
+        /* compaction family (issue 19) */
+        default: do_compaction(&c, ctx); break;
         }
         pp_plan plan;
         if (pp_context_last_plan(ctx, &plan) != PP_OK) abort();
