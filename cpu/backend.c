@@ -176,4 +176,7 @@ const struct pp_backend_ops pp_cpu_backend = {
     /* histogram family (issue 4) */
     .histogram = pp__cpu_histogram,
     .reduce_by_index = pp__cpu_reduce_by_index,
+
+    /* radix sort family (issue 20) */
+    .sort = pp__cpu_sort,
 };

@@ -21,4 +21,7 @@ pp_status pp__cpu_scan(pp_context *ctx, const pp_scan_args *a);
 pp_status pp__cpu_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp__cpu_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args *a);
 
+/* cpu/sort.c (issue 20) */
+pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a);
+
 #endif
