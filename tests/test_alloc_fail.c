@@ -133,6 +133,21 @@ static pp_status c_memset(pp_context *c, af_data *d)
     return pp_memset(c, d->out + 100, 7, 1000);
 }
 
+/* radix sort family (issue 20) */
+static pp_status c_sort_keys(pp_context *c, af_data *d)
+{
+    return pp_sort_keys(c, d->iin, d->out, AF_N, PP_I32, PP_SORT_DESCENDING, 0, 0);
+}
+static pp_status c_sort_pairs(pp_context *c, af_data *d)
+{
+    return pp_sort_pairs(c, d->fin, d->out, d->iin, d->out + AF_N * 4, AF_N, PP_F32, PP_I32, PP_SORT_ASCENDING, 0,
+                         0);
+}
+static pp_status c_argsort(pp_context *c, af_data *d)
+{
+    return pp_argsort(c, d->fin, AF_N, PP_F32, PP_SORT_ASCENDING, d->out, PP_U64);
+}
+
 static const af_case cases[] = {
     {"pp_reduce f32 sum, host result", c_reduce_host},
     {"pp_reduce i32 max, context result", c_reduce_ctx},
@@ -151,6 +166,10 @@ static const af_case cases[] = {
     {"pp_context_reserve_scratch", c_reserve},
     {"pp_memcpy", c_memcpy},
     {"pp_memset", c_memset},
+    /* radix sort family (issue 20) */
+    {"pp_sort_keys i32 descending", c_sort_keys},
+    {"pp_sort_pairs f32 / i32", c_sort_pairs},
+    {"pp_argsort f32, u64 indices", c_argsort},
 };
 #define AF_NCASES (sizeof cases / sizeof cases[0])
 
