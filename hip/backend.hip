@@ -221,5 +221,7 @@ extern "C" const struct pp_backend_ops pp_hip_backend = {
     /* .scan             = */ pp_hip_scan,
     /* .histogram        = */ pp_hip_histogram,
     /* .reduce_by_index  = */ pp_hip_reduce_by_index,
+    /* radix sort family (issue 20) */
+    /* .sort             = */ pp_hip_sort,
 };
 #endif

@@ -5,6 +5,8 @@
 #ifndef PP_HIP_COMMON_H
 #define PP_HIP_COMMON_H
 
+#include <string.h>
+
 #include "internal.h"
 #include "port.h"
 
@@ -60,6 +62,18 @@ static inline hipError_t pp_hip_use_device(pp_context *ctx)
     return hipSetDevice(ctx->device);
 }
 
+/* The tuning row a device takes (radix sort family, issue 20; the tables of later families can
+ * share it): NVIDIA by compute capability ("sm_90" from 9.0 on, "sm_80" below), AMD by the
+ * architecture's name ("gfx940" for gfx94x, "gfx90a" for other gfx9, "gfx1030" for gfx10 and
+ * later). */
+static inline const char *pp_hip_tuning_target(const pp_hip_device *d)
+{
+    if (d->cc_major > 0) return d->cc_major >= 9 ? "sm_90" : "sm_80";
+    if (strncmp(d->arch, "gfx94", 5) == 0) return "gfx940";
+    if (strncmp(d->arch, "gfx9", 4) == 0) return "gfx90a";
+    return "gfx1030";
+}
+
 /* Round x up to a multiple of 256 bytes (scratch sub-allocations). */
 static inline size_t pp_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
@@ -71,5 +85,8 @@ pp_status pp_hip_scan(pp_context *ctx, const pp_scan_args *a);
 /* histogram.hip (issue 4) */
 pp_status pp_hip_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_hip_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args *a);
+
+/* sort.hip (issue 20) */
+pp_status pp_hip_sort(pp_context *ctx, const pp_sort_args *a);
 
 #endif
