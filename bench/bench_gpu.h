@@ -64,7 +64,10 @@ typedef enum pb_cub_kind {
     PB_CUB_SEGSCAN_SUM = 12,   /* DeviceScan::InclusiveSumByKey, keys: uint32 segment ids */
     /* histogram family (issue 4): nbins int counters to `result` */
     PB_CUB_HIST_EVEN = 13, /* DeviceHistogram::HistogramEven, nbins + 1 levels over [lower, upper) */
-    PB_CUB_HIST_RANGE = 14 /* DeviceHistogram::HistogramRange with edges_host (nbins + 1) as levels */
+    PB_CUB_HIST_RANGE = 14, /* DeviceHistogram::HistogramRange with edges_host (nbins + 1) as levels */
+    /* radix sort family (issue 20): ascending, every bit; in -> keys_out (n of in_type) */
+    PB_CUB_SORT_KEYS = 15,  /* DeviceRadixSort::SortKeys */
+    PB_CUB_SORT_PAIRS = 16  /* DeviceRadixSort::SortPairs, values_in -> values_out (n of value_type) */
 } pb_cub_kind;
 
 typedef struct pb_cub_job {
@@ -88,6 +91,11 @@ typedef struct pb_cub_job {
     size_t nbins;
     double lower, upper;       /* HIST_EVEN */
     const double *edges_host;  /* HIST_RANGE: nbins + 1 edges in host memory (uploaded untimed) */
+    /* radix sort family (issue 20): device pointers */
+    void *keys_out;            /* SORT_*: n keys of in_type */
+    const void *values_in;     /* SORT_PAIRS: n values of value_type */
+    void *values_out;
+    int value_type;            /* SORT_PAIRS: pp_dtype */
 } pb_cub_job;
 
 double pb_cub_run(const pb_cub_job *job);

@@ -240,6 +240,9 @@ int pb_dataset_of(pp_dtype t)
     case PP_U8: return PB_DS_U8;
     case PP_I32:
     case PP_U32: return PB_DS_I32; /* the same random bits, read as u32 */
+    /* radix sort family (issue 20): 8-byte integer rows make their own keys in setup */
+    case PP_I64:
+    case PP_U64: return PB_DS_F64;
     default: return -1;
     }
 }
@@ -426,6 +429,10 @@ static int set_options(pb_run *r, const pb_state *s, const char *assignments, sa
             v = strtoll(eq + 1, &end, 0);
             for (int k = 0; *end && k < 5; k++)
                 if (!strcmp(eq + 1, strategies[k])) v = k, end = "";
+            /* radix sort family (issue 20): pp_sort_strategy's names */
+            static const char *const sort_strategies[] = {"auto", "tile_merge", "onesweep"};
+            for (int k = 0; *end && !strcmp(tok, "sort_strategy") && k < 3; k++)
+                if (!strcmp(eq + 1, sort_strategies[k])) v = k, end = "";
         }
         if (!eq || *end || pp_option_from_name(tok, &opt) != PP_OK) {
             pb_fail(r, s, "'%s%s%s' is not an option assignment (name=value; pp_option_name gives the names)", tok,
@@ -588,6 +595,7 @@ static row_result run_case(pb_run *r, const pb_family *f, const pb_case *c)
     s.host_in = host_array(r->h, ds);
     if (!(s.in = pb_input(r, ds))) goto done;
     if (f->setup(r, &s)) goto teardown;
+    x.n = s.n; /* a row may run on fewer elements (the sort's u64 keys: n / 2) */
     x.bytes = s.bytes;
     x.peer_bytes = s.peer_bytes > 0 ? s.peer_bytes : s.bytes;
 

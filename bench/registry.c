@@ -5,7 +5,8 @@
     X(copy)            \
     X(reduce)          \
     X(scan)            \
-    X(histogram)
+    X(histogram)       \
+    X(sort) /* radix sort family (issue 20) */
 
 #define PB_DECLARE(name) extern const pb_family pb_family_##name;
 #define PB_ENTRY(name) &pb_family_##name,

@@ -27,8 +27,10 @@
 #include "key_encoding.h"
 
 #define SORT_MAX_PASSES 8
-/* Inputs below this many keys sort on one thread. */
-#define SORT_PARALLEL_MIN ((size_t)1 << 16)
+/* Inputs below this many keys sort on one thread: 2^16 u32 keys took 0.7 ms on one thread here
+ * and 263 ms on two while the 2 cores were shared (load 15): each barrier then waits for a
+ * time slice of the other thread. */
+#define SORT_PARALLEL_MIN ((size_t)1 << 18)
 
 struct sort_plan {
     int kind;        /* PP_SORT_KIND_* */

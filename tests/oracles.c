@@ -566,6 +566,12 @@ static int po_cmp_keys(const struct po_sort_cmp *c, size_t i, size_t j)
     }
 }
 
+int po_sort_cmp(const void *keys, size_t i, size_t j, pp_dtype t)
+{
+    const struct po_sort_cmp c = {keys, t, 0, 0, 0};
+    return po_cmp_keys(&c, i, j);
+}
+
 int po_sort_perm(const void *keys, size_t n, pp_dtype t, int descending, int begin_bit, int end_bit, uint64_t *perm)
 {
     struct po_sort_cmp c = {keys, t, 0, 0, 0};

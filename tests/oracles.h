@@ -139,6 +139,8 @@ void po_hist_counts(const void *in, pp_dtype st, size_t n, size_t nbins, double 
  * order. perm[j] = the input position of the j-th key. 0 on success, -1 out of memory. */
 int po_sort_perm(const void *keys, size_t n, pp_dtype t, int descending, int begin_bit, int end_bit,
                  uint64_t *perm);
+/* The sort order of keys i and j of dtype t (whole keys, ascending): < 0, 0 (equal keys), > 0. */
+int po_sort_cmp(const void *keys, size_t i, size_t j, pp_dtype t);
 /* Check a sort's outputs against perm: keys_out[j] == keys_in[perm[j]] (bits), values_out[j] ==
  * values_in[perm[j]] (vsize bytes each; values_in NULL: values_out[j] == perm[j] as a vsize
  * index). Either output may be NULL (not checked). 1 passes; 0 with `why`. */
