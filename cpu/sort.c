@@ -27,6 +27,10 @@
 #include "key_encoding.h"
 
 #define SORT_MAX_PASSES 8
+/* Up to this many threads, a scatter also counts the next pass's digits for the thread that
+ * will own each position (a table of threads x 256 counts per thread), which saves the next
+ * pass a read of the keys; above, the tables would outgrow the caches and the keys are read. */
+#define SORT_FUSED_MAX_THREADS 16
 /* Inputs below this many keys sort on one thread: 2^16 u32 keys took 0.7 ms on one thread here
  * and 263 ms on two while the 2 cores were shared (load 15): each barrier then waits for a
  * time slice of the other thread. */
@@ -40,11 +44,21 @@ struct sort_plan {
     unsigned mask[SORT_MAX_PASSES];
 };
 
+/* Counting the next pass's digits during a scatter: the next pass's shift and mask, the chunks'
+ * starts (nt + 1 entries, the last n), and this thread's counts per owner ([nt][256]). */
+struct sort_next {
+    int shift;
+    unsigned mask;
+    int nt;
+    const size_t *lo;
+    uint64_t *cnt;
+};
+
 struct sort_kernel {
     void (*count_all)(const void *keys, size_t lo, size_t hi, const struct sort_plan *pl, uint64_t *cnt);
     void (*count_one)(const void *keys, size_t lo, size_t hi, const struct sort_plan *pl, int p, uint64_t *cnt);
     void (*scatter)(const void *ks, void *kd, const void *vs, void *vd, size_t lo, size_t hi,
-                    const struct sort_plan *pl, int p, uint64_t *off);
+                    const struct sort_plan *pl, int p, uint64_t *off, const struct sort_next *nx);
 };
 
 #define NAME sort_k1
@@ -157,10 +171,14 @@ pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a)
     const int threads = n >= SORT_PARALLEL_MIN ? omp_get_max_threads() : 1;
 
     /* Scratch: digit counts of every pass per thread, one pass's per thread, the digits' starts,
-     * then the second key and value buffers (and, for argsort, the first key buffer). */
+     * the chunks' starts, the next pass's counts of each thread per owner (two sets, by the
+     * pass's parity), then the second key and value buffers (and, for argsort, the first key
+     * buffer). */
+    const int fused = threads <= SORT_FUSED_MAX_THREADS;
     const size_t cnt_all_n = (size_t)threads * (size_t)(P ? P : 1) * 256;
     const size_t cnt_one_n = (size_t)threads * 256, start_n = (size_t)(P ? P : 1) * 256;
-    size_t bytes = (cnt_all_n + cnt_one_n + start_n) * sizeof(uint64_t);
+    const size_t bounds_n = (size_t)threads + 1, priv_n = fused ? 2 * (size_t)threads * (size_t)threads * 256 : 0;
+    size_t bytes = (cnt_all_n + cnt_one_n + start_n + bounds_n + priv_n) * sizeof(uint64_t);
     const int need_second = P >= 2 || in_place;
     const size_t koff = align256(bytes);
     if (need_second) bytes = koff + align256(n * ks) + (vs ? align256(n * vs) : 0);
@@ -169,6 +187,8 @@ pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a)
     void *scratch = NULL;
     PP_TRY(cpu_scratch(ctx, fn, bytes, &scratch));
     uint64_t *cnt_all = (uint64_t *)scratch, *cnt_one = cnt_all + cnt_all_n, *start = cnt_one + cnt_one_n;
+    size_t *bounds = (size_t *)(start + start_n);
+    uint64_t *priv = (uint64_t *)(bounds + bounds_n);
     void *k1 = need_second ? (char *)scratch + koff : NULL;
     void *v1 = need_second && vs ? (char *)scratch + koff + align256(n * ks) : NULL;
     void *kbuf[2] = {argsort ? (P >= 2 ? (char *)scratch + k0off : NULL) : a->keys_out, k1};
@@ -199,23 +219,46 @@ pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a)
                 if (!constant) active[Q++] = p;
             }
             shift = in_place && !argsort && (Q & 1);
+            for (int u = 0; u <= nt; ++u) {
+                size_t l, h;
+                chunk(n, u < nt ? u : nt - 1, nt, &l, &h);
+                bounds[u] = u < nt ? l : n;
+            }
         }
         const void *ksrc = a->keys_in, *vsrc = a->values_in;
         for (int j = 0; j < Q; ++j) {
             const int p = active[j], last = j == Q - 1;
             const int b = (Q - 1 - j + shift) & 1;
             void *kdst = argsort && last ? NULL : kbuf[b], *vdst = vs ? vbuf[b] : NULL;
-            uint64_t *own = cnt_one + (size_t)t * 256;
-            if (j == 0) memcpy(own, mine + (size_t)p * 256, 256 * sizeof *own);
-            else kern->count_one(ksrc, lo, hi, &pl, p, own);
-#pragma omp barrier
+            /* this thread's offsets: the digit's start and the counts of the threads before it */
             uint64_t off[256];
-            for (int d = 0; d < 256; ++d) {
-                uint64_t o = start[(size_t)p * 256 + d];
-                for (int u = 0; u < t; ++u) o += cnt_one[(size_t)u * 256 + d];
-                off[d] = o;
+            for (int d = 0; d < 256; ++d) off[d] = start[(size_t)p * 256 + d];
+            if (j == 0) { /* the first read's counts */
+                for (int u = 0; u < t; ++u)
+                    for (int d = 0; d < 256; ++d) off[d] += cnt_all[((size_t)u * P + p) * 256 + d];
+            } else if (fused) { /* counted by every thread during the last scatter */
+                const uint64_t *cnt = priv + (size_t)((j - 1) & 1) * (size_t)nt * (size_t)nt * 256;
+                for (int u = 0; u < nt; ++u)
+                    for (int o = 0; o < t; ++o)
+                        for (int d = 0; d < 256; ++d) off[d] += cnt[((size_t)u * nt + o) * 256 + d];
+            } else { /* many threads: one more read of the keys */
+                kern->count_one(ksrc, lo, hi, &pl, p, cnt_one + (size_t)t * 256);
+#pragma omp barrier
+                for (int u = 0; u < t; ++u)
+                    for (int d = 0; d < 256; ++d) off[d] += cnt_one[(size_t)u * 256 + d];
             }
-            kern->scatter(ksrc, kdst, vsrc, vdst, lo, hi, &pl, p, off);
+            struct sort_next nx, *nxp = NULL;
+            if (fused && !last) {
+                const int q = active[j + 1];
+                nx.shift = pl.shift[q];
+                nx.mask = pl.mask[q];
+                nx.nt = nt;
+                nx.lo = bounds;
+                nx.cnt = priv + ((size_t)(j & 1) * (size_t)nt + (size_t)t) * (size_t)nt * 256;
+                memset(nx.cnt, 0, (size_t)nt * 256 * sizeof *nx.cnt);
+                nxp = &nx;
+            }
+            kern->scatter(ksrc, kdst, vsrc, vdst, lo, hi, &pl, p, off, nxp);
 #pragma omp barrier
             ksrc = kdst;
             vsrc = vdst;

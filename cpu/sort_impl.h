@@ -72,6 +72,26 @@ static void FN(_count_one)(const void *keys_, size_t lo, size_t hi, const struct
  * written out whole, so the 256 streams of a pass reach memory as whole cache lines instead
  * of one element at a time (a digit's first buffer starts at its offset's place in a line, so
  * that the later ones are aligned). */
+/* The next pass's digits of k keys that land at positions q, q + 1, ...: counted for the
+ * thread that owns each position in the next pass (nx->lo: the chunks' starts). */
+static inline __attribute__((always_inline)) void FN(_count_run)(const KT *k, unsigned cnt, uint64_t q,
+                                                                 const struct sort_next *nx, const int kind,
+                                                                 const FN(_enc_t) flip)
+{
+    int o = 0, hi = nx->nt; /* the owner of q: the last chunk starting at or before it */
+    while (hi - o > 1) {
+        const int mid = (o + hi) / 2;
+        if (nx->lo[mid] <= q) o = mid;
+        else hi = mid;
+    }
+    const int sh = nx->shift;
+    const unsigned m = nx->mask;
+    for (unsigned i = 0; i < cnt; ++i, ++q) {
+        while (q >= nx->lo[o + 1]) ++o;
+        ++nx->cnt[(size_t)o * 256 + ((SORT_ENC(k[i], kind, flip) >> sh) & m)];
+    }
+}
+
 #if defined(VT)
 #define SORT_WIDE (sizeof(KT) > sizeof(VT) ? sizeof(KT) : sizeof(VT))
 #else
@@ -81,7 +101,7 @@ static void FN(_count_one)(const void *keys_, size_t lo, size_t hi, const struct
 static inline __attribute__((always_inline)) void FN(_scatter_kind)(const void *ks_, void *kd_, const void *vs_,
                                                                     void *vd_, size_t lo, size_t hi,
                                                                     const struct sort_plan *pl, int p, uint64_t *off,
-                                                                    const int kind)
+                                                                    const struct sort_next *nx, const int kind)
 {
     const KT *ks = (const KT *)ks_;
     KT *kd = (KT *)kd_;
@@ -116,6 +136,7 @@ static inline __attribute__((always_inline)) void FN(_scatter_kind)(const void *
             continue;
         }
         const unsigned a = first[d];
+        if (nx) FN(_count_run)(&kb[d][a], SORT_L - a, base[d] + a, nx, kind, flip);
         if (kd) memcpy(kd + base[d] + a, &kb[d][a], (SORT_L - a) * sizeof(KT));
 #if defined(VT)
         memcpy(vd + base[d] + a, &vb[d][a], (SORT_L - a) * sizeof(VT));
@@ -126,6 +147,7 @@ static inline __attribute__((always_inline)) void FN(_scatter_kind)(const void *
     for (int d = 0; d < 256; ++d) {
         const unsigned a = first[d], f = fill[d];
         if (f <= a) continue;
+        if (nx) FN(_count_run)(&kb[d][a], f - a, base[d] + a, nx, kind, flip);
         if (kd) memcpy(kd + base[d] + a, &kb[d][a], (f - a) * sizeof(KT));
 #if defined(VT)
         memcpy(vd + base[d] + a, &vb[d][a], (f - a) * sizeof(VT));
@@ -137,12 +159,12 @@ static inline __attribute__((always_inline)) void FN(_scatter_kind)(const void *
 
 /* The scatter with the key's kind a constant of each copy of the loop. */
 static void FN(_scatter)(const void *ks, void *kd, const void *vs, void *vd, size_t lo, size_t hi,
-                         const struct sort_plan *pl, int p, uint64_t *off)
+                         const struct sort_plan *pl, int p, uint64_t *off, const struct sort_next *nx)
 {
     switch (pl->kind) {
-    case PP_SORT_KIND_FLOAT: FN(_scatter_kind)(ks, kd, vs, vd, lo, hi, pl, p, off, PP_SORT_KIND_FLOAT); break;
-    case PP_SORT_KIND_SIGNED: FN(_scatter_kind)(ks, kd, vs, vd, lo, hi, pl, p, off, PP_SORT_KIND_SIGNED); break;
-    default: FN(_scatter_kind)(ks, kd, vs, vd, lo, hi, pl, p, off, PP_SORT_KIND_UNSIGNED); break;
+    case PP_SORT_KIND_FLOAT: FN(_scatter_kind)(ks, kd, vs, vd, lo, hi, pl, p, off, nx, PP_SORT_KIND_FLOAT); break;
+    case PP_SORT_KIND_SIGNED: FN(_scatter_kind)(ks, kd, vs, vd, lo, hi, pl, p, off, nx, PP_SORT_KIND_SIGNED); break;
+    default: FN(_scatter_kind)(ks, kd, vs, vd, lo, hi, pl, p, off, nx, PP_SORT_KIND_UNSIGNED); break;
     }
 }
 
