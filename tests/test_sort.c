@@ -13,6 +13,7 @@
  * few-distinct inputs; in place; and on HIP both strategies forced (asked from the plan).
  */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,6 +384,37 @@ static void t_sort_strategies(void **state)
     }
 }
 
+/* CPU: the parallel passes with 1, 2, 3 and 5 threads (uneven chunks; the next pass's counts
+ * kept per owning thread), above the size that sorts on one thread. */
+static void t_cpu_threads(void **state)
+{
+    tc_env *env = tc_envp(state);
+    (void)tc_ctx(state);
+    const int before = omp_get_max_threads();
+    tc_rng r = tc_rng_for("sort threads");
+    const size_t n = 300001;
+    for (int ti = 0; ti < 3; ++ti) {
+        const pp_dtype t = ti == 0 ? PP_U32 : ti == 1 ? PP_F64 : PP_I32;
+        unsigned char *keys = (unsigned char *)tc_xmalloc(n * tc_size(t));
+        fill_layout(&r, keys, n, t, ti == 2 ? L_FEW : L_SPECIAL);
+        for (int th = 1; th <= 5; th += th < 3 ? 1 : 2) {
+            omp_set_num_threads(th);
+            char what[32];
+            snprintf(what, sizeof what, "%d threads", th);
+            sort_call c = {SK_PAIRS, t, PP_U64, ti == 1, 0, 0, 0};
+            run_check(env, &c, keys, n, what);
+            c.kind = SK_ARGSORT;
+            c.vt = PP_U32;
+            run_check(env, &c, keys, n, what);
+            c.kind = SK_KEYS;
+            c.in_place = 1;
+            run_check(env, &c, keys, n, what);
+        }
+        free(keys);
+    }
+    omp_set_num_threads(before);
+}
+
 /* n == 0: nothing written, NULL pointers accepted. */
 static void t_sort_empty(void **state)
 {
@@ -400,7 +432,7 @@ int main(void)
         TC_BOTH(t_sort_i64),   TC_BOTH(t_sort_u64),      TC_BOTH(t_sort_f32),
         TC_BOTH(t_sort_f64),   TC_BOTH(t_sort_layouts),  TC_BOTH(t_sort_float_specials),
         TC_BOTH(t_sort_bits),  TC_BOTH(t_sort_in_place), TC_HIP(t_sort_strategies),
-        TC_BOTH(t_sort_empty),
+        TC_BOTH(t_sort_empty), TC_CPU(t_cpu_threads),
     };
     return TC_RUN("sort", tests);
 }
