@@ -66,12 +66,6 @@ static void FN(_count_one)(const void *keys_, size_t lo, size_t hi, const struct
     }
 }
 
-/* Pass p over src[lo, hi): each key (and value) to dst[off[digit]++]. kd NULL: the keys are not
- * written (the last pass of an argsort). vs NULL with vd set: the value is the index.
- * Software write-combining: each digit's elements gather in a line-sized buffer (in L1) that is
- * written out whole, so the 256 streams of a pass reach memory as whole cache lines instead
- * of one element at a time (a digit's first buffer starts at its offset's place in a line, so
- * that the later ones are aligned). */
 /* The next pass's digits of k keys that land at positions q, q + 1, ...: counted for the
  * thread that owns each position in the next pass (nx->lo: the chunks' starts). */
 static inline __attribute__((always_inline)) void FN(_count_run)(const KT *k, unsigned cnt, uint64_t q,
@@ -86,12 +80,23 @@ static inline __attribute__((always_inline)) void FN(_count_run)(const KT *k, un
     }
     const int sh = nx->shift;
     const unsigned m = nx->mask;
+    uint64_t *c = nx->cnt + (size_t)o * 256;
+    if (q + cnt <= nx->lo[o + 1]) { /* the usual case: one owner */
+        for (unsigned i = 0; i < cnt; ++i) ++c[(SORT_ENC(k[i], kind, flip) >> sh) & m];
+        return;
+    }
     for (unsigned i = 0; i < cnt; ++i, ++q) {
-        while (q >= nx->lo[o + 1]) ++o;
-        ++nx->cnt[(size_t)o * 256 + ((SORT_ENC(k[i], kind, flip) >> sh) & m)];
+        while (q >= nx->lo[o + 1]) c = nx->cnt + (size_t)(++o) * 256;
+        ++c[(SORT_ENC(k[i], kind, flip) >> sh) & m];
     }
 }
 
+/* Pass p over src[lo, hi): each key (and value) to dst[off[digit]++]. kd NULL: the keys are not
+ * written (the last pass of an argsort). vs NULL with vd set: the value is the index.
+ * Software write-combining: each digit's elements gather in a line-sized buffer (in L1) that is
+ * written out whole, so the 256 streams of a pass reach memory as whole cache lines instead
+ * of one element at a time (a digit's first buffer starts at its offset's place in a line, so
+ * that the later ones are aligned). */
 #if defined(VT)
 #define SORT_WIDE (sizeof(KT) > sizeof(VT) ? sizeof(KT) : sizeof(VT))
 #else
@@ -108,13 +113,13 @@ static inline __attribute__((always_inline)) void FN(_scatter_kind)(const void *
     const int sh = pl->shift[p];
     const unsigned m = pl->mask[p];
     const FN(_enc_t) flip = (FN(_enc_t))pl->flip;
-    KT kb[256][SORT_L];
+    _Alignas(64) KT kb[256][SORT_L];
     unsigned fill[256], first[256];
     uint64_t base[256]; /* the output position of buffer slot 0 */
 #if defined(VT)
     const VT *vs = (const VT *)vs_;
     VT *vd = (VT *)vd_;
-    VT vb[256][SORT_L];
+    _Alignas(64) VT vb[256][SORT_L];
 #else
     (void)vs_;
     (void)vd_;
@@ -137,13 +142,14 @@ static inline __attribute__((always_inline)) void FN(_scatter_kind)(const void *
         }
         const unsigned a = first[d];
         if (nx) FN(_count_run)(&kb[d][a], SORT_L - a, base[d] + a, nx, kind, flip);
-        if (kd) memcpy(kd + base[d] + a, &kb[d][a], (SORT_L - a) * sizeof(KT));
+        if (kd) sort_put(kd + base[d] + a, &kb[d][a], (SORT_L - a) * sizeof(KT));
 #if defined(VT)
-        memcpy(vd + base[d] + a, &vb[d][a], (SORT_L - a) * sizeof(VT));
+        sort_put(vd + base[d] + a, &vb[d][a], (SORT_L - a) * sizeof(VT));
 #endif
         base[d] += SORT_L;
         fill[d] = first[d] = 0;
     }
+    sort_put_done();
     for (int d = 0; d < 256; ++d) {
         const unsigned a = first[d], f = fill[d];
         if (f <= a) continue;
