@@ -87,6 +87,7 @@ template <typename K> PP_DEVICE unsigned sort_digit(K k, const sort_desc &s, int
 /* The compared field of a key (all its bits for the whole key; 0 for an empty range). */
 template <typename K> PP_DEVICE uint64_t sort_field(K k, const sort_desc &s)
 {
+    if (s.width == 0) return 0; /* an empty range (begin may be 64: no shift by 64) */
     const uint64_t e = (uint64_t)sort_enc(k, s) >> s.begin;
     return s.width >= 64 ? e : e & ((1ull << s.width) - 1ull);
 }

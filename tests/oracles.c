@@ -532,6 +532,7 @@ static int po_cmp_keys(const struct po_sort_cmp *c, size_t i, size_t j)
     const pp_dtype t = c->t;
     const uint64_t a = po_bits(c->keys, i, t), b = po_bits(c->keys, j, t);
     if (c->ranged) {
+        if (c->mask == 0) return 0; /* an empty range: every key equal (and no shift by 64) */
         const uint64_t sign = (t == PP_I32) ? 0x80000000ull : (t == PP_I64) ? 0x8000000000000000ull : 0;
         const uint64_t fa = ((a ^ sign) >> c->shift) & c->mask, fb = ((b ^ sign) >> c->shift) & c->mask;
         return fa < fb ? -1 : fa > fb;
