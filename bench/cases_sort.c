@@ -4,8 +4,8 @@
  * merge forced at 2^20 and at the run's n. Output buffers in context memory; ascending.
  * Peers: CUB's DeviceRadixSort (SortKeys; SortPairs, with an index payload for the argsort) on
  * the GPU; oneTBB's parallel_sort and std::sort (keys copied, then sorted in place) on the CPU.
- * Verified: GPU rows bitwise against the CPU backend's sort; CPU rows by the order, stability and
- * a multiset hash of the keys (pairs and argsort: the permutation itself). */
+ * Verified on every backend by the order, stability and a multiset hash of the keys (pairs and
+ * argsort: the permutation itself). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,8 +120,7 @@ static pp_status call(pp_context *ctx, const pb_state *s)
 /* The outputs in context space against the order: keys sorted and (keys only) the same multiset
  * as the input; with a permutation (pairs: the values, which are the positions; argsort: the
  * indices), a permutation whose keys are in order, equal keys in increasing position, and the
- * keys out equal to the input's keys at it. With `ref` (GPU runs: the CPU backend's outputs),
- * the outputs must equal it bitwise. */
+ * keys out equal to the input's keys at it. */
 static int check(pb_run *r, const pb_state *s, const void *got_keys, const uint32_t *got_perm, char *why, size_t ws)
 {
     const pb_case *c = s->c;
@@ -186,43 +185,11 @@ readback:
     return 0;
 }
 
-/* GPU runs: the CPU backend's outputs, bitwise (computed once per row). */
-static int same_as_cpu(pb_run *r, const pb_state *s, char *why, size_t ws)
-{
-    const pb_case *c = s->c;
-    const sort_priv *p = s->priv;
-    pp_context *ref = pb_ref_ctx(r);
-    const size_t n = s->n, ks = pp_dtype_size(c->in);
-    const sort_call_kind kind = spec_of(s)->kind;
-    unsigned char *rk = pb_host_alloc(n * ks), *gk = pb_host_alloc(n * ks);
-    uint32_t *rv = pb_host_alloc(n * 4), *gv = pb_host_alloc(n * 4);
-    int ok = 1;
-    pp_status st = sort_call(ref, s, p->host_keys, kind == SORT_ARGSORT ? NULL : rk, p->host_iota, rv);
-    if (st != PP_OK) {
-        snprintf(why, ws, "reference on the cpu backend failed: %s: %s", pp_status_string(st), pp_context_last_error(ref));
-        ok = 0;
-    } else if ((kind != SORT_ARGSORT && pb_download(r, gk, p->keys_out, n * ks)) ||
-               (kind != SORT_KEYS && pb_download(r, gv, p->values_out, n * 4))) {
-        snprintf(why, ws, "could not read back the output");
-        ok = 0;
-    } else if (kind != SORT_ARGSORT && memcmp(rk, gk, n * ks)) {
-        snprintf(why, ws, "the keys differ from the cpu backend's");
-        ok = 0;
-    } else if (kind != SORT_KEYS && memcmp(rv, gv, n * 4)) {
-        snprintf(why, ws, "the values / indices differ from the cpu backend's");
-        ok = 0;
-    }
-    free(rk);
-    free(gk);
-    free(rv);
-    free(gv);
-    return ok;
-}
-
+/* Every backend by the order itself (a run of the CPU backend's sort per 2^28 row made the GPU
+ * rows take about 9 s each; the bitwise parity with the CPU is tests/test_sort.c's). */
 static int verify(pb_run *r, pb_state *s, char *why, size_t why_size)
 {
     const sort_priv *p = s->priv;
-    if (pb_ref_ctx(r)) return same_as_cpu(r, s, why, why_size);
     return check(r, s, p->keys_out, p->values_out, why, why_size);
 }
 
