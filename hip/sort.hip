@@ -278,17 +278,25 @@ template <typename K> PP_DEVICE bool sort_above(K ka, unsigned ia, K kb, unsigne
     return fa > fb || (fa == fb && ia > ib);
 }
 
-/* A block sorts tile blockIdx.x of keys[0, n) on every digit: sorted keys to kout (may be kin)
- * and their input positions to pos. */
+/* The shared memory of tile_sort_range. */
+template <typename K> struct tile_sort_smem {
+    pp_radix_rank_smem<SORT_BLOCK> rs;
+    K sk[SORT_TILE];
+    unsigned si[SORT_TILE];
+};
+
+/* The block sorts keys [base, base + cnt) (cnt <= SORT_TILE) on every digit, completely in shared
+ * memory: the sorted keys to kout[base ..] (kout may be kin) and their input positions to
+ * pos[base ..]. Any run of at most SORT_TILE keys can be given, so a segmented sort can call it
+ * per segment (or per piece of one) as tile_sort calls it per tile. Every thread calls it. */
 template <typename K>
-__global__ __launch_bounds__(SORT_BLOCK) void tile_sort(sort_desc sd, const K *kin, K *kout, unsigned *__restrict__ pos)
+PP_DEVICE void tile_sort_range(const sort_desc &sd, const K *kin, K *kout, unsigned *pos, uint64_t base, unsigned cnt,
+                               tile_sort_smem<K> &sm)
 {
     constexpr int ITEMS = SORT_TILE_ITEMS;
-    __shared__ pp_radix_rank_smem<SORT_BLOCK> rs;
-    __shared__ K sk[SORT_TILE];
-    __shared__ unsigned si[SORT_TILE];
-    const uint64_t base = (uint64_t)blockIdx.x * SORT_TILE;
-    const unsigned cnt = (unsigned)(sd.n - base < (uint64_t)SORT_TILE ? sd.n - base : (uint64_t)SORT_TILE);
+    pp_radix_rank_smem<SORT_BLOCK> &rs = sm.rs;
+    K *sk = sm.sk;
+    unsigned *si = sm.si;
     const unsigned first = pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id();
     K k[ITEMS];
     unsigned ix[ITEMS], dg[ITEMS], rk[ITEMS];
@@ -340,6 +348,16 @@ __global__ __launch_bounds__(SORT_BLOCK) void tile_sort(sort_desc sd, const K *k
         kout[base + e] = sk[e];
         pos[base + e] = si[e];
     }
+}
+
+/* A block sorts tile blockIdx.x of keys[0, n). */
+template <typename K>
+__global__ __launch_bounds__(SORT_BLOCK) void tile_sort(sort_desc sd, const K *kin, K *kout, unsigned *__restrict__ pos)
+{
+    __shared__ tile_sort_smem<K> sm;
+    const uint64_t base = (uint64_t)blockIdx.x * SORT_TILE;
+    const unsigned cnt = (unsigned)(sd.n - base < (uint64_t)SORT_TILE ? sd.n - base : (uint64_t)SORT_TILE);
+    tile_sort_range<K>(sd, kin, kout, pos, base, cnt, sm);
 }
 
 /* One merge step in global memory over runs of length L (merged in pairs into runs of 2L):
