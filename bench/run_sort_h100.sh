@@ -53,7 +53,6 @@ fi
     --only 'sort_keys u32' --n 2^26 --reps 3
  taskset -c 0,1 env OMP_NUM_THREADS=2 timeout "$(cap 40 5)" ./bench/parprim-bench --backend cpu \
     --only vs_std --n 2^26 --reps 1) >"$OUT/bench_cpu.txt" 2>&1 &
-cpu=$!
 san() {  # tool, test, filter
     PP_TEST_QUICK=1 PP_TEST_BACKEND=hip PP_TEST_FILTER="$3" taskset -c 2-15 timeout "$(cap 60 10)" \
         compute-sanitizer --tool "$1" --error-exitcode 9 ./tests/"$2" >/tmp/san.$1.$2.$$ 2>&1
@@ -64,11 +63,9 @@ san() {  # tool, test, filter
     san memcheck test_sort 't_sort_u32*' & san memcheck test_blocks '*' &
     san racecheck test_sort 't_sort_in_place*' & san synccheck test_sort 't_sort_in_place*' &
     san racecheck test_blocks 't_radix_rank' & san memcheck test_errors '*sort*' &
-    wait
+    wait # the sanitizers, and the CPU rows started before them
 } >"$OUT/san.txt" 2>&1
-log "sanitizers: $(grep -c 'rc=0' "$OUT/san.txt") of $(grep -c 'rc=' "$OUT/san.txt") clean"
-wait $cpu
-log "cpu bench done"
+log "sanitizers: $(grep -c 'rc=0' "$OUT/san.txt") of $(grep -c 'rc=' "$OUT/san.txt") clean; cpu bench done"
 
 if [ "$(left)" -gt 40 ]; then
     PP_TEST_BACKEND=hip PP_TEST_FILTER='t_big_sort*' timeout "$(left 3)" ./tests/test_big >"$OUT/big.txt" 2>&1
