@@ -72,8 +72,11 @@ typedef enum pb_cub_kind {
     PB_CUB_PARTITION_LT = 17,   /* DevicePartition::If, f32, x < lower (rejected ones reversed) */
     PB_CUB_UNIQUE = 18,         /* DeviceSelect::Unique, u32 */
     PB_CUB_RLE = 19,            /* DeviceRunLengthEncode::Encode, u32 values to out, u32 lengths to out2 */
-    PB_CUB_NONZERO = 20         /* DeviceSelect::Flagged over a counting iterator: u64 indices of
+    PB_CUB_NONZERO = 20,        /* DeviceSelect::Flagged over a counting iterator: u64 indices of
                                  * the nonzero u8 elements of `in` (the flags) */
+    /* radix sort family (issue 20): ascending, every bit; in -> keys_out (n of in_type) */
+    PB_CUB_SORT_KEYS = 21,  /* DeviceRadixSort::SortKeys */
+    PB_CUB_SORT_PAIRS = 22  /* DeviceRadixSort::SortPairs, values_in -> values_out (n of value_type) */
 } pb_cub_kind;
 
 typedef struct pb_cub_job {
@@ -101,6 +104,11 @@ typedef struct pb_cub_job {
     const void *flags;         /* SELECT_FLAGGED: device, n uint8 flags */
     void *out2;                /* RLE: device, the lengths */
     void *count;               /* compaction kinds: device, the count (written as int64) */
+    /* radix sort family (issue 20): device pointers */
+    void *keys_out;            /* SORT_*: n keys of in_type */
+    const void *values_in;     /* SORT_PAIRS: n values of value_type */
+    void *values_out;
+    int value_type;            /* SORT_PAIRS: pp_dtype */
 } pb_cub_job;
 
 double pb_cub_run(const pb_cub_job *job);

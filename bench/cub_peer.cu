@@ -15,6 +15,7 @@
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -446,6 +447,31 @@ double run_compaction(const pb_cub_job &job)
 }
 
 } // namespace
+/* radix sort family (issue 20): CUB's DeviceRadixSort, ascending over every bit, out of place
+ * (keys_out, values_out: device buffers of the caller). */
+template <class K> double run_sort_keys(const pb_cub_job &job)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    const K *in = (const K *)job.in;
+    K *out = (K *)job.keys_out;
+    double ms = time_device_n(job, [&](void *t, size_t &b, auto n) {
+        return cub::DeviceRadixSort::SortKeys(t, b, in, out, n, 0, (int)sizeof(K) * 8, s);
+    });
+    return deliver(job, ms, nullptr, 0, nullptr);
+}
+
+template <class K, class V> double run_sort_pairs(const pb_cub_job &job)
+{
+    cudaStream_t s = (cudaStream_t)job.stream;
+    const K *in = (const K *)job.in;
+    K *out = (K *)job.keys_out;
+    const V *vin = (const V *)job.values_in;
+    V *vout = (V *)job.values_out;
+    double ms = time_device_n(job, [&](void *t, size_t &b, auto n) {
+        return cub::DeviceRadixSort::SortPairs(t, b, in, out, vin, vout, n, 0, (int)sizeof(K) * 8, s);
+    });
+    return deliver(job, ms, nullptr, 0, nullptr);
+}
 
 extern "C" const char *pb_cub_last_error(void) { return g_message; }
 
@@ -535,6 +561,26 @@ extern "C" double pb_cub_run(const pb_cub_job *job)
     case PB_CUB_UNIQUE:
     case PB_CUB_RLE:
     case PB_CUB_NONZERO: return run_compaction(j);
+    /* radix sort family (issue 20) */
+    case PB_CUB_SORT_KEYS:
+        if (!j.keys_out && j.n > 0) return fail_msg("pb_cub_run: a sort needs job.keys_out");
+        switch (j.in_type) {
+        case PP_U32: return run_sort_keys<uint32_t>(j);
+        case PP_I32: return run_sort_keys<int32_t>(j);
+        case PP_F32: return run_sort_keys<float>(j);
+        case PP_U64: return run_sort_keys<unsigned long long>(j);
+        default: break;
+        }
+        break;
+    case PB_CUB_SORT_PAIRS:
+        if ((!j.keys_out || !j.values_in || !j.values_out) && j.n > 0)
+            return fail_msg("pb_cub_run: SortPairs needs job.keys_out, values_in and values_out");
+        switch (PB_PAIR(j.in_type, j.value_type)) {
+        case PB_PAIR(PP_U32, PP_U32): return run_sort_pairs<uint32_t, uint32_t>(j);
+        case PB_PAIR(PP_F32, PP_U32): return run_sort_pairs<float, uint32_t>(j);
+        default: break;
+        }
+        break;
     }
     snprintf(g_message, sizeof g_message, "pb_cub_run: kind %d with %s -> %s is not instantiated in cub_peer.cu",
              (int)j.kind, pp_dtype_name((pp_dtype)j.in_type) ? pp_dtype_name((pp_dtype)j.in_type) : "?",

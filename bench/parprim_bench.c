@@ -183,7 +183,9 @@ int pb_dataset_of(pp_dtype t)
 {
     for (int k = 0; k < PB_DS_IDX; k++)
         if (dataset_type[k] == t) return k;
-    return t == PP_U32 ? PB_DS_I32 : -1; /* the same random bits, read as u32 */
+    if (t == PP_U32) return PB_DS_I32; /* the same random bits, read as u32 */
+    /* radix sort family (issue 20): 8-byte integer rows make their own keys in setup */
+    return t == PP_I64 || t == PP_U64 ? PB_DS_F64 : -1;
 }
 
 static struct {
@@ -362,6 +364,10 @@ static int set_options(pb_run *r, const pb_state *s, const char *assignments)
             v = strtoll(eq + 1, &end, 0);
             for (int k = 0; *end && k < 5; k++)
                 if (!strcmp(eq + 1, strategies[k])) v = k, end = "";
+            /* radix sort family (issue 20): pp_sort_strategy's names */
+            static const char *const sort_strategies[] = {"auto", "tile_merge", "onesweep"};
+            for (int k = 0; *end && !strcmp(tok, "sort_strategy") && k < 3; k++)
+                if (!strcmp(eq + 1, sort_strategies[k])) v = k, end = "";
         }
         if (!eq || *end || pp_option_from_name(tok, &opt) != PP_OK) {
             pb_fail(r, s, "'%s%s%s' is not an option assignment (name=value; pp_option_name gives the names)", tok,
@@ -569,6 +575,7 @@ static row_result run_case(pb_run *r, const pb_family *f, const pb_case *c)
     if (ds < 0 || !(s.in = pb_input(r, ds))) goto done;
     s.host_in = host_array(ds);
     if (f->setup(r, &s)) goto teardown;
+    x.n = s.n; /* a row may run on fewer elements (the sort's u64 keys: n / 2) */
     if (!s.out && s.out_bytes &&
         (!(s.out = keep(r, pb_alloc(r, s.out_bytes), 1)) || pp_memset(r->ctx, s.out, 0, s.out_bytes) != PP_OK))
         goto teardown;

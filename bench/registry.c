@@ -6,7 +6,8 @@
     X(reduce)          \
     X(scan)            \
     X(histogram)       \
-    X(compaction) /* compaction family (issue 19) */
+    X(compaction) /* compaction family (issue 19) */ \
+    X(sort)       /* radix sort family (issue 20) */
 
 #define PB_DECLARE(name) extern const pb_family pb_family_##name;
 #define PB_ENTRY(name) &pb_family_##name,

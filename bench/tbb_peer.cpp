@@ -9,6 +9,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 #include <tbb/parallel_scan.h>
+#include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 #include <tbb/version.h>
 
@@ -173,6 +174,23 @@ template <class T> double run_segscan_sum(const pb_tbb_job &job)
 
 } // namespace
 
+/* radix sort family (issue 20): copy the keys to out, sort them there (ascending; the bench's
+ * keys hold no NaN, so operator< is the library's order). */
+template <class T> double run_sort(const pb_tbb_job &job, bool parallel)
+{
+    const T *in = (const T *)job.in;
+    T *out = (T *)job.out;
+    if (!out) {
+        snprintf(g_message, sizeof g_message, "pb_tbb_run: a sort needs job.out");
+        return -1.0;
+    }
+    return time_host(job, [&] {
+        tbb::parallel_for(range(0, job.n, 1 << 20), [&](const range &r) { std::copy(in + r.begin(), in + r.end(), out + r.begin()); });
+        if (parallel) tbb::parallel_sort(out, out + job.n);
+        else std::sort(out, out + job.n);
+    });
+}
+
 extern "C" const char *pb_tbb_last_error(void) { return g_message; }
 
 extern "C" const char *pb_tbb_describe(void)
@@ -239,6 +257,19 @@ extern "C" double pb_tbb_run(const pb_tbb_job *job)
     case PB_TBB_SEGSCAN_SUM:
         if (pair == PB_PAIR(PP_F32, PP_F32) && j.flags) return run_segscan_sum<float>(j);
         break;
+    /* radix sort family (issue 20) */
+    case PB_TBB_SORT:
+    case PB_TBB_STD_SORT: {
+        const bool par = j.kind == PB_TBB_SORT;
+        switch (j.in_type) {
+        case PP_U32: return run_sort<uint32_t>(j, par);
+        case PP_I32: return run_sort<int32_t>(j, par);
+        case PP_F32: return run_sort<float>(j, par);
+        case PP_U64: return run_sort<uint64_t>(j, par);
+        default: break;
+        }
+        break;
+    }
     }
     snprintf(g_message, sizeof g_message, "pb_tbb_run: kind %d with %s -> %s is not instantiated in tbb_peer.cpp",
              (int)j.kind, pp_dtype_name((pp_dtype)j.in_type) ? pp_dtype_name((pp_dtype)j.in_type) : "?",

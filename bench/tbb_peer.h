@@ -29,7 +29,11 @@ typedef enum pb_tbb_kind {
     PB_TBB_INCLUSIVE_SUM = 7, /* parallel_scan */
     PB_TBB_EXCLUSIVE_SUM = 8, /* parallel_scan, the sum of the elements before i (0 first) */
     PB_TBB_INCLUSIVE_MAX = 9,
-    PB_TBB_SEGSCAN_SUM = 10   /* parallel_scan of (head flag, sum) pairs: inclusive by flags */
+    PB_TBB_SEGSCAN_SUM = 10,  /* parallel_scan of (head flag, sum) pairs: inclusive by flags */
+    /* radix sort family (issue 20): the n keys of in_type copied to `out`, then sorted there
+     * ascending (the copy is part of each timed call, as parprim's sort reads its input) */
+    PB_TBB_SORT = 11,         /* tbb::parallel_sort */
+    PB_TBB_STD_SORT = 12      /* std::sort, one thread */
 } pb_tbb_kind;
 
 typedef struct pb_tbb_job {

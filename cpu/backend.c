@@ -179,4 +179,6 @@ const struct pp_backend_ops pp_cpu_backend = {
 
     /* compaction family (issue 19) */
     .compact = pp__cpu_compact,
+    /* radix sort family (issue 20) */
+    .sort = pp__cpu_sort,
 };

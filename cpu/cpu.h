@@ -23,5 +23,7 @@ pp_status pp__cpu_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args
 
 /* cpu/compaction.c (issue 19) */
 pp_status pp__cpu_compact(pp_context *ctx, const pp_compact_args *a);
+/* cpu/sort.c (issue 20) */
+pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a);
 
 #endif

@@ -223,5 +223,7 @@ extern "C" const struct pp_backend_ops pp_hip_backend = {
     /* .reduce_by_index  = */ pp_hip_reduce_by_index,
     /* compaction family (issue 19) */
     /* .compact          = */ pp_hip_compact,
+    /* radix sort family (issue 20) */
+    /* .sort             = */ pp_hip_sort,
 };
 #endif

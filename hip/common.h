@@ -62,6 +62,28 @@ static inline hipError_t pp_hip_use_device(pp_context *ctx)
     return hipSetDevice(ctx->device);
 }
 
+/* The tuning row a device takes (radix sort family, issue 20; the tables of later families can
+ * share it): NVIDIA by compute capability ("sm_90" from 9.0 on, "sm_80" below), AMD by the
+ * architecture's name ("gfx940" for gfx94x, "gfx90a" for other gfx9, "gfx1030" for gfx10 and
+ * later). */
+static inline const char *pp_hip_tuning_target(const pp_hip_device *d)
+{
+    if (d->cc_major > 0) return d->cc_major >= 9 ? "sm_90" : "sm_80";
+    if (strncmp(d->arch, "gfx94", 5) == 0) return "gfx940";
+    if (strncmp(d->arch, "gfx9", 4) == 0) return "gfx90a";
+    return "gfx1030";
+}
+
+/* The row of a family's tuning table (an array of structs whose first member `target` names
+ * the row) for a device; the first row where none is named for it. */
+template <typename Row, size_t N> static inline const Row *pp_hip_tuning_pick(const Row (&table)[N], const pp_hip_device *d)
+{
+    const char *want = pp_hip_tuning_target(d);
+    for (const Row &r : table)
+        if (strcmp(r.target, want) == 0) return &r;
+    return &table[0];
+}
+
 /* Round x up to a multiple of 256 bytes (scratch sub-allocations). */
 static inline size_t pp_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
@@ -77,15 +99,8 @@ pp_status pp_hip_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args 
 /* compaction family (issue 19) */
 pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a);
 
-/* The row of a per-target tuning table for a device: NVIDIA by compute capability ("sm_90"
- * from 9.0 on, "sm_80" below), AMD by the architecture's name (gfx94x -> "gfx940", other gfx9
- * -> "gfx90a", gfx10 and later -> "gfx1030"). */
-static inline const char *pp_hip_tuning_row(const pp_hip_device *d)
-{
-    if (d->cc_major > 0) return d->cc_major >= 9 ? "sm_90" : "sm_80";
-    if (strncmp(d->arch, "gfx94", 5) == 0) return "gfx940";
-    if (strncmp(d->arch, "gfx9", 4) == 0) return "gfx90a";
-    return "gfx1030";
-}
+
+/* sort.hip (issue 20) */
+pp_status pp_hip_sort(pp_context *ctx, const pp_sort_args *a);
 
 #endif

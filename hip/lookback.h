@@ -342,4 +342,52 @@ PP_DEVICE typename SO::T pp_lookback_tree(pp_lb_entry<SO> *st, uint64_t tiles, u
     return p;
 }
 
+/* ---- many counters per tile (radix sort family, issue 20) ----
+ * A onesweep radix pass publishes C = 256 digit counts per tile; each counter is looked back by
+ * its own thread, serially over the tiles before it (CUB's onesweep look-back has this shape):
+ * counter c of tile t lives at st[t * C + c], one 64-bit word carrying a 5-bit tag and 59 bits
+ * of count, written and read whole (no fence orders anything). The tag says whose word it is:
+ * 0 not published, 1 + 2 * epoch an aggregate, 2 + 2 * epoch an inclusive prefix. The epoch (a
+ * pass number, < 15) lets the passes of one call share one state array zeroed once: a word
+ * left by another pass reads as not published. */
+constexpr int PP_LB_COUNTER_TAG_SHIFT = 59;
+constexpr unsigned long long PP_LB_COUNTER_MASK = (1ull << PP_LB_COUNTER_TAG_SHIFT) - 1ull;
+
+PP_DEVICE unsigned long long pp_lb_counter_word(unsigned epoch, bool inclusive, uint64_t count)
+{
+    const unsigned long long tag = 1ull + 2ull * epoch + (inclusive ? 1ull : 0ull);
+    return (tag << PP_LB_COUNTER_TAG_SHIFT) | (count & PP_LB_COUNTER_MASK);
+}
+
+/* Run by the thread that owns counter c of tile t (every thread of a tile owns one counter,
+ * c < C): publishes `count` (tile 0 publishes its inclusive prefix at once), waits for and
+ * adds the counts of the tiles before it, newest first, until a tile with an inclusive prefix,
+ * publishes its own inclusive prefix, and returns the exclusive one (the sum of counter c over
+ * tiles 0 .. t - 1). */
+PP_DEVICE uint64_t pp_lookback_counter(unsigned long long *st, uint64_t t, unsigned c, unsigned C, uint64_t count,
+                                       unsigned epoch, const pp_lb_sleeps &sl)
+{
+    if (t == 0) {
+        pp_lb_st(st + c, pp_lb_counter_word(epoch, true, count));
+        return 0;
+    }
+    pp_lb_st(st + t * C + c, pp_lb_counter_word(epoch, false, count));
+    if (sl.delay_ns) pp_sleep_ns(sl.delay_ns);
+    const unsigned long long agg_tag = 1ull + 2ull * epoch;
+    uint64_t excl = 0;
+    for (uint64_t k = t; k > 0; --k) {
+        unsigned long long w;
+        for (;;) {
+            w = pp_lb_ld(st + (k - 1) * C + c);
+            const unsigned long long tag = w >> PP_LB_COUNTER_TAG_SHIFT;
+            if (tag == agg_tag || tag == agg_tag + 1) break;
+            pp_lb_pause(sl);
+        }
+        excl += w & PP_LB_COUNTER_MASK;
+        if ((w >> PP_LB_COUNTER_TAG_SHIFT) == agg_tag + 1) break;
+    }
+    pp_lb_st(st + t * C + c, pp_lb_counter_word(epoch, true, excl + count));
+    return excl;
+}
+
 #endif /* PP_HIP_LOOKBACK_H */

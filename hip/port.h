@@ -271,4 +271,28 @@ PP_DEVICE void pp_copy16_async(pp_vec16 *dst, const void *src)
 #endif
 }
 
+/* ---- radix sort family (issue 20): lanes holding the same digit ----
+ * pp_match_digit(d, bits, valid): the mask of the lanes of the wave whose `valid` is set and
+ * whose d has the same low `bits` bits as this lane's (every lane of the wave calls it; the
+ * result of an invalid lane is of no use). NVIDIA: __match_any_sync (sm_70 and later) on the
+ * digit, or a sentinel above every digit for an invalid lane; AMD (no match instruction): one
+ * ballot per bit, each lane keeping the lanes that agree with its bit, in 64-bit masks, so
+ * that waves of 32 and 64 run the same code. pp_lanemask_lt: the lanes below this one. */
+PP_DEVICE pp_lanemask_t pp_lanemask_lt() { return (1ull << pp_lane_id()) - 1ull; }
+PP_DEVICE pp_lanemask_t pp_match_digit(unsigned d, int bits, bool valid)
+{
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    (void)bits;
+    return (pp_lanemask_t)__match_any_sync(PP_FULL_MASK, valid ? d : 0xFFFFFFFFu) & pp_ballot(valid);
+#else
+    pp_lanemask_t m = pp_ballot(valid);
+    for (int b = 0; b < bits; ++b) {
+        const bool on = (d >> b) & 1u;
+        const pp_lanemask_t v = pp_ballot(on);
+        m &= on ? v : ~v;
+    }
+    return m;
+#endif
+}
+
 #endif /* PP_HIP_PORT_H */

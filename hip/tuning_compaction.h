@@ -46,13 +46,10 @@ static const pp_compact_tuning pp_compact_tuning_table[] = {
     {"gfx1030", 0, 0},
 };
 
-/* The row for the context's device (pp_hip_tuning_row). */
+/* The row for the context's device. */
 static inline const pp_compact_tuning *pp_compact_tuning_for(const pp_hip_device *d)
 {
-    const char *want = pp_hip_tuning_row(d);
-    for (const pp_compact_tuning &r : pp_compact_tuning_table)
-        if (strcmp(r.target, want) == 0) return &r;
-    return &pp_compact_tuning_table[0];
+    return pp_hip_tuning_pick(pp_compact_tuning_table, d);
 }
 
 #endif /* PP_HIP_TUNING_COMPACTION_H */

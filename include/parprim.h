@@ -626,6 +626,79 @@ PP_API pp_status pp_where(pp_context *ctx, const void *in, size_t n, pp_dtype dt
 /* pp_where with PP_PRED_NONZERO: the indices of the elements != 0 (NaN included, -0.0 not). */
 PP_API pp_status pp_nonzero(pp_context *ctx, const void *in, size_t n, pp_dtype dtype, void *indices,
                             pp_dtype index_type, uint64_t *count, pp_result_space space);
+/* ---- radix sort family (issue 20) ------------------------------------------------------------
+ *
+ * pp_sort_keys sorts keys; pp_sort_pairs sorts keys and carries a value of any dtype with each
+ * key; pp_argsort writes the indices (u32 or u64) of the keys in sorted order. Every sort is
+ * stable: keys that compare equal keep their input order (their values, their indices).
+ *
+ * Keys: every dtype (u8, i32, u32, i64, u64, f32, f64). Integers compare numerically. Floats
+ * compare in this order, on every backend:
+ *     ascending:   -inf < ... < -0.0 == +0.0 < ... < +inf < NaN
+ *     descending:  NaN > +inf > ... > +0.0 == -0.0 > ... > -inf      (NaN first)
+ * -0.0 and +0.0 are equal keys, and so are all NaNs whatever their sign and payload (NaN last
+ * ascending, as numpy and PyTorch put it; first descending): equal keys keep their input order.
+ * Output keys are the input's bits, moved, never canonicalised (a -0.0 stays -0.0, a NaN keeps
+ * its payload).
+ *
+ * Bit range (integer keys). begin_bit = end_bit = 0 sorts on the whole key (the usual call, and
+ * the only one float keys accept). Otherwise end_bit = 0 stands for the key's width w (8, 32 or
+ * 64) and the keys are ordered by the bits [begin_bit, end_bit) of their order-preserving
+ * unsigned form (unsigned keys: the value; signed keys: the two's-complement bits with the
+ * sign bit inverted, so a range that holds the top bit keeps the signed order):
+ *     0 <= begin_bit <= end_bit <= w;
+ * fewer bits, fewer passes, when the caller knows that the keys differ only there. An empty
+ * range (begin_bit == end_bit, or begin_bit == w with end_bit 0) compares nothing: every key is
+ * equal, so the output is the input (pairs: both arrays copied; argsort: 0, 1, ..., n-1).
+ * Keys outside the range still move whole (all their bits are written).
+ *
+ * Out of place by default: keys_out (and values_out) receive the sorted arrays, keys_in and
+ * values_in are not written. In place: keys_out == keys_in (and values_out == values_in) is
+ * allowed; the library takes its double buffer from the scratch arena (n keys, and n values
+ * for pairs). Any other overlap between two of the arrays is PP_ERROR_INVALID_ARGUMENT.
+ * Temporary storage: the scratch arena holds the double buffer (n keys and n values, where a
+ * call needs one: in place, or more than one pass) and the digit counts.
+ *
+ * Counts are size_t: more than 2^32 keys work on every backend. u32 indices (pp_argsort)
+ * require n <= 2^32.
+ *
+ * Algorithms (none changes a result, which is the same bits on every backend). CPU: LSD radix
+ * sort over 8-bit digits of the keys' order-preserving unsigned form, with OpenMP (per-thread
+ * digit counts, one scatter per pass; a pass whose digit is the same for every key is skipped).
+ * Small inputs run the same passes on one thread. GPU: onesweep (one read of the keys counts the digits of every pass, then one kernel per
+ * 8-bit pass ranks a tile in registers and shared memory, takes its digits' offsets from the
+ * decoupled look-back and scatters; constant digits are skipped) for large inputs, and a tile
+ * radix sort in shared memory with a bitonic merge of sorted tiles for small ones (the
+ * experimental option PP_OPTION_SORT_STRATEGY forces either).
+ *
+ * All sorts are enqueued (none synchronizes). Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; an
+ * array NULL with n > 0; key_type, value_type or index_type unknown or not allowed; order not
+ * PP_SORT_ASCENDING / PP_SORT_DESCENDING ('order'); a bit range on float keys, begin_bit or
+ * end_bit negative or past the key's width, begin_bit > end_bit ('begin_bit' / 'end_bit');
+ * u32 indices with n > 2^32 ('index_type'); bad overlap; sizes as in "Counts" above),
+ * PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_OUT_OF_MEMORY (scratch), PP_ERROR_DEVICE.
+ */
+typedef enum pp_sort_order {
+    PP_SORT_ASCENDING = 0,
+    PP_SORT_DESCENDING = 1
+} pp_sort_order;
+
+/* Sort n keys of key_type from keys_in into keys_out (both in the context's space; equal for an
+ * in-place sort). n == 0 writes nothing (the pointers may then be NULL). */
+PP_API pp_status pp_sort_keys(pp_context *ctx, const void *keys_in, void *keys_out, size_t n,
+                              pp_dtype key_type, pp_sort_order order, int begin_bit, int end_bit);
+
+/* Sort n (key, value) pairs by key: keys_out and values_out receive the keys in order and each
+ * key's value (value_type: any dtype; values move as their bits). In place: keys_out ==
+ * keys_in and values_out == values_in, each or both. */
+PP_API pp_status pp_sort_pairs(pp_context *ctx, const void *keys_in, void *keys_out, const void *values_in,
+                               void *values_out, size_t n, pp_dtype key_type, pp_dtype value_type,
+                               pp_sort_order order, int begin_bit, int end_bit);
+
+/* indices[j] = the input position of the j-th key in sorted order (stable: equal keys in
+ * increasing position). index_type PP_U32 (n <= 2^32) or PP_U64. The keys are not written. */
+PP_API pp_status pp_argsort(pp_context *ctx, const void *keys, size_t n, pp_dtype key_type,
+                            pp_sort_order order, void *indices, pp_dtype index_type);
 
 /* ---- experimental: options, the chosen plan, test hooks ----------------------------------
  *
@@ -679,6 +752,10 @@ typedef enum pp_option {
      * included); the call that makes the failing allocation returns PP_ERROR_OUT_OF_MEMORY
      * with a message, writes no output, and the context works for the next call. */
     PP_OPTION_FAIL_ALLOC = 16,          /* 0 .. 2^31 */
+    /* radix sort family (issue 20) */
+    /* HIP sort: force the tile radix sort + bitonic merge or onesweep at any n
+     * (pp_sort_strategy; the CPU backend has one algorithm and ignores it). */
+    PP_OPTION_SORT_STRATEGY = 17,       /* PP_SORT_STRATEGY_AUTO .. PP_SORT_STRATEGY_ONESWEEP */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 
@@ -689,6 +766,13 @@ typedef enum pp_hist_strategy {
     PP_HIST_STRATEGY_CLUSTER = 3, /* NVIDIA sm_90: distributed shared memory of a block cluster */
     PP_HIST_STRATEGY_U8 = 4      /* u8 samples: per-value tables folded into the bins */
 } pp_hist_strategy;
+
+/* radix sort family (issue 20) */
+typedef enum pp_sort_strategy {
+    PP_SORT_STRATEGY_AUTO = 0,       /* the chooser: tile sort + merge for small n, else onesweep */
+    PP_SORT_STRATEGY_TILE_MERGE = 1, /* tiles radix-sorted in shared memory, bitonic merge of tiles */
+    PP_SORT_STRATEGY_ONESWEEP = 2    /* onesweep LSD passes */
+} pp_sort_strategy;
 
 /* Set an option on the context. Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL, unknown option,
  * value outside pp_option_bounds: the message names both). */

@@ -178,6 +178,22 @@ typedef struct pp_compact_args {
     uint64_t *count;
     pp_result_space space;
 } pp_compact_args;
+/* ---- radix sort family (issue 20): arguments, already checked by src/sort.c ---- */
+
+/* One entry serves pp_sort_keys, pp_sort_pairs and pp_argsort. The keys are ordered by the bits
+ * [begin_bit, end_bit) of their sort encoding (src/key_encoding.h, pp_sort_key_u32 / _u64),
+ * complemented when descending; the range is resolved here (whole key: [0, width)). */
+typedef struct pp_sort_args {
+    const void *keys_in;
+    void *keys_out;        /* NULL for pp_argsort (the keys are not written) */
+    const void *values_in; /* NULL with values_out set: the values are the indices 0, 1, ... */
+    void *values_out;      /* NULL for pp_sort_keys */
+    size_t n;              /* > 0 */
+    pp_dtype key_type;
+    size_t value_size;     /* 0 (keys only), 1, 4 or 8 bytes */
+    int descending;
+    int begin_bit, end_bit; /* 0 <= begin_bit <= end_bit <= the key's width */
+} pp_sort_args;
 
 struct pp_backend_ops {
     const char *name;
@@ -210,6 +226,8 @@ struct pp_backend_ops {
 
     /* compaction family (issue 19) */
     pp_status (*compact)(pp_context *ctx, const pp_compact_args *a);
+    /* radix sort family (issue 20) */
+    pp_status (*sort)(pp_context *ctx, const pp_sort_args *a);
 };
 
 #define PP_MESSAGE_SIZE 512

@@ -50,4 +50,32 @@ PP_HD uint64_t pp_f64_of_key_u64(uint64_t key)
 PP_HD uint32_t pp_key_u32_of_i32(uint32_t bits) { return bits ^ 0x80000000u; }
 PP_HD uint64_t pp_key_u64_of_i64(uint64_t bits) { return bits ^ 0x8000000000000000ull; }
 
+/* ---- sort keys (issue 20) ----
+ * The order of parprim.h's sort family: like the keys above, except that -0.0 and +0.0 are one
+ * key (the key of +0.0) and every NaN, whatever its sign and payload, is the largest key, so
+ * that both are equal keys and a stable sort keeps their input order. `kind` is
+ * PP_SORT_KIND_*; `flip` is 0 (ascending) or all ones of the key's width (descending: the
+ * complement reverses the order and keeps ties as they are). u8 keys go through the 32-bit form
+ * (unsigned, flip 0xFF). The sort moves the input's bits; only digits come from the key. */
+enum { PP_SORT_KIND_UNSIGNED = 0, PP_SORT_KIND_SIGNED = 1, PP_SORT_KIND_FLOAT = 2 };
+
+PP_HD uint32_t pp_sort_key_u32(uint32_t bits, int kind, uint32_t flip)
+{
+    if (kind == PP_SORT_KIND_FLOAT) {
+        if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return 0xFFFFFFFFu ^ flip;
+        if (bits == 0x80000000u) bits = 0u;
+        return ((bits & 0x80000000u) ? ~bits : bits ^ 0x80000000u) ^ flip;
+    }
+    return (kind == PP_SORT_KIND_SIGNED ? bits ^ 0x80000000u : bits) ^ flip;
+}
+PP_HD uint64_t pp_sort_key_u64(uint64_t bits, int kind, uint64_t flip)
+{
+    if (kind == PP_SORT_KIND_FLOAT) {
+        if ((bits & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) return ~0ull ^ flip;
+        if (bits == 0x8000000000000000ull) bits = 0ull;
+        return ((bits & 0x8000000000000000ull) ? ~bits : bits ^ 0x8000000000000000ull) ^ flip;
+    }
+    return (kind == PP_SORT_KIND_SIGNED ? bits ^ 0x8000000000000000ull : bits) ^ flip;
+}
+
 #endif

@@ -2,6 +2,7 @@
 #include "oracles.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -612,4 +613,136 @@ uint64_t po_compact(po_compact_op op, const void *in, size_t n, pp_dtype t, cons
         }
     }
     return c;
+}
+
+/* ---- radix sort (issue 20) ---- */
+
+/* The sort order's comparison of keys i and j: < 0, 0, > 0 (ascending). */
+struct po_sort_cmp {
+    const void *keys;
+    pp_dtype t;
+    int ranged;       /* compare bit fields of the unsigned form */
+    int shift;
+    uint64_t mask;
+};
+
+static int po_cmp_keys(const struct po_sort_cmp *c, size_t i, size_t j)
+{
+    const pp_dtype t = c->t;
+    const uint64_t a = po_bits(c->keys, i, t), b = po_bits(c->keys, j, t);
+    if (c->ranged) {
+        if (c->mask == 0) return 0; /* an empty range: every key equal (and no shift by 64) */
+        const uint64_t sign = (t == PP_I32) ? 0x80000000ull : (t == PP_I64) ? 0x8000000000000000ull : 0;
+        const uint64_t fa = ((a ^ sign) >> c->shift) & c->mask, fb = ((b ^ sign) >> c->shift) & c->mask;
+        return fa < fb ? -1 : fa > fb;
+    }
+    switch (t) {
+    case PP_F32: {
+        float x, y;
+        uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
+        memcpy(&x, &ua, 4);
+        memcpy(&y, &ub, 4);
+        const int nx = x != x, ny = y != y;
+        if (nx || ny) return nx - ny;
+        return x < y ? -1 : x > y; /* -0.0 == +0.0 */
+    }
+    case PP_F64: {
+        double x, y;
+        memcpy(&x, &a, 8);
+        memcpy(&y, &b, 8);
+        const int nx = x != x, ny = y != y;
+        if (nx || ny) return nx - ny;
+        return x < y ? -1 : x > y;
+    }
+    case PP_I32: {
+        const int32_t x = (int32_t)(uint32_t)a, y = (int32_t)(uint32_t)b;
+        return x < y ? -1 : x > y;
+    }
+    case PP_I64: {
+        const int64_t x = (int64_t)a, y = (int64_t)b;
+        return x < y ? -1 : x > y;
+    }
+    default: return a < b ? -1 : a > b;
+    }
+}
+
+int po_sort_cmp(const void *keys, size_t i, size_t j, pp_dtype t)
+{
+    const struct po_sort_cmp c = {keys, t, 0, 0, 0};
+    return po_cmp_keys(&c, i, j);
+}
+
+int po_sort_perm(const void *keys, size_t n, pp_dtype t, int descending, int begin_bit, int end_bit, uint64_t *perm)
+{
+    struct po_sort_cmp c = {keys, t, 0, 0, 0};
+    const int width = (int)(8 * po_size(t));
+    if (begin_bit != 0 || end_bit != 0) {
+        const int end = end_bit == 0 ? width : end_bit;
+        c.ranged = 1;
+        c.shift = begin_bit;
+        c.mask = end - begin_bit >= 64 ? ~0ull : ((1ull << (end - begin_bit)) - 1);
+    }
+    for (size_t i = 0; i < n; ++i) perm[i] = i;
+    if (n < 2) return 0;
+    uint64_t *tmp = (uint64_t *)malloc(n * sizeof *tmp);
+    if (!tmp) return -1;
+    /* Bottom-up merge sort: stable (the left run wins ties). */
+    uint64_t *src = perm, *dst = tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            const size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                int r = po_cmp_keys(&c, src[j], src[i]);
+                if (descending) r = -r;
+                dst[k++] = r < 0 ? src[j++] : src[i++];
+            }
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        uint64_t *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != perm) memcpy(perm, src, n * sizeof *perm);
+    free(tmp);
+    return 0;
+}
+
+int po_sort_check(const void *keys_in, const void *keys_out, size_t n, pp_dtype t, const void *values_in,
+                  const void *values_out, size_t vsize, const uint64_t *perm, char *why, size_t why_size)
+{
+    const size_t ks = po_size(t);
+    for (size_t j = 0; j < n; ++j) {
+        if (keys_out && memcmp((const char *)keys_out + j * ks, (const char *)keys_in + perm[j] * ks, ks) != 0) {
+            snprintf(why, why_size, "keys_out[%zu] = 0x%llx, want keys_in[%llu] = 0x%llx", j,
+                     (unsigned long long)po_bits(keys_out, j, t), (unsigned long long)perm[j],
+                     (unsigned long long)po_bits(keys_in, perm[j], t));
+            return 0;
+        }
+        if (!values_out) continue;
+        const unsigned char *got = (const unsigned char *)values_out + j * vsize;
+        if (values_in) {
+            if (memcmp(got, (const unsigned char *)values_in + perm[j] * vsize, vsize) != 0) {
+                snprintf(why, why_size, "values_out[%zu] is not values_in[%llu] (the value of keys_in[%llu])", j,
+                         (unsigned long long)perm[j], (unsigned long long)perm[j]);
+                return 0;
+            }
+        } else {
+            uint64_t idx = 0;
+            if (vsize == 4) {
+                uint32_t v;
+                memcpy(&v, got, 4);
+                idx = v;
+            } else {
+                memcpy(&idx, got, 8);
+            }
+            if (idx != perm[j]) {
+                snprintf(why, why_size, "indices[%zu] = %llu, want %llu", j, (unsigned long long)idx,
+                         (unsigned long long)perm[j]);
+                return 0;
+            }
+        }
+    }
+    return 1;
 }

@@ -152,4 +152,22 @@ int po_same_key(const void *a, size_t i, size_t j, pp_dtype t);
 uint64_t po_compact(po_compact_op op, const void *in, size_t n, pp_dtype t, const uint8_t *flags,
                     const pp_predicate *pred, const void *payload, size_t psize, void *out, void *pout, uint64_t *aux);
 
+/* ---- radix sort (issue 20) ------------------------------------------------------------- */
+
+/* The stable sorted order of keys[0, n) (dtype t) by parprim.h's definition, computed with
+ * comparisons (a merge sort), never with the library's key encoding: integers numerically, or
+ * by the bits [begin_bit, end_bit) of their unsigned form (signed: sign bit inverted; end_bit
+ * 0 is the width; begin_bit == end_bit == 0 the whole key); floats with -0.0 == +0.0 and every
+ * NaN equal and above +inf; descending reverses the comparison, equal keys stay in input
+ * order. perm[j] = the input position of the j-th key. 0 on success, -1 out of memory. */
+int po_sort_perm(const void *keys, size_t n, pp_dtype t, int descending, int begin_bit, int end_bit,
+                 uint64_t *perm);
+/* The sort order of keys i and j of dtype t (whole keys, ascending): < 0, 0 (equal keys), > 0. */
+int po_sort_cmp(const void *keys, size_t i, size_t j, pp_dtype t);
+/* Check a sort's outputs against perm: keys_out[j] == keys_in[perm[j]] (bits), values_out[j] ==
+ * values_in[perm[j]] (vsize bytes each; values_in NULL: values_out[j] == perm[j] as a vsize
+ * index). Either output may be NULL (not checked). 1 passes; 0 with `why`. */
+int po_sort_check(const void *keys_in, const void *keys_out, size_t n, pp_dtype t, const void *values_in,
+                  const void *values_out, size_t vsize, const uint64_t *perm, char *why, size_t why_size);
+
 #endif

@@ -157,6 +157,20 @@ static pp_status c_nonzero(pp_context *c, af_data *d)
 {
     return pp_nonzero(c, d->flags, AF_N, PP_U8, d->out, PP_U64, (uint64_t *)d->host, PP_RESULT_HOST);
 }
+/* radix sort family (issue 20) */
+static pp_status c_sort_keys(pp_context *c, af_data *d)
+{
+    return pp_sort_keys(c, d->iin, d->out, AF_N, PP_I32, PP_SORT_DESCENDING, 0, 0);
+}
+static pp_status c_sort_pairs(pp_context *c, af_data *d)
+{
+    return pp_sort_pairs(c, d->fin, d->out, d->iin, d->out + AF_N * 4, AF_N, PP_F32, PP_I32, PP_SORT_ASCENDING, 0,
+                         0);
+}
+static pp_status c_argsort(pp_context *c, af_data *d)
+{
+    return pp_argsort(c, d->fin, AF_N, PP_F32, PP_SORT_ASCENDING, d->out, PP_U64);
+}
 
 static const af_case cases[] = {
     {"pp_reduce f32 sum, host result", c_reduce_host},
@@ -181,6 +195,10 @@ static const af_case cases[] = {
     {"pp_partition_if i32 < 100, context count", c_partition_if},
     {"pp_run_length_encode u8 -> u32 lengths", c_rle},
     {"pp_nonzero u8 -> u64", c_nonzero},
+    /* radix sort family (issue 20) */
+    {"pp_sort_keys i32 descending", c_sort_keys},
+    {"pp_sort_pairs f32 / i32", c_sort_pairs},
+    {"pp_argsort f32, u64 indices", c_argsort},
 };
 #define AF_NCASES (sizeof cases / sizeof cases[0])
 

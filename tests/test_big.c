@@ -434,6 +434,33 @@ static void t_big_scan_flags(void **state)
     tc_free(ctx, d);
 }
 
+/* radix sort family (issue 20): 2^32 + 5 u8 keys sorted in place, descending (the library's
+ * double buffer from scratch: about 8.6 GB in the context's space in all), checked against the
+ * value counts taken while filling them, chunk by chunk. */
+static void t_big_sort(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    const size_t n = ((size_t)1 << 32) + 5;
+    struct big b = make_big(env, n, ((size_t)1 << 32) + 3, ((size_t)1 << 32) + 4);
+    tc_case("%s: pp_sort_keys u8 descending in place, n = %zu", pp_backend_name(env->backend), n);
+    TC_OK(ctx, pp_sort_keys(ctx, b.dev, b.dev, n, PP_U8, PP_SORT_DESCENDING, 0, 0));
+    uint8_t *stage = (uint8_t *)tc_xmalloc(STAGE);
+    int v = 255;
+    uint64_t left = b.vc[255];
+    for (size_t base = 0; base < n; base += STAGE) {
+        const size_t len = n - base < STAGE ? n - base : STAGE;
+        tc_download(ctx, stage, b.dev + base, len);
+        for (size_t k = 0; k < len; ++k) {
+            while (left == 0 && v > 0) left = b.vc[--v];
+            TC_CHECK(stage[k] == v, "key %zu is %u, want %d", base + k, stage[k], v);
+            --left;
+        }
+    }
+    free(stage);
+    tc_free(ctx, b.dev);
+}
+
 int main(void)
 {
     tc_init("test_big");
@@ -443,6 +470,8 @@ int main(void)
         TC_HIP(t_big_f32),
         TC_BOTH(t_big_scan),
         TC_BOTH(t_big_scan_flags),
+        /* radix sort family (issue 20) */
+        TC_BOTH(t_big_sort),
     };
     return TC_RUN("big", tests);
 }

@@ -37,6 +37,7 @@ extern "C" {
 #include "blocks.h"
 #include "key_encoding.h"
 #include "lookback.h"
+#include "radix_rank.h"
 #include "tile_io.h"
 
 /* ---- the interval operator ---- */
@@ -555,6 +556,114 @@ static void t_key_encoding(void **state)
         GPU(hipFree(p));
 }
 
+/* ================================================================================== */
+/* ---- radix sort family (issue 20): the look-back of many counters, the radix ranking ---- */
+
+/* Blocks of C threads take tiles by ticket; thread c of tile t counts cnt[t * C + c] and gets
+ * its exclusive prefix over the tiles before (out). */
+__global__ void k_lookback_counters(const unsigned *cnt, unsigned long long *out, uint64_t tiles, unsigned long long *st,
+                                    unsigned *ticket, unsigned epoch, pp_lb_sleeps sl)
+{
+    __shared__ unsigned s_t;
+    for (;;) {
+        __syncthreads();
+        if (threadIdx.x == 0) s_t = (unsigned)pp_tile_ticket(ticket);
+        __syncthreads();
+        const uint64_t t = s_t;
+        if (t >= tiles) return;
+        const unsigned c = threadIdx.x, C = blockDim.x;
+        out[t * C + c] = pp_lookback_counter(st, t, c, C, cnt[t * C + c], epoch, sl);
+    }
+}
+
+static void t_lookback_counters(void **state)
+{
+    (void)state;
+    need_gpu();
+    reseed("lookback counters");
+    const unsigned C = 256;
+    for (uint64_t tiles : {(uint64_t)1, (uint64_t)2, (uint64_t)700})
+        for (unsigned blocks : {1u, 5u}) {
+            std::vector<unsigned> cnt(tiles * C);
+            unsigned long long *st = dev_upload(std::vector<unsigned long long>(tiles * C, 0ull)), *dout = nullptr;
+            unsigned *tk = dev_upload(std::vector<unsigned>(2, 0u));
+            GPU(hipMalloc((void **)&dout, tiles * C * 8));
+            /* two epochs on one state array zeroed once: the second must not read the first's words */
+            for (unsigned epoch = 0; epoch < 2; ++epoch) {
+                for (auto &x : cnt) x = (unsigned)(rnd() % 5000);
+                unsigned *dc = dev_upload(cnt);
+                k_lookback_counters<<<blocks, C>>>(dc, dout, tiles, st, tk + epoch, epoch,
+                                                   epoch ? pp_lb_sleeps{100, 200} : pp_lb_sleeps{0, 0});
+                const std::vector<unsigned long long> o = dev_download(dout, tiles * C);
+                for (unsigned c = 0; c < C; ++c) {
+                    unsigned long long want = 0;
+                    for (uint64_t t = 0; t < tiles; ++t) {
+                        if (o[t * C + c] != want)
+                            fail_msg("counters: %llu tiles, %u blocks, epoch %u: tile %llu counter %u prefix %llu, want %llu",
+                                     (unsigned long long)tiles, blocks, epoch, (unsigned long long)t, c,
+                                     (unsigned long long)o[t * C + c], want);
+                        want += cnt[t * C + c];
+                    }
+                }
+                GPU(hipFree(dc));
+            }
+            GPU(hipFree(st));
+            GPU(hipFree(dout));
+            GPU(hipFree(tk));
+        }
+}
+
+/* One block ranks a tile of 256 x RANK_ITEMS digits of `bits` bits (wave-striped), the first
+ * `valid` of them. */
+constexpr int RANK_ITEMS = 6;
+__global__ __launch_bounds__(256) void k_radix_rank(const unsigned *dig, unsigned valid, int bits, unsigned *rank,
+                                                    unsigned *starts)
+{
+    __shared__ pp_radix_rank_smem<256> sm;
+    unsigned d[RANK_ITEMS], r[RANK_ITEMS];
+    const unsigned first = pp_wave_id() * PP_WAVE * RANK_ITEMS + pp_lane_id();
+    for (int i = 0; i < RANK_ITEMS; ++i) d[i] = dig[first + i * PP_WAVE];
+    pp_radix_rank<256, RANK_ITEMS>(d, bits, valid, r, sm);
+    for (int i = 0; i < RANK_ITEMS; ++i) rank[first + i * PP_WAVE] = r[i];
+    starts[threadIdx.x] = sm.start[threadIdx.x];
+}
+
+static void t_radix_rank(void **state)
+{
+    (void)state;
+    need_gpu();
+    reseed("radix rank");
+    const unsigned N = 256 * RANK_ITEMS;
+    for (int bits : {1, 3, 8})
+        for (unsigned valid : {N, N - 1, 1u, 37u, 0u})
+            for (int few = 0; few < 2; ++few) {
+                std::vector<unsigned> dig(N);
+                for (auto &x : dig) x = (unsigned)(rnd() % (few ? 2 : (1u << bits))) & ((1u << bits) - 1u);
+                unsigned *dd = dev_upload(dig), *dr = nullptr, *ds = nullptr;
+                GPU(hipMalloc((void **)&dr, N * 4));
+                GPU(hipMalloc((void **)&ds, 256 * 4));
+                k_radix_rank<<<1, 256>>>(dd, valid, bits, dr, ds);
+                const std::vector<unsigned> r = dev_download(dr, N), st = dev_download(ds, 256);
+                /* the stable order by digit of elements 0 .. valid - 1 */
+                std::vector<unsigned> want(N), seen(256, 0), start(256, 0);
+                for (unsigned e = 0; e < valid; ++e) ++seen[dig[e]];
+                for (unsigned k = 1; k < 256; ++k) start[k] = start[k - 1] + seen[k - 1];
+                std::vector<unsigned> next(start);
+                for (unsigned e = 0; e < valid; ++e) want[e] = next[dig[e]]++;
+                for (unsigned e = 0; e < valid; ++e)
+                    if (r[e] != want[e])
+                        fail_msg("radix rank, %d bits, %u valid: element %u (digit %u) ranked %u, want %u", bits, valid,
+                                 e, dig[e], r[e], want[e]);
+                for (unsigned k = 0; k < 256; ++k)
+                    if (st[k] != start[k])
+                        fail_msg("radix rank, %d bits, %u valid: digit %u starts at %u, want %u", bits, valid, k, st[k],
+                                 start[k]);
+                GPU(hipFree(dd));
+                GPU(hipFree(dr));
+                GPU(hipFree(ds));
+            }
+}
+
 int main(void)
 {
     const char *s = getenv("PP_TEST_SEED");
@@ -565,6 +674,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_wave_scan), cmocka_unit_test(t_block_scan), cmocka_unit_test(t_tile_io),
         cmocka_unit_test(t_lookback),  cmocka_unit_test(t_key_encoding),
+        /* radix sort family (issue 20) */
+        cmocka_unit_test(t_lookback_counters), cmocka_unit_test(t_radix_rank),
     };
     /* As tests/common.c's tc_run_group: no device, exit 77 (ctest: Skipped) with the count;
      * a device node present but no usable device is a failure, not a skip. */

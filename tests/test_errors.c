@@ -1343,6 +1343,87 @@ static void t_compaction_wrong_memory_space(void **state)
     tc_free(ctx, dev);
 }
 
+/* ---- radix sort family (issue 20) ---- */
+
+/* Every bad input of pp_sort_keys / pp_sort_pairs / pp_argsort: the status, the argument named,
+ * nothing written (the outputs live in the sentinel-filled buffer). */
+static void t_sort_bad_args(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const pp_status E = PP_ERROR_INVALID_ARGUMENT;
+    const char *bk = pp_backend_name(env->backend);
+    unsigned char *buf = (unsigned char *)tc_alloc(ctx, SZ_BUF);
+    unsigned char *in = (unsigned char *)tc_alloc(ctx, 1024), *vin = (unsigned char *)tc_alloc(ctx, 1024);
+    TC_OK(ctx, pp_memset(ctx, in, 0, 1024));
+    TC_OK(ctx, pp_memset(ctx, vin, 0, 1024));
+    _Alignas(16) unsigned char host[64];
+    unsigned char *out = buf, *vout = buf + SZ_BUF / 2;
+    const pp_sort_order A = PP_SORT_ASCENDING;
+    TC_OK(ctx, pp_memset(ctx, buf, TC_SENTINEL, SZ_BUF));
+    memset(host, TC_SENTINEL, sizeof host);
+
+    tc_case("%s: sort NULL arrays", bk);
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, NULL, out, 8, PP_U32, A, 0, 0), E, "'keys_in'");
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, in, NULL, 8, PP_U32, A, 0, 0), E, "'keys_out'");
+    expect_untouched(env, buf, host, pp_sort_pairs(ctx, in, out, NULL, vout, 8, PP_U32, PP_U32, A, 0, 0), E,
+                     "'values_in'");
+    expect_untouched(env, buf, host, pp_sort_pairs(ctx, in, out, vin, NULL, 8, PP_U32, PP_U32, A, 0, 0), E,
+                     "'values_out'");
+    expect_untouched(env, buf, host, pp_argsort(ctx, NULL, 8, PP_F32, A, vout, PP_U32), E, "'keys'");
+    expect_untouched(env, buf, host, pp_argsort(ctx, in, 8, PP_F32, A, NULL, PP_U32), E, "'indices'");
+    tc_case("%s: sort unknown or refused dtypes and order", bk);
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, in, out, 8, BAD_DTYPE, A, 0, 0), E, "'key_type'");
+    expect_untouched(env, buf, host, pp_sort_pairs(ctx, in, out, vin, vout, 8, PP_U32, BAD_DTYPE, A, 0, 0), E,
+                     "'value_type'");
+    expect_untouched(env, buf, host, pp_argsort(ctx, in, 8, PP_U32, A, vout, PP_I32), E, "'index_type'");
+    expect_untouched(env, buf, host, pp_argsort(ctx, in, 8, PP_U32, A, vout, PP_F64), E, "'index_type'");
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, in, out, 8, PP_U32, (pp_sort_order)2, 0, 0), E, "'order'");
+    expect_untouched(env, buf, host, pp_argsort(ctx, in, 8, PP_U32, (pp_sort_order)-1, vout, PP_U32), E, "'order'");
+    tc_case("%s: sort bit ranges", bk);
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, in, out, 8, PP_F32, A, 0, 16), E, "'begin_bit'");
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, in, out, 8, PP_F64, A, 4, 0), E, "'begin_bit'");
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, in, out, 8, PP_U32, A, -1, 8), E, "'begin_bit'");
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, in, out, 8, PP_U32, A, 33, 0), E, "'begin_bit'");
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, in, out, 8, PP_U8, A, 0, 9), E, "'end_bit'");
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, in, out, 8, PP_U64, A, 0, 65), E, "'end_bit'");
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, in, out, 8, PP_I32, A, 0, -3), E, "'end_bit'");
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, in, out, 8, PP_U32, A, 9, 8), E, "'begin_bit'");
+    expect_untouched(env, buf, host, pp_sort_pairs(ctx, in, out, vin, vout, 8, PP_I64, PP_U8, A, 40, 20), E,
+                     "'begin_bit'");
+    tc_case("%s: sort overlaps", bk);
+    expect_untouched(env, buf, host, pp_sort_keys(ctx, out, out + 4, 8, PP_U32, A, 0, 0), E, "'keys_out'");
+    expect_untouched(env, buf, host, pp_sort_pairs(ctx, in, out, vin, out + 16, 8, PP_U32, PP_U32, A, 0, 0), E,
+                     "'values_out'");
+    expect_untouched(env, buf, host, pp_sort_pairs(ctx, out, out, vin, out + 8, 8, PP_U32, PP_U32, A, 0, 0), E,
+                     "overlaps");
+    expect_untouched(env, buf, host, pp_sort_pairs(ctx, in, out, out, vout, 8, PP_U32, PP_U32, A, 0, 0), E,
+                     "overlaps");
+    expect_untouched(env, buf, host, pp_argsort(ctx, out, 8, PP_U32, A, out + 8, PP_U32), E, "'indices'");
+    tc_case("%s: sort sizes", bk);
+    for (int ti = 0; ti < 7; ++ti) {
+        const pp_dtype t = tc_dtypes[ti];
+        size_t cnt[2];
+        const int k = huge_counts(tc_size(t), cnt);
+        for (int j = 0; j < k; ++j) {
+            const size_t n = cnt[j];
+            expect_untouched(env, buf, host, pp_sort_keys(ctx, in, out, n, t, A, 0, 0), E, "'n'");
+            expect_untouched(env, buf, host, pp_sort_pairs(ctx, in, out, vin, vout, n, t, PP_U8, A, 0, 0), E, "'n'");
+            expect_untouched(env, buf, host, pp_argsort(ctx, in, n, t, A, vout, PP_U64), E, "'n'");
+        }
+    }
+    /* u32 indices index at most 2^32 keys (checked before the arrays' sizes) */
+    expect_untouched(env, buf, host, pp_argsort(ctx, in, ((size_t)1 << 32) + 1, PP_U8, A, vout, PP_U32), E,
+                     "'index_type'");
+    tc_case("sort with a NULL context");
+    TC_CHECK(pp_sort_keys(NULL, in, out, 8, PP_U32, A, 0, 0) == E, "keys");
+    TC_CHECK(pp_sort_pairs(NULL, in, out, vin, vout, 8, PP_U32, PP_U32, A, 0, 0) == E, "pairs");
+    TC_CHECK(pp_argsort(NULL, in, 8, PP_U32, A, vout, PP_U32) == E, "argsort");
+    tc_free(ctx, vin);
+    tc_free(ctx, in);
+    tc_free(ctx, buf);
+}
+
 int main(void)
 {
     tc_init("test_errors");
@@ -1360,6 +1441,8 @@ int main(void)
         /* compaction family (issue 19) */
         TC_BOTH(t_compaction_bad_args), TC_CPU(t_compaction_null_context),
         TC_HIP(t_compaction_wrong_memory_space),
+        /* radix sort family (issue 20) */
+        TC_BOTH(t_sort_bad_args),
     };
     return TC_RUN("errors", tests);
 }

@@ -528,6 +528,45 @@ static void do_null_context(call *c)
 const char *__asan_default_options(void) __attribute__((used, visibility("default")));
 const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
 
+/* radix sort family (issue 20): keys, pairs or argsort with any dtypes, orders and bit ranges
+ * (valid and not), in place or overlapping, counts small or huge. */
+static void do_sort(call *c, pp_context *ctx)
+{
+    reader *r = c->r;
+    const unsigned form = byte(r) % 3;
+    const pp_dtype kt = pick_dtype(r), vt = form == 2 ? (byte(r) % 4 ? (byte(r) & 1 ? PP_U64 : PP_U32) : pick_dtype(r))
+                                                      : pick_dtype(r);
+    const pp_sort_order order = (pp_sort_order)(byte(r) % 8 == 0 ? 5 : byte(r) & 1);
+    int begin_bit = 0, end_bit = 0;
+    if (byte(r) % 2) {
+        begin_bit = (int)(byte(r) % 72) - 4;
+        end_bit = (int)(byte(r) % 72) - 4;
+    }
+    int huge;
+    const size_t n = pick_count(r, maxz(esize(kt), esize(vt)), &huge);
+    const int in_place = byte(r) % 4 == 0;
+    void *kin = make_array(c, n, esize(kt), huge, in_place);
+    void *kout = in_place ? kin : make_array(c, n, esize(kt), huge, 1);
+    pp_status st;
+    if (form == 0) {
+        DESCRIBE("pp_sort_keys(keys_in %p, keys_out %p, n %zu, %d, order %d, bits %d %d)", kin, kout, n, kt, order,
+                 begin_bit, end_bit);
+        st = pp_sort_keys(ctx, kin, kout, n, kt, order, begin_bit, end_bit);
+    } else if (form == 1) {
+        void *vin = make_array(c, n, esize(vt), huge, in_place);
+        void *vout = in_place ? vin : make_array(c, n, esize(vt), huge, 1);
+        DESCRIBE("pp_sort_pairs(keys_in %p, keys_out %p, values_in %p, values_out %p, n %zu, %d, %d, order %d, bits "
+                 "%d %d)",
+                 kin, kout, vin, vout, n, kt, vt, order, begin_bit, end_bit);
+        st = pp_sort_pairs(ctx, kin, kout, vin, vout, n, kt, vt, order, begin_bit, end_bit);
+    } else {
+        void *idx = make_array(c, n, esize(vt), huge, 1);
+        DESCRIBE("pp_argsort(keys %p, n %zu, %d, order %d, indices %p, %d)", kin, n, kt, order, idx, vt);
+        st = pp_argsort(ctx, kin, n, kt, order, idx, vt);
+    }
+    check(c, ctx, st, huge);
+}
+
 static pp_context *ctx;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -625,7 +664,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (pp_option_bounds((pp_option)o, NULL, NULL, &dflt) == PP_OK) pp_context_set_option(ctx, (pp_option)o, dflt);
     }
     for (int k = 0; k < 12 && r.left > 0; ++k) {
-        switch (byte(&r) % 11) {
+        switch (byte(&r) % 12) {
         case 0: do_reduce(&c, ctx); break;
         case 1: do_arg(&c, ctx); break;
         case 2: do_segreduce(&c, ctx); break;
@@ -635,6 +674,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 7: do_option(&c, ctx); break;
         case 8: do_memory(&c, ctx, &scratch); break;
         case 9: do_null_context(&c); break;
+        case 10: do_sort(&c, ctx); break; /* radix sort family (issue 20) */
         /* compaction family (issue 19) */
         default: do_compaction(&c, ctx); break;
         }

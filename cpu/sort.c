@@ -1,0 +1,307 @@
+/*
+ * sort.c -- the radix sort family on the CPU (OpenMP): pp_sort_keys, pp_sort_pairs and
+ * pp_argsort, one LSD radix sort for every key and value type.
+ *
+ * Keys are ordered by 8-bit digits of their sort encoding (src/key_encoding.h: the order of
+ * parprim.h, -0.0 == +0.0, NaN last; complemented when descending), least significant first,
+ * over the bits [begin_bit, end_bit); every pass is a stable counting scatter, so the sort is
+ * stable. Keys move as their own bits (1, 4 or 8 bytes), values as 1, 4 or 8 bytes: the
+ * kernels (cpu/sort_impl.h) are instantiated per (key width, value width), the key's kind
+ * (unsigned, signed, float) and order are run-time values of the encoding.
+ *
+ * One OpenMP region runs the whole sort: each thread takes one contiguous chunk of the array
+ * in every pass. First one read of the keys counts the digits of every pass (per thread);
+ * their sums give each digit's start in every pass and show the passes whose digit is the
+ * same for every key, which are skipped. Then per pass: the thread's digit counts of the
+ * current order (those of the first read for the first pass), a barrier, its offsets (the
+ * digit's start plus the counts of the threads before it), one scatter. The passes alternate
+ * between the output and a buffer from scratch, arranged so that the last one lands in the
+ * output; in place with an odd number of passes, the last lands in the buffer and is copied.
+ * Small inputs run on one thread (the fork and barriers cost more than the work).
+ */
+#include <omp.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common.h"
+#include "key_encoding.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define SORT_MAX_PASSES 8
+/* Up to this many threads, a scatter also counts the next pass's digits for the thread that
+ * will own each position (a table of threads x 256 counts per thread), which saves the next
+ * pass a read of the keys; above, the tables would outgrow the caches and the keys are read. */
+#define SORT_FUSED_MAX_THREADS 16
+/* Inputs below this many keys sort on one thread: 2^16 u32 keys took 0.7 ms on one thread here
+ * and 263 ms on two while the 2 cores were shared (load 15): each barrier then waits for a
+ * time slice of the other thread. */
+#define SORT_PARALLEL_MIN ((size_t)1 << 18)
+
+/* A buffer's run to its place in the output: a whole 64-byte line at a 64-byte boundary with a
+ * non-temporal store (no read of the line it replaces: the scatter's writes would otherwise
+ * read every line of the output once more; perf showed the plain copy at 41% of a pass),
+ * anything else with memcpy. sort_put_done orders the non-temporal stores before the barrier. */
+static inline void sort_put(void *dst, const void *src, size_t bytes)
+{
+#if defined(__SSE2__)
+    if (bytes == 64 && ((uintptr_t)dst & 63) == 0) {
+        const __m128i *s = (const __m128i *)src;
+        __m128i *d = (__m128i *)dst;
+        _mm_stream_si128(d, _mm_load_si128(s));
+        _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
+        _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
+        _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
+}
+static inline void sort_put_done(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
+struct sort_plan {
+    int kind;        /* PP_SORT_KIND_* */
+    uint64_t flip;   /* all ones of the key width when descending, else 0 */
+    int passes;      /* digits in [begin_bit, end_bit) */
+    int shift[SORT_MAX_PASSES];
+    unsigned mask[SORT_MAX_PASSES];
+};
+
+/* Counting the next pass's digits during a scatter: the next pass's shift and mask, the chunks'
+ * starts (nt + 1 entries, the last n), and this thread's counts per owner ([nt][256]). */
+struct sort_next {
+    int shift;
+    unsigned mask;
+    int nt;
+    const size_t *lo;
+    uint64_t *cnt;
+};
+
+struct sort_kernel {
+    void (*count_all)(const void *keys, size_t lo, size_t hi, const struct sort_plan *pl, uint64_t *cnt);
+    void (*count_one)(const void *keys, size_t lo, size_t hi, const struct sort_plan *pl, int p, uint64_t *cnt);
+    void (*scatter)(const void *ks, void *kd, const void *vs, void *vd, size_t lo, size_t hi,
+                    const struct sort_plan *pl, int p, uint64_t *off, const struct sort_next *nx);
+};
+
+#define NAME sort_k1
+#define KT uint8_t
+#include "sort_impl.h"
+#define NAME sort_k1_v1
+#define KT uint8_t
+#define VT uint8_t
+#include "sort_impl.h"
+#define NAME sort_k1_v4
+#define KT uint8_t
+#define VT uint32_t
+#include "sort_impl.h"
+#define NAME sort_k1_v8
+#define KT uint8_t
+#define VT uint64_t
+#include "sort_impl.h"
+#define NAME sort_k4
+#define KT uint32_t
+#include "sort_impl.h"
+#define NAME sort_k4_v1
+#define KT uint32_t
+#define VT uint8_t
+#include "sort_impl.h"
+#define NAME sort_k4_v4
+#define KT uint32_t
+#define VT uint32_t
+#include "sort_impl.h"
+#define NAME sort_k4_v8
+#define KT uint32_t
+#define VT uint64_t
+#include "sort_impl.h"
+#define NAME sort_k8
+#define KT uint64_t
+#define KT_IS_64 1
+#include "sort_impl.h"
+#define NAME sort_k8_v1
+#define KT uint64_t
+#define KT_IS_64 1
+#define VT uint8_t
+#include "sort_impl.h"
+#define NAME sort_k8_v4
+#define KT uint64_t
+#define KT_IS_64 1
+#define VT uint32_t
+#include "sort_impl.h"
+#define NAME sort_k8_v8
+#define KT uint64_t
+#define KT_IS_64 1
+#define VT uint64_t
+#include "sort_impl.h"
+
+/* [key width 1, 4, 8][value width 0, 1, 4, 8] */
+static const struct sort_kernel *const kernels[3][4] = {
+    {&sort_k1, &sort_k1_v1, &sort_k1_v4, &sort_k1_v8},
+    {&sort_k4, &sort_k4_v1, &sort_k4_v4, &sort_k4_v8},
+    {&sort_k8, &sort_k8_v1, &sort_k8_v4, &sort_k8_v8},
+};
+
+static size_t align256(size_t x) { return (x + 255) & ~(size_t)255; }
+
+static int width_index(size_t bytes) { return bytes == 1 ? 0 : bytes == 4 ? 1 : 2; }
+
+/* Thread t's chunk of n among nt. */
+static void chunk(size_t n, int t, int nt, size_t *lo, size_t *hi)
+{
+    const size_t per = n / (size_t)nt, extra = n % (size_t)nt;
+    *lo = (size_t)t * per + ((size_t)t < extra ? (size_t)t : extra);
+    *hi = *lo + per + ((size_t)t < extra ? 1 : 0);
+}
+
+/* Thread t's part of a copy of `bytes` (or of writing the indices lo .. hi as values). */
+static void copy_part(void *dst, const void *src, size_t n, size_t size, int t, int nt)
+{
+    size_t lo, hi;
+    chunk(n, t, nt, &lo, &hi);
+    if (hi > lo && dst != src) memcpy((char *)dst + lo * size, (const char *)src + lo * size, (hi - lo) * size);
+}
+static void iota_part(void *dst, size_t n, size_t size, int t, int nt)
+{
+    size_t lo, hi;
+    chunk(n, t, nt, &lo, &hi);
+    if (size == 4)
+        for (size_t i = lo; i < hi; ++i) ((uint32_t *)dst)[i] = (uint32_t)i;
+    else
+        for (size_t i = lo; i < hi; ++i) ((uint64_t *)dst)[i] = (uint64_t)i;
+}
+
+pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a)
+{
+    static const char fn[] = "pp_sort";
+    const size_t n = a->n, ks = pp_dtype_size(a->key_type), vs = a->value_size;
+    const struct sort_kernel *kern = kernels[width_index(ks)][vs == 0 ? 0 : 1 + width_index(vs)];
+
+    struct sort_plan pl;
+    memset(&pl, 0, sizeof pl);
+    pl.kind = pp__dtype_is_float(a->key_type) ? PP_SORT_KIND_FLOAT
+              : pp__dtype_is_signed(a->key_type) ? PP_SORT_KIND_SIGNED
+                                                  : PP_SORT_KIND_UNSIGNED;
+    pl.flip = a->descending ? (ks == 8 ? ~0ull : ((1ull << (8 * ks)) - 1)) : 0;
+    for (int b = a->begin_bit; b < a->end_bit; b += 8) {
+        const int w = a->end_bit - b < 8 ? a->end_bit - b : 8;
+        pl.shift[pl.passes] = b;
+        pl.mask[pl.passes] = (1u << w) - 1u;
+        ++pl.passes;
+    }
+    const int P = pl.passes;
+    const int argsort = a->keys_out == NULL;
+    const int in_place = (a->keys_out && a->keys_out == a->keys_in) || (vs && a->values_out == a->values_in);
+    const int threads = n >= SORT_PARALLEL_MIN ? omp_get_max_threads() : 1;
+
+    /* Scratch: digit counts of every pass per thread, one pass's per thread, the digits' starts,
+     * the chunks' starts, the next pass's counts of each thread per owner (two sets, by the
+     * pass's parity), then the second key and value buffers (and, for argsort, the first key
+     * buffer). */
+    const int fused = threads <= SORT_FUSED_MAX_THREADS;
+    const size_t cnt_all_n = (size_t)threads * (size_t)(P ? P : 1) * 256;
+    const size_t cnt_one_n = (size_t)threads * 256, start_n = (size_t)(P ? P : 1) * 256;
+    const size_t bounds_n = (size_t)threads + 1, priv_n = fused ? 2 * (size_t)threads * (size_t)threads * 256 : 0;
+    size_t bytes = (cnt_all_n + cnt_one_n + start_n + bounds_n + priv_n) * sizeof(uint64_t);
+    const int need_second = P >= 2 || in_place;
+    const size_t koff = align256(bytes);
+    if (need_second) bytes = koff + align256(n * ks) + (vs ? align256(n * vs) : 0);
+    const size_t k0off = align256(bytes);
+    if (argsort && P >= 2) bytes = k0off + align256(n * ks);
+    void *scratch = NULL;
+    PP_TRY(cpu_scratch(ctx, fn, bytes, &scratch));
+    uint64_t *cnt_all = (uint64_t *)scratch, *cnt_one = cnt_all + cnt_all_n, *start = cnt_one + cnt_one_n;
+    size_t *bounds = (size_t *)(start + start_n);
+    uint64_t *priv = (uint64_t *)(bounds + bounds_n);
+    void *k1 = need_second ? (char *)scratch + koff : NULL;
+    void *v1 = need_second && vs ? (char *)scratch + koff + align256(n * ks) : NULL;
+    void *kbuf[2] = {argsort ? (P >= 2 ? (char *)scratch + k0off : NULL) : a->keys_out, k1};
+    void *vbuf[2] = {a->values_out, v1};
+
+    int active[SORT_MAX_PASSES], Q = 0, shift = 0;
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        size_t lo, hi;
+        chunk(n, t, nt, &lo, &hi);
+        uint64_t *mine = cnt_all + (size_t)t * (size_t)P * 256;
+        if (P) kern->count_all(a->keys_in, lo, hi, &pl, mine);
+#pragma omp barrier
+#pragma omp single
+        {
+            /* Each pass's digit totals, starts, and whether one digit holds every key. */
+            for (int p = 0; p < P; ++p) {
+                uint64_t sum = 0;
+                int constant = 0;
+                for (int d = 0; d < 256; ++d) {
+                    uint64_t tot = 0;
+                    for (int u = 0; u < nt; ++u) tot += cnt_all[((size_t)u * P + p) * 256 + d];
+                    start[(size_t)p * 256 + d] = sum;
+                    sum += tot;
+                    if (tot == n) constant = 1;
+                }
+                if (!constant) active[Q++] = p;
+            }
+            shift = in_place && !argsort && (Q & 1);
+            for (int u = 0; u <= nt; ++u) {
+                size_t l, h;
+                chunk(n, u < nt ? u : nt - 1, nt, &l, &h);
+                bounds[u] = u < nt ? l : n;
+            }
+        }
+        const void *ksrc = a->keys_in, *vsrc = a->values_in;
+        for (int j = 0; j < Q; ++j) {
+            const int p = active[j], last = j == Q - 1;
+            const int b = (Q - 1 - j + shift) & 1;
+            void *kdst = argsort && last ? NULL : kbuf[b], *vdst = vs ? vbuf[b] : NULL;
+            /* this thread's offsets: the digit's start and the counts of the threads before it */
+            uint64_t off[256];
+            for (int d = 0; d < 256; ++d) off[d] = start[(size_t)p * 256 + d];
+            if (j == 0) { /* the first read's counts */
+                for (int u = 0; u < t; ++u)
+                    for (int d = 0; d < 256; ++d) off[d] += cnt_all[((size_t)u * P + p) * 256 + d];
+            } else if (fused) { /* counted by every thread during the last scatter */
+                const uint64_t *cnt = priv + (size_t)((j - 1) & 1) * (size_t)nt * (size_t)nt * 256;
+                for (int u = 0; u < nt; ++u)
+                    for (int o = 0; o < t; ++o)
+                        for (int d = 0; d < 256; ++d) off[d] += cnt[((size_t)u * nt + o) * 256 + d];
+            } else { /* many threads: one more read of the keys */
+                kern->count_one(ksrc, lo, hi, &pl, p, cnt_one + (size_t)t * 256);
+#pragma omp barrier
+                for (int u = 0; u < t; ++u)
+                    for (int d = 0; d < 256; ++d) off[d] += cnt_one[(size_t)u * 256 + d];
+            }
+            struct sort_next nx, *nxp = NULL;
+            if (fused && !last) {
+                const int q = active[j + 1];
+                nx.shift = pl.shift[q];
+                nx.mask = pl.mask[q];
+                nx.nt = nt;
+                nx.lo = bounds;
+                nx.cnt = priv + ((size_t)(j & 1) * (size_t)nt + (size_t)t) * (size_t)nt * 256;
+                memset(nx.cnt, 0, (size_t)nt * 256 * sizeof *nx.cnt);
+                nxp = &nx;
+            }
+            kern->scatter(ksrc, kdst, vsrc, vdst, lo, hi, &pl, p, off, nxp);
+#pragma omp barrier
+            ksrc = kdst;
+            vsrc = vdst;
+        }
+        if (Q == 0) { /* nothing to order: the input as it is */
+            if (!argsort) copy_part(a->keys_out, a->keys_in, n, ks, t, nt);
+            if (vs && a->values_in) copy_part(a->values_out, a->values_in, n, vs, t, nt);
+            else if (vs) iota_part(a->values_out, n, vs, t, nt);
+        } else if (shift) { /* in place with an odd number of passes: the buffer to the output */
+            copy_part(a->keys_out, k1, n, ks, t, nt);
+            if (vs) copy_part(a->values_out, v1, n, vs, t, nt);
+        }
+    }
+    pp__set_plan(ctx, "sort", "lsd", 0, 0, Q, P, threads, shift);
+    return PP_OK;
+}

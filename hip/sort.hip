@@ -1,0 +1,645 @@
+/*
+ * sort.hip -- the radix sort family on the GPU (issue 20): pp_sort_keys, pp_sort_pairs and
+ * pp_argsort, by two algorithms over the same keys, which give the same bits (a stable sort has
+ * one result).
+ *
+ * Keys. Every key moves as its own bits, as a 1-, 4- or 8-byte unsigned word; its digits come
+ * from its sort encoding (src/key_encoding.h: parprim.h's order, -0.0 == +0.0, every NaN last,
+ * complemented when descending), whose kind and flip are run-time values, so one kernel serves
+ * every key type of a width. Values move as 1-, 4- or 8-byte words; argsort's values are the
+ * positions 0, 1, ... written by the first pass that moves them.
+ *
+ * Onesweep (large inputs; Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix
+ * Sort for GPUs", 2022):
+ *   sort_histogram  one read of the keys counts the digits of every 8-bit pass (shared-memory
+ *                   counters per block, each thread adding runs of equal digits at once, so
+ *                   that sorted and all-equal inputs do not pile atomics on one counter);
+ *   sort_starts     one block: each pass's digit starts (an exclusive scan of the counts) and
+ *                   whether one digit holds every key (then the pass is skipped);
+ *   onesweep_pass   per pass, a tile (SORT_BLOCK x ITEMS keys, taken in ticket order) is ranked
+ *                   by its digit in registers and shared memory (radix_rank.h: match ranking),
+ *                   each digit's count is published and the counts of the tiles before it are
+ *                   looked back (lookback.h, pp_lookback_counter: one counter per thread), the
+ *                   tile is staged in shared memory in digit order and written out, each
+ *                   digit's run contiguous;
+ *   sort_fixup      the data to the output where the passes left it elsewhere.
+ * Skipped passes are decided on the device (the host never waits): each pass kernel reads where
+ * the data is (loc[j]: the input, the output X, or the scratch buffer Y) and whether it runs,
+ * and writes where it left the data (loc[j + 1]). A running pass writes to the buffer the host
+ * planned for it (the last pass into X) unless the data is already there, then to the other.
+ * In place (keys_out == keys_in, values_out == values_in), the input is X from the start.
+ * Memory traffic per pass: the keys (and values) read and written once, plus the look-back's
+ * 256 counters of 8 bytes per tile; one memset clears the counts, tickets and counters of
+ * every pass.
+ *
+ * Tile sort + bitonic merge (small inputs in one launch; the seed's algorithm, forced at any n
+ * through PP_OPTION_SORT_STRATEGY; n < 2^32 - 1):
+ *   tile_sort       a block sorts a tile of SORT_TILE keys completely in shared memory, one
+ *                   match-ranked 8-bit digit after another (each pass a stable split), keeping
+ *                   each key's input position (32 bits);
+ *   merge_global    merge steps of runs longer than a block's tile: compare-exchange of (key,
+ *   merge_smem      input position) pairs, first the flip that merges two sorted runs into a
+ *                   bitonic order, then half-cleaners of halving strides, in global memory while
+ *                   the stride is wider than a block's tile, then the rest of them in shared
+ *                   memory. Ties are broken by the input position, so the network (not stable
+ *                   by itself) gives the stable order. Positions past n act as keys above every
+ *                   key and are never read or written.
+ *   sort_gather     values_out[j] = values_in[position[j]] (pairs), or the positions widened to
+ *                   u64 indices (argsort).
+ */
+#include <string.h>
+
+#include <type_traits>
+
+#include "blocks.h"
+#include "common.h"
+#include "key_encoding.h"
+#include "lookback.h"
+#include "radix_rank.h"
+#include "tuning_sort.h"
+
+namespace {
+
+constexpr int SORT_MAX_PASSES = 8;
+constexpr unsigned LOC_IN = 0, LOC_X = 1, LOC_Y = 2;
+
+/* The keys' order: encoding, bit range and digits, resolved on the host. */
+struct sort_desc {
+    uint64_t n;
+    unsigned long long flip; /* all ones of the key width when descending */
+    int kind;                /* PP_SORT_KIND_* */
+    int passes;
+    int begin, width;        /* the compared bits [begin, begin + width) */
+    int shift[SORT_MAX_PASSES];
+    int bits[SORT_MAX_PASSES];
+};
+
+/* The encoded key: 32 bits for 1- and 4-byte keys, 64 for 8-byte ones. */
+PP_DEVICE uint32_t sort_enc(uint8_t k, const sort_desc &s) { return pp_sort_key_u32(k, s.kind, (uint32_t)s.flip); }
+PP_DEVICE uint32_t sort_enc(uint32_t k, const sort_desc &s) { return pp_sort_key_u32(k, s.kind, (uint32_t)s.flip); }
+PP_DEVICE uint64_t sort_enc(uint64_t k, const sort_desc &s) { return pp_sort_key_u64(k, s.kind, s.flip); }
+
+template <typename K> PP_DEVICE unsigned sort_digit(K k, const sort_desc &s, int shift, int bits)
+{
+    return (unsigned)(sort_enc(k, s) >> shift) & ((1u << bits) - 1u);
+}
+
+/* The compared field of a key (all its bits for the whole key; 0 for an empty range). */
+template <typename K> PP_DEVICE uint64_t sort_field(K k, const sort_desc &s)
+{
+    if (s.width == 0) return 0; /* an empty range (begin may be 64: no shift by 64) */
+    const uint64_t e = (uint64_t)sort_enc(k, s) >> s.begin;
+    return s.width >= 64 ? e : e & ((1ull << s.width) - 1ull);
+}
+
+/* Values of VB bytes as an unsigned word (VB 0: none, a placeholder type). */
+template <int VB> using val_t = typename std::conditional<
+    VB == 8, uint64_t, typename std::conditional<VB == 4, uint32_t, uint8_t>::type>::type;
+
+/* The buffers of a onesweep sort: the input, the output X and the scratch Y, for keys and
+ * values (vin NULL: the values are the positions). */
+template <typename K, typename V> struct sort_bufs {
+    const K *kin;
+    K *kx, *ky;
+    const V *vin;
+    V *vx, *vy;
+};
+
+template <typename T> PP_DEVICE const T *sort_src(unsigned loc, const T *in, T *x, T *y)
+{
+    return loc == LOC_IN ? in : loc == LOC_X ? x : y;
+}
+
+/* ---- onesweep ---- */
+
+/* Every pass's digit counts: hist[p * 256 + d] (zeroed before). Each thread walks its keys in
+ * a grid stride and adds a run of equal digits with one shared atomic. */
+template <typename K>
+__global__ __launch_bounds__(SORT_BLOCK) void sort_histogram(sort_desc sd, const K *__restrict__ keys,
+                                                             unsigned long long *__restrict__ hist)
+{
+    __shared__ unsigned cnt[SORT_MAX_PASSES * PP_RADIX];
+    const int P = sd.passes;
+    for (unsigned k = threadIdx.x; k < (unsigned)(P * PP_RADIX); k += SORT_BLOCK) cnt[k] = 0;
+    __syncthreads();
+    unsigned last[SORT_MAX_PASSES], run[SORT_MAX_PASSES];
+#pragma unroll
+    for (int p = 0; p < SORT_MAX_PASSES; ++p) {
+        last[p] = 0;
+        run[p] = 0;
+    }
+    const uint64_t stride = (uint64_t)gridDim.x * SORT_BLOCK;
+    for (uint64_t i = (uint64_t)blockIdx.x * SORT_BLOCK + threadIdx.x; i < sd.n; i += stride) {
+        const auto e = sort_enc(keys[i], sd);
+#pragma unroll
+        for (int p = 0; p < SORT_MAX_PASSES; ++p) {
+            if (p >= P) break;
+            const unsigned d = (unsigned)(e >> sd.shift[p]) & ((1u << sd.bits[p]) - 1u);
+            if (d != last[p] && run[p]) {
+                atomicAdd(&cnt[p * PP_RADIX + last[p]], run[p]);
+                run[p] = 0;
+            }
+            last[p] = d;
+            ++run[p];
+        }
+    }
+#pragma unroll
+    for (int p = 0; p < SORT_MAX_PASSES; ++p)
+        if (p < P && run[p]) atomicAdd(&cnt[p * PP_RADIX + last[p]], run[p]);
+    __syncthreads();
+    for (unsigned k = threadIdx.x; k < (unsigned)(P * PP_RADIX); k += SORT_BLOCK)
+        if (cnt[k]) atomicAdd(&hist[k], (unsigned long long)cnt[k]);
+}
+
+/* One block: start[p * 256 + d] = the keys of pass p with a smaller digit; active[p] = 0 when one
+ * digit holds every key; loc[0] = where the data starts. */
+__global__ __launch_bounds__(SORT_BLOCK) void sort_starts(sort_desc sd, const unsigned long long *__restrict__ hist,
+                                                          unsigned long long *__restrict__ start,
+                                                          unsigned *__restrict__ active, unsigned *__restrict__ loc,
+                                                          unsigned loc0)
+{
+    const unsigned d = threadIdx.x;
+    for (int p = 0; p < sd.passes; ++p) {
+        const unsigned long long c = d < (unsigned)PP_RADIX ? hist[p * PP_RADIX + d] : 0ull;
+        const unsigned long long s = pp_block_scan<pp_op_sum<unsigned long long>, SORT_BLOCK, false>(c);
+        if (d < (unsigned)PP_RADIX) start[p * PP_RADIX + d] = s;
+        const int constant = __syncthreads_or(c == sd.n);
+        if (d == 0) active[p] = !constant;
+    }
+    if (d == 0) loc[0] = loc0;
+}
+
+/* One onesweep pass j (digit bits [shift, shift + bits)) over tiles of SORT_BLOCK x ITEMS keys.
+ * pref: the buffer the host planned for this pass (LOC_X or LOC_Y). argsort: the keys of the
+ * last pass that runs are not written. */
+template <typename K, int VB, int ITEMS>
+__global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_MIN_BLOCKS) void onesweep_pass(sort_desc sd, int j, int shift, int bits, unsigned pref,
+                                                            sort_bufs<K, val_t<VB>> b, const unsigned long long *start,
+                                                            const unsigned *active, unsigned *loc,
+                                                            unsigned long long *states, unsigned *ticket,
+                                                            uint64_t tiles, pp_lb_sleeps sl, int argsort)
+{
+    using V = val_t<VB>;
+    constexpr int TILE = SORT_BLOCK * ITEMS;
+    __shared__ pp_radix_rank_smem<SORT_BLOCK> rs;
+    __shared__ K skeys[TILE];
+    __shared__ V svals[VB ? TILE : 1];
+    __shared__ unsigned long long sdelta[PP_RADIX];
+    __shared__ unsigned s_tile;
+    const unsigned from = loc[j];
+    if (!active[j]) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) loc[j + 1] = from;
+        return;
+    }
+    const unsigned to = pref != from ? pref : LOC_X + LOC_Y - pref;
+    if (blockIdx.x == 0 && threadIdx.x == 0) loc[j + 1] = to;
+    if (threadIdx.x == 0) s_tile = (unsigned)pp_tile_ticket(ticket);
+    __syncthreads();
+    const uint64_t t = s_tile, base = t * TILE;
+    const unsigned cnt = (unsigned)(sd.n - base < (uint64_t)TILE ? sd.n - base : (uint64_t)TILE);
+    const K *ksrc = sort_src(from, b.kin, b.kx, b.ky);
+    K *kdst = to == LOC_X ? b.kx : b.ky;
+    const unsigned lane = pp_lane_id(), w = pp_wave_id(), first = w * PP_WAVE * ITEMS + lane;
+
+    K k[ITEMS];
+    V v[VB ? ITEMS : 1];
+    unsigned dg[ITEMS], rk[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const unsigned e = first + (unsigned)(i * PP_WAVE);
+        k[i] = e < cnt ? ksrc[base + e] : K(0);
+        dg[i] = sort_digit(k[i], sd, shift, bits);
+    }
+    if constexpr (VB > 0) {
+        const V *vsrc = sort_src(from, b.vin, b.vx, b.vy);
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const unsigned e = first + (unsigned)(i * PP_WAVE);
+            v[i] = e < cnt ? (vsrc ? vsrc[base + e] : (V)(base + e)) : V(0);
+        }
+    }
+    pp_radix_rank<SORT_BLOCK, ITEMS>(dg, bits, cnt, rk, rs);
+    if (threadIdx.x < (unsigned)PP_RADIX) {
+        const unsigned d = threadIdx.x;
+        const uint64_t before =
+            tiles > 1 ? pp_lookback_counter(states, t, d, PP_RADIX, rs.count[d], (unsigned)j, sl) : 0;
+        sdelta[d] = start[d] + before - rs.start[d];
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+        if (first + (unsigned)(i * PP_WAVE) < cnt) {
+            skeys[rk[i]] = k[i];
+            if constexpr (VB > 0) svals[rk[i]] = v[i];
+        }
+    __syncthreads();
+    /* the keys of an argsort's last running pass are of no use */
+    bool write_keys = true;
+    if (argsort) {
+        write_keys = false;
+        for (int q = j + 1; q < sd.passes; ++q) write_keys = write_keys || active[q];
+    }
+    V *vdst = nullptr;
+    if constexpr (VB > 0) vdst = to == LOC_X ? b.vx : b.vy;
+    for (unsigned e = threadIdx.x; e < cnt; e += SORT_BLOCK) {
+        const K kk = skeys[e];
+        const uint64_t g = sdelta[sort_digit(kk, sd, shift, bits)] + e;
+        if (write_keys) kdst[g] = kk;
+        if constexpr (VB > 0) vdst[g] = svals[e];
+    }
+}
+
+/* Where the passes left the data is not X: copy it there (or write the positions). */
+template <typename K, int VB>
+__global__ __launch_bounds__(SORT_BLOCK) void sort_fixup(uint64_t n, sort_bufs<K, val_t<VB>> b, const unsigned *loc,
+                                                         int passes, int argsort)
+{
+    using V = val_t<VB>;
+    const unsigned from = loc[passes];
+    if (from == LOC_X) return;
+    const K *ks = sort_src(from, b.kin, b.kx, b.ky);
+    const V *vs = nullptr;
+    if constexpr (VB > 0) vs = sort_src(from, b.vin, b.vx, b.vy);
+    const uint64_t stride = (uint64_t)gridDim.x * SORT_BLOCK;
+    for (uint64_t i = (uint64_t)blockIdx.x * SORT_BLOCK + threadIdx.x; i < n; i += stride) {
+        if (!argsort && ks != b.kx) b.kx[i] = ks[i];
+        if constexpr (VB > 0) {
+            if (vs != b.vx) b.vx[i] = vs ? vs[i] : (V)i;
+        }
+    }
+}
+
+/* ---- tile sort and bitonic merge ---- */
+
+/* (key, position) a above b. A position of ~0u is past n: above every key. */
+template <typename K> PP_DEVICE bool sort_above(K ka, unsigned ia, K kb, unsigned ib, const sort_desc &s)
+{
+    if (ia == ~0u || ib == ~0u) return ia == ~0u && ib != ~0u;
+    const uint64_t fa = sort_field(ka, s), fb = sort_field(kb, s);
+    return fa > fb || (fa == fb && ia > ib);
+}
+
+/* The shared memory of tile_sort_range. */
+template <typename K> struct tile_sort_smem {
+    pp_radix_rank_smem<SORT_BLOCK> rs;
+    K sk[SORT_TILE];
+    unsigned si[SORT_TILE];
+};
+
+/* The block sorts keys [base, base + cnt) (cnt <= SORT_TILE) on every digit, completely in shared
+ * memory: the sorted keys to kout[base ..] (kout may be kin) and their input positions to
+ * pos[base ..]. Any run of at most SORT_TILE keys can be given, so a segmented sort can call it
+ * per segment (or per piece of one) as tile_sort calls it per tile. Every thread calls it. */
+template <typename K>
+PP_DEVICE void tile_sort_range(const sort_desc &sd, const K *kin, K *kout, unsigned *pos, uint64_t base, unsigned cnt,
+                               tile_sort_smem<K> &sm)
+{
+    constexpr int ITEMS = SORT_TILE_ITEMS;
+    pp_radix_rank_smem<SORT_BLOCK> &rs = sm.rs;
+    K *sk = sm.sk;
+    unsigned *si = sm.si;
+    const unsigned first = pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id();
+    K k[ITEMS];
+    unsigned ix[ITEMS], dg[ITEMS], rk[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const unsigned e = first + (unsigned)(i * PP_WAVE);
+        k[i] = e < cnt ? kin[base + e] : K(0);
+        ix[i] = (unsigned)(base + e);
+    }
+    for (int p = 0; p < sd.passes; ++p) {
+        /* the digits of sort_desc, computed (an index into the kernel's argument would put
+         * the array in local memory) */
+        const int shift = sd.begin + PP_RADIX_BITS * p, end = sd.begin + sd.width;
+        const int bits = end - shift < PP_RADIX_BITS ? end - shift : PP_RADIX_BITS;
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) dg[i] = sort_digit(k[i], sd, shift, bits);
+        pp_radix_rank<SORT_BLOCK, ITEMS>(dg, bits, cnt, rk, rs);
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i)
+            if (first + (unsigned)(i * PP_WAVE) < cnt) {
+                sk[rk[i]] = k[i];
+                si[rk[i]] = ix[i];
+            }
+        __syncthreads();
+        if (p + 1 < sd.passes) {
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                const unsigned e = first + (unsigned)(i * PP_WAVE);
+                if (e < cnt) {
+                    k[i] = sk[e];
+                    ix[i] = si[e];
+                }
+            }
+            __syncthreads();
+        }
+    }
+    if (sd.passes == 0) { /* an empty range: every key equal, the tile as it is */
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const unsigned e = first + (unsigned)(i * PP_WAVE);
+            if (e < cnt) {
+                sk[e] = k[i];
+                si[e] = ix[i];
+            }
+        }
+        __syncthreads();
+    }
+    for (unsigned e = threadIdx.x; e < cnt; e += SORT_BLOCK) {
+        kout[base + e] = sk[e];
+        pos[base + e] = si[e];
+    }
+}
+
+/* A block sorts tile blockIdx.x of keys[0, n). */
+template <typename K>
+__global__ __launch_bounds__(SORT_BLOCK) void tile_sort(sort_desc sd, const K *kin, K *kout, unsigned *__restrict__ pos)
+{
+    __shared__ tile_sort_smem<K> sm;
+    const uint64_t base = (uint64_t)blockIdx.x * SORT_TILE;
+    const unsigned cnt = (unsigned)(sd.n - base < (uint64_t)SORT_TILE ? sd.n - base : (uint64_t)SORT_TILE);
+    tile_sort_range<K>(sd, kin, kout, pos, base, cnt, sm);
+}
+
+/* One merge step in global memory over runs of length L (merged in pairs into runs of 2L):
+ * the flip (s == L: element i of a pair's first run against element L - 1 - i of its second),
+ * or a half-cleaner of stride s. */
+template <typename K>
+__global__ __launch_bounds__(SORT_BLOCK) void merge_global(sort_desc sd, K *keys, unsigned *pos, uint64_t L, uint64_t s)
+{
+    const uint64_t pairs = (sd.n + 1) / 2 + L, stride = (uint64_t)gridDim.x * SORT_BLOCK;
+    for (uint64_t q = (uint64_t)blockIdx.x * SORT_BLOCK + threadIdx.x; q < pairs; q += stride) {
+        uint64_t lo, hi;
+        if (s == L) {
+            const uint64_t g = q / L, i = q % L;
+            lo = g * 2 * L + i;
+            hi = g * 2 * L + 2 * L - 1 - i;
+        } else {
+            const uint64_t g = q / s, i = q % s;
+            lo = g * 2 * s + i;
+            hi = lo + s;
+        }
+        if (hi >= sd.n) continue;
+        const K a = keys[lo], c = keys[hi];
+        const unsigned ia = pos[lo], ic = pos[hi];
+        if (sort_above(a, ia, c, ic, sd)) {
+            keys[lo] = c;
+            keys[hi] = a;
+            pos[lo] = ic;
+            pos[hi] = ia;
+        }
+    }
+}
+
+/* The merge steps of runs of length L whose strides fit a block's tile of SORT_TILE elements:
+ * with 2L <= SORT_TILE the flip and every half-cleaner, else the half-cleaners of strides
+ * SORT_TILE / 2 .. 1 (the wider ones ran in merge_global). */
+template <typename K>
+__global__ __launch_bounds__(SORT_BLOCK) void merge_smem(sort_desc sd, K *keys, unsigned *pos, uint64_t L)
+{
+    __shared__ K sk[SORT_TILE];
+    __shared__ unsigned si[SORT_TILE];
+    const uint64_t base = (uint64_t)blockIdx.x * SORT_TILE;
+    for (unsigned e = threadIdx.x; e < (unsigned)SORT_TILE; e += SORT_BLOCK) {
+        const bool in = base + e < sd.n;
+        sk[e] = in ? keys[base + e] : K(0);
+        si[e] = in ? pos[base + e] : ~0u;
+    }
+    __syncthreads();
+    unsigned s = (unsigned)SORT_TILE / 2;
+    if (2 * L <= (uint64_t)SORT_TILE) {
+        const unsigned l = (unsigned)L;
+        for (unsigned q = threadIdx.x; q < (unsigned)SORT_TILE / 2; q += SORT_BLOCK) {
+            const unsigned g = q / l, i = q % l, lo = g * 2 * l + i, hi = g * 2 * l + 2 * l - 1 - i;
+            if (sort_above(sk[lo], si[lo], sk[hi], si[hi], sd)) {
+                const K a = sk[lo];
+                const unsigned ia = si[lo];
+                sk[lo] = sk[hi];
+                si[lo] = si[hi];
+                sk[hi] = a;
+                si[hi] = ia;
+            }
+        }
+        __syncthreads();
+        s = l / 2;
+    }
+    for (; s >= 1; s /= 2) {
+        for (unsigned q = threadIdx.x; q < (unsigned)SORT_TILE / 2; q += SORT_BLOCK) {
+            const unsigned g = q / s, i = q % s, lo = g * 2 * s + i, hi = lo + s;
+            if (sort_above(sk[lo], si[lo], sk[hi], si[hi], sd)) {
+                const K a = sk[lo];
+                const unsigned ia = si[lo];
+                sk[lo] = sk[hi];
+                si[lo] = si[hi];
+                sk[hi] = a;
+                si[hi] = ia;
+            }
+        }
+        __syncthreads();
+    }
+    for (unsigned e = threadIdx.x; e < (unsigned)SORT_TILE; e += SORT_BLOCK)
+        if (base + e < sd.n) {
+            keys[base + e] = sk[e];
+            pos[base + e] = si[e];
+        }
+}
+
+/* out[j] = vin[pos[j]] (pairs), or (V)pos[j] with vin NULL (argsort's u64 indices). */
+template <int VB>
+__global__ __launch_bounds__(SORT_BLOCK) void sort_gather(uint64_t n, const val_t<VB> *vin, const unsigned *pos,
+                                                          val_t<VB> *out)
+{
+    const uint64_t stride = (uint64_t)gridDim.x * SORT_BLOCK;
+    for (uint64_t i = (uint64_t)blockIdx.x * SORT_BLOCK + threadIdx.x; i < n; i += stride)
+        out[i] = vin ? vin[pos[i]] : (val_t<VB>)pos[i];
+}
+
+/* ---- host ---- */
+
+/* A grid-stride launch: enough blocks to fill the device a few times over. */
+unsigned stride_grid(const pp_hip_state *hs, uint64_t n)
+{
+    const uint64_t need = (n + SORT_BLOCK - 1) / SORT_BLOCK, cap = (uint64_t)hs->dev.cu_count * 8;
+    return (unsigned)(need < cap ? (need ? need : 1) : cap);
+}
+
+/* Scratch of a call, carved from one pp__scratch. */
+struct carve {
+    char *p;
+    size_t off;
+    template <typename T> T *take(size_t count)
+    {
+        T *r = (T *)(p + off);
+        off += pp_align256(count * sizeof(T));
+        return r;
+    }
+};
+
+template <typename K, int VB> pp_status run_onesweep(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd)
+{
+    using V = val_t<VB>;
+    constexpr int ITEMS = SORT_ONESWEEP_ITEMS((int)sizeof(K), VB);
+    constexpr uint64_t TILE = (uint64_t)SORT_BLOCK * ITEMS;
+    pp_hip_state *hs = pp_hip(ctx);
+    const uint64_t n = a->n, tiles = (n + TILE - 1) / TILE;
+    const int P = sd.passes, argsort = a->keys_out == nullptr;
+    const bool vals = VB > 0;
+    const bool kin_place = !argsort && a->keys_out == a->keys_in;
+    const bool vin_place = vals && a->values_in && a->values_out == a->values_in;
+    const bool in_place = kin_place || vin_place;
+    /* sizes: the Y buffers (and argsort's X keys), then the zeroed block (counts, tickets, states) */
+    size_t bytes = pp_align256(n * sizeof(K)) + (argsort ? pp_align256(n * sizeof(K)) : 0) +
+                   (vals ? pp_align256(n * sizeof(V)) : 0);
+    const size_t zero_bytes = pp_align256((size_t)P * PP_RADIX * 8) + pp_align256((size_t)P * 4) +
+                              (tiles > 1 ? pp_align256((size_t)tiles * PP_RADIX * 8) : 0);
+    bytes += zero_bytes + 2 * pp_align256((size_t)P * PP_RADIX * 8) + 2 * pp_align256((size_t)(P + 1) * 4);
+    void *scratch = nullptr;
+    PP_TRY(pp__scratch(ctx, bytes, &scratch));
+    carve c{(char *)scratch, 0};
+    sort_bufs<K, V> b;
+    b.kin = (const K *)a->keys_in;
+    b.ky = c.take<K>(n);
+    b.kx = argsort ? c.take<K>(n) : (K *)a->keys_out;
+    b.vin = (const V *)a->values_in;
+    b.vx = (V *)a->values_out;
+    b.vy = vals ? c.take<V>(n) : nullptr;
+    char *zero = c.p + c.off;
+    unsigned long long *hist = c.take<unsigned long long>((size_t)P * PP_RADIX);
+    unsigned *tickets = c.take<unsigned>((size_t)P);
+    unsigned long long *states = tiles > 1 ? c.take<unsigned long long>((size_t)tiles * PP_RADIX) : nullptr;
+    unsigned long long *start = c.take<unsigned long long>((size_t)P * PP_RADIX);
+    unsigned *active = c.take<unsigned>((size_t)P);
+    unsigned *loc = c.take<unsigned>((size_t)P + 1);
+
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
+    hipStream_t s = hs->stream;
+    /* One array in place and the other not: the other is copied to its output first, so that
+     * both start in X. */
+    if (kin_place != vin_place && vals && a->values_in) {
+        if (!kin_place) PP_HIP_TRY(ctx, hipMemcpyAsync(b.kx, b.kin, n * sizeof(K), hipMemcpyDeviceToDevice, s));
+        else PP_HIP_TRY(ctx, hipMemcpyAsync(b.vx, b.vin, n * sizeof(V), hipMemcpyDeviceToDevice, s));
+    }
+    if (zero_bytes) PP_HIP_TRY(ctx, hipMemsetAsync(zero, 0, zero_bytes, s));
+    if (P > 0) {
+        sort_histogram<K><<<stride_grid(hs, n), SORT_BLOCK, 0, s>>>(sd, b.kin, hist);
+        PP_HIP_CHECK_LAUNCH(ctx, "sort_histogram");
+    }
+    sort_starts<<<1, SORT_BLOCK, 0, s>>>(sd, hist, start, active, loc, in_place ? LOC_X : LOC_IN);
+    PP_HIP_CHECK_LAUNCH(ctx, "sort_starts");
+    const pp_sort_tuning *tu = pp_sort_tuning_for(&hs->dev);
+    pp_lb_sleeps sl{tu->pause_ns, tu->delay_ns};
+    for (int j = 0; j < P; ++j) {
+        const unsigned pref = ((P - 1 - j) & 1) ? LOC_Y : LOC_X;
+        onesweep_pass<K, VB, ITEMS><<<(unsigned)tiles, SORT_BLOCK, 0, s>>>(
+            sd, j, sd.shift[j], sd.bits[j], pref, b, start + (size_t)j * PP_RADIX, active, loc, states, tickets + j,
+            tiles, sl, argsort);
+        PP_HIP_CHECK_LAUNCH(ctx, "onesweep_pass");
+    }
+    sort_fixup<K, VB><<<stride_grid(hs, n), SORT_BLOCK, 0, s>>>(n, b, loc, P, argsort);
+    PP_HIP_CHECK_LAUNCH(ctx, "sort_fixup");
+    pp__set_plan(ctx, "sort", "onesweep", tiles, tiles, P, ITEMS, (int64_t)TILE, 0);
+    return PP_OK;
+}
+
+template <typename K> pp_status run_tile_merge(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd)
+{
+    pp_hip_state *hs = pp_hip(ctx);
+    const uint64_t n = a->n, tiles = (n + SORT_TILE - 1) / SORT_TILE;
+    const int argsort = a->keys_out == nullptr;
+    const size_t vb = a->value_size;
+    /* positions: argsort's u32 indices are the output itself */
+    const bool pos_is_out = argsort && vb == 4;
+    const bool copy_values = !argsort && vb && a->values_in == a->values_out;
+    size_t bytes = (pos_is_out ? 0 : pp_align256(n * 4)) + (argsort ? pp_align256(n * sizeof(K)) : 0) +
+                   (copy_values ? pp_align256(n * vb) : 0);
+    void *scratch = nullptr;
+    PP_TRY(pp__scratch(ctx, bytes ? bytes : 256, &scratch));
+    carve c{(char *)scratch, 0};
+    unsigned *pos = pos_is_out ? (unsigned *)a->values_out : c.take<unsigned>(n);
+    K *keys = argsort ? c.take<K>(n) : (K *)a->keys_out;
+    const void *vin = a->values_in;
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
+    hipStream_t s = hs->stream;
+    if (copy_values) { /* in place: the gather must not read what it overwrites */
+        void *tmp = c.take<char>(n * vb);
+        PP_HIP_TRY(ctx, hipMemcpyAsync(tmp, vin, n * vb, hipMemcpyDeviceToDevice, s));
+        vin = tmp;
+    }
+    tile_sort<K><<<(unsigned)tiles, SORT_BLOCK, 0, s>>>(sd, (const K *)a->keys_in, keys, pos);
+    PP_HIP_CHECK_LAUNCH(ctx, "tile_sort");
+    int launches = 1;
+    for (uint64_t L = SORT_TILE; L < n; L *= 2) {
+        const unsigned g = stride_grid(hs, n / 2 + L);
+        merge_global<K><<<g, SORT_BLOCK, 0, s>>>(sd, keys, pos, L, L);
+        PP_HIP_CHECK_LAUNCH(ctx, "merge_global");
+        ++launches;
+        for (uint64_t st = L / 2; 2 * st > (uint64_t)SORT_TILE; st /= 2) {
+            merge_global<K><<<g, SORT_BLOCK, 0, s>>>(sd, keys, pos, L, st);
+            PP_HIP_CHECK_LAUNCH(ctx, "merge_global");
+            ++launches;
+        }
+        merge_smem<K><<<(unsigned)tiles, SORT_BLOCK, 0, s>>>(sd, keys, pos, L);
+        PP_HIP_CHECK_LAUNCH(ctx, "merge_smem");
+        ++launches;
+    }
+    if (vb && !pos_is_out) {
+        const unsigned g = stride_grid(hs, n);
+        const bool idx = argsort; /* u64 indices from the positions */
+        switch (vb) {
+        case 1: sort_gather<1><<<g, SORT_BLOCK, 0, s>>>(n, (const uint8_t *)vin, pos, (uint8_t *)a->values_out); break;
+        case 4:
+            sort_gather<4><<<g, SORT_BLOCK, 0, s>>>(n, (const uint32_t *)vin, pos, (uint32_t *)a->values_out);
+            break;
+        default:
+            sort_gather<8><<<g, SORT_BLOCK, 0, s>>>(n, idx ? nullptr : (const uint64_t *)vin, pos,
+                                                     (uint64_t *)a->values_out);
+            break;
+        }
+        PP_HIP_CHECK_LAUNCH(ctx, "sort_gather");
+        ++launches;
+    }
+    pp__set_plan(ctx, "sort", "tile_merge", tiles, tiles, sd.passes, launches, SORT_TILE, 0);
+    return PP_OK;
+}
+
+template <typename K> pp_status dispatch_values(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd, bool tile)
+{
+    if (tile) return run_tile_merge<K>(ctx, a, sd);
+    switch (a->value_size) {
+    case 0: return run_onesweep<K, 0>(ctx, a, sd);
+    case 1: return run_onesweep<K, 1>(ctx, a, sd);
+    case 4: return run_onesweep<K, 4>(ctx, a, sd);
+    default: return run_onesweep<K, 8>(ctx, a, sd);
+    }
+}
+
+} // namespace
+
+pp_status pp_hip_sort(pp_context *ctx, const pp_sort_args *a)
+{
+    pp_hip_state *hs = pp_hip(ctx);
+    const size_t kb = pp_dtype_size(a->key_type);
+    sort_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sd.n = a->n;
+    sd.kind = pp__dtype_is_float(a->key_type) ? PP_SORT_KIND_FLOAT
+              : pp__dtype_is_signed(a->key_type) ? PP_SORT_KIND_SIGNED
+                                                  : PP_SORT_KIND_UNSIGNED;
+    sd.flip = a->descending ? (kb == 8 ? ~0ull : ((1ull << (8 * kb)) - 1ull)) : 0ull;
+    sd.begin = a->begin_bit;
+    sd.width = a->end_bit - a->begin_bit;
+    for (int b = a->begin_bit; b < a->end_bit; b += PP_RADIX_BITS) {
+        sd.shift[sd.passes] = b;
+        sd.bits[sd.passes] = a->end_bit - b < PP_RADIX_BITS ? a->end_bit - b : PP_RADIX_BITS;
+        ++sd.passes;
+    }
+    /* The tile sort carries 32-bit positions, ~0u meaning "past n". */
+    const bool tile_ok = a->n < 0xFFFFFFFFull;
+    const int64_t forced = pp__option(ctx, PP_OPTION_SORT_STRATEGY);
+    const bool tile = tile_ok && (forced == PP_SORT_STRATEGY_TILE_MERGE ||
+                                  (forced == PP_SORT_STRATEGY_AUTO && a->n <= pp_sort_tuning_for(&hs->dev)->tile_max_n));
+    switch (kb) {
+    case 1: return dispatch_values<uint8_t>(ctx, a, sd, tile);
+    case 4: return dispatch_values<uint32_t>(ctx, a, sd, tile);
+    default: return dispatch_values<uint64_t>(ctx, a, sd, tile);
+    }
+}

@@ -1,0 +1,59 @@
+/*
+ * tuning_sort.h -- the radix sort family's tuning (hip/sort.hip), as data: the tile shapes
+ * (compile time: they size registers and shared memory, the same for every target) and one
+ * row per target of the run-time choices (the look-back's sleeps, the largest n the tile sort
+ * takes by itself), chosen from the context's device (pp_hip_device), never from a macro of
+ * the host pass.
+ *
+ * Shapes (not tuned yet: first version; bench/RESULTS.md has the figures they gave):
+ *   SORT_BLOCK    256 threads, one per digit of an 8-bit pass (the ranking's scan over digits
+ *                 and the look-back's counters need a thread per digit).
+ *   onesweep      16 items per thread (tiles of 4096) where keys and values are at most 4
+ *                 bytes, 8 (2048) where either is 8 bytes: the staged tile (keys and values),
+ *                 the ranking's wave counters and the digit offsets stay within 48 KB of
+ *                 static shared memory (44 KB at most).
+ *   tile sort     8 items per thread (tiles of 2048): keys and 32-bit positions staged, every
+ *                 digit ranked in shared memory; the bitonic merge's shared-memory stages
+ *                 work on blocks of the same 2048 elements.
+ */
+#ifndef PP_HIP_TUNING_SORT_H
+#define PP_HIP_TUNING_SORT_H
+
+#include <string.h>
+
+#include "common.h"
+
+#define SORT_BLOCK 256
+#define SORT_TILE_ITEMS 8
+#define SORT_TILE (SORT_BLOCK * SORT_TILE_ITEMS)
+/* onesweep blocks per SM / CU the register allocation must allow (tiles in flight) */
+#ifndef SORT_ONESWEEP_MIN_BLOCKS
+#define SORT_ONESWEEP_MIN_BLOCKS 3
+#endif
+/* onesweep items per thread for keys of KB bytes and values of VB bytes */
+#define SORT_ONESWEEP_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
+
+struct pp_sort_tuning {
+    const char *target;       /* as pp_hip_device::arch names it */
+    unsigned pause_ns;        /* look-back: between polls (0: the shortest back-off) */
+    unsigned delay_ns;        /* look-back: once before the first poll */
+    uint64_t tile_max_n;      /* the chooser sorts n <= this with the tile sort alone (one tile) */
+};
+
+/* No row is measured yet (no sleeps; one tile of the tile sort). The first row of a platform is
+ * its fallback. */
+static const pp_sort_tuning pp_sort_tuning_table[] = {
+    {"sm_90", 0, 0, SORT_TILE},
+    {"sm_80", 0, 0, SORT_TILE},
+    {"gfx90a", 0, 0, SORT_TILE},
+    {"gfx940", 0, 0, SORT_TILE},
+    {"gfx1030", 0, 0, SORT_TILE},
+};
+
+/* The row for the context's device. */
+static inline const pp_sort_tuning *pp_sort_tuning_for(const pp_hip_device *d)
+{
+    return pp_hip_tuning_pick(pp_sort_tuning_table, d);
+}
+
+#endif /* PP_HIP_TUNING_SORT_H */
