@@ -592,14 +592,20 @@ __global__ __launch_bounds__(BLOCK) void seg_chunks(const typename P::in_t *__re
     }
 }
 
+/* seg_finish's resident blocks per SM (tuning_reduce.h): a bound for the 8-byte float
+ * accumulators only; 0 is no bound (the same code as __launch_bounds__(BLOCK)). */
+template <typename P> constexpr int seg_finish_min_blocks()
+{
+    return P::ordered && sizeof(typename P::acc_t) == 8 ? REDUCE_SEG_FINISH_MIN_BLOCKS_WIDE : 0;
+}
+
 /* The queued segments' results: without an overflow one block per segment combines its chunk
  * partials; after one (ctrl[1], the same in every block) each group of LANES lanes reduces
  * one queued segment as seg_groups reduces a segment it keeps. */
 template <typename P, typename Out, int LANES>
-__global__ __launch_bounds__(BLOCK) void seg_finish(const typename P::in_t *__restrict__ in,
-                                                    const unsigned long long *ctrl, const seg_long *list,
-                                                    const typename P::acc_t *__restrict__ part,
-                                                    Out *__restrict__ out)
+__global__ __launch_bounds__(BLOCK, (seg_finish_min_blocks<P>())) void seg_finish(
+    const typename P::in_t *__restrict__ in, const unsigned long long *ctrl, const seg_long *list,
+    const typename P::acc_t *__restrict__ part, Out *__restrict__ out)
 {
     using A = typename P::acc_t;
     using Op = typename P::op;
