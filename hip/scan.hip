@@ -477,33 +477,22 @@ template <typename P, typename Out, bool SEG> pp_status scan_launch(pp_context *
     return PP_OK;
 }
 
-template <typename In, typename Out> struct scan_run {
+/* pp_hip_dispatch's family: a scan of P's inputs to Outs, segmented where the call has head
+ * flags or offsets. */
+struct scan_family {
     pp_context *ctx;
     const pp_scan_args *a;
-    template <typename P> pp_status go()
+    template <typename P, typename Out> pp_status go()
     {
         if (a->head_flags || a->offsets) return scan_launch<P, Out, true>(ctx, a);
         return scan_launch<P, Out, false>(ctx, a);
     }
 };
 
-template <typename In, typename Out> pp_status scan_io(pp_context *ctx, const pp_scan_args *a)
-{
-    scan_run<In, Out> run = {ctx, a};
-    pp_status st = with_policy<In, Out>(a->op, run);
-    if (st == PP_ERROR_UNSUPPORTED && !ctx->message[0])
-        return pp__fail(ctx, st, "scan: hip has no %s from %s to %s", pp_op_name(a->op), pp_dtype_name(a->in_type),
-                        pp_dtype_name(a->out_type));
-    return st;
-}
-
 } // namespace
 
 pp_status pp_hip_scan(pp_context *ctx, const pp_scan_args *a)
 {
-#define PP_CALL_SCAN(I, O) scan_io<I, O>(ctx, a)
-    PP_DISPATCH_IN_OUT(ctx, a->in_type, a->out_type, PP_CALL_SCAN);
-#undef PP_CALL_SCAN
-    return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "scan: hip has no scan from %s to %s", pp_dtype_name(a->in_type),
-                    pp_dtype_name(a->out_type));
+    scan_family fam = {ctx, a};
+    return pp_hip_dispatch(ctx, "scan", a->in_type, a->op, a->out_type, fam);
 }
