@@ -293,9 +293,9 @@ template <typename P, typename Out> bool pdl_ready(pp_context *ctx)
     static std::atomic<int> ready[CACHE_DEVICES]; /* 1 no, 2 yes */
     if (pp_hip(ctx)->dev.cc_major < 9) return false;
     return cached_per_device(ready, ctx->device, [] {
-        cudaFuncAttributes fa;
-        if (cudaFuncGetAttributes(&fa, reduce_level<P, Out>) != cudaSuccess) {
-            (void)cudaGetLastError();
+        hipFuncAttributes fa;
+        if (hipFuncGetAttributes(&fa, reinterpret_cast<const void *>(reduce_level<P, Out>)) != hipSuccess) {
+            (void)hipGetLastError();
             fa.ptxVersion = 0;
         }
         return fa.ptxVersion >= 90 ? 2 : 1;
