@@ -1,7 +1,9 @@
 /*
  * policy.h -- the type layer the kernel families share: what is read (In), what is
  * accumulated (A) and with which operator, for each (in_type, out_type, op) the C API
- * offers, and the dispatch from run-time dtypes to those compile-time types.
+ * offers, and the dispatch from run-time dtypes to those compile-time types (pp_hip_dispatch
+ * for the families of (in_type, op, out_type); PP_DISPATCH_IN_OUT for those of a dtype pair
+ * alone).
  */
 #ifndef PP_HIP_POLICY_H
 #define PP_HIP_POLICY_H
@@ -68,6 +70,34 @@ template <typename In, typename Out, typename Run> pp_status with_policy(pp_op o
         break;
     }
     return PP_ERROR_UNSUPPORTED;
+}
+
+/* with_policy's run for a family: go<P>() calls fam.go<P, Out>(). */
+template <typename Out, typename Family> struct pp_family_call {
+    Family &fam;
+    template <typename P> pp_status go() { return fam.template go<P, Out>(); }
+};
+
+/* The HIP dispatch of a family whose calls name (in_type, op, out_type): the (In, Out) pair of
+ * src/type_pairs.h's list, the accumulation policy P of op (with_policy), and then
+ * fam.template go<P, Out>(), so that every family instantiates exactly the combinations the
+ * C API offers, in one way. A combination without one fails with PP_ERROR_UNSUPPORTED,
+ * named after the caller `fn` (unless the family reported a failure of its own). */
+template <typename Family>
+pp_status pp_hip_dispatch(pp_context *ctx, const char *fn, pp_dtype in_type, pp_op op, pp_dtype out_type, Family &fam)
+{
+    pp_status st = PP_ERROR_UNSUPPORTED;
+#define PP_HIP_DISPATCH_PAIR_(F, I, O, ci, co)                                                    \
+    if (in_type == I && out_type == O) {                                                        \
+        pp_family_call<co, F> call = {fam};                                                     \
+        st = with_policy<ci, co>(op, call);                                                     \
+    } else
+    PP_FOR_EACH_IN_OUT(PP_HIP_DISPATCH_PAIR_, Family) {}
+#undef PP_HIP_DISPATCH_PAIR_
+    if (st == PP_ERROR_UNSUPPORTED && !ctx->message[0])
+        return pp__fail(ctx, st, "%s: hip has no %s from %s to %s", fn, pp_op_name(op), pp_dtype_name(in_type),
+                        pp_dtype_name(out_type));
+    return st;
 }
 
 } // namespace

@@ -41,6 +41,7 @@
 #define hipErrorNoDevice cudaErrorNoDevice
 #define hipEvent_t cudaEvent_t
 #define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
+#define hipFuncAttributes cudaFuncAttributes
 #define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
 #define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define hipMemcpyHostToDevice cudaMemcpyHostToDevice
@@ -60,6 +61,7 @@
 #define hipEventRecord cudaEventRecord
 #define hipEventSynchronize cudaEventSynchronize
 #define hipFree cudaFree
+#define hipFuncGetAttributes cudaFuncGetAttributes
 #define hipFuncSetAttribute cudaFuncSetAttribute
 #define hipGetDevice cudaGetDevice
 #define hipGetDeviceCount cudaGetDeviceCount

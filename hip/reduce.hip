@@ -293,9 +293,9 @@ template <typename P, typename Out> bool pdl_ready(pp_context *ctx)
     static std::atomic<int> ready[CACHE_DEVICES]; /* 1 no, 2 yes */
     if (pp_hip(ctx)->dev.cc_major < 9) return false;
     return cached_per_device(ready, ctx->device, [] {
-        cudaFuncAttributes fa;
-        if (cudaFuncGetAttributes(&fa, reduce_level<P, Out>) != cudaSuccess) {
-            (void)cudaGetLastError();
+        hipFuncAttributes fa;
+        if (hipFuncGetAttributes(&fa, reinterpret_cast<const void *>(reduce_level<P, Out>)) != hipSuccess) {
+            (void)hipGetLastError();
             fa.ptxVersion = 0;
         }
         return fa.ptxVersion >= 90 ? 2 : 1;
@@ -407,35 +407,22 @@ pp_status reduce_to(pp_context *ctx, const typename P::in_t *in, uint64_t n, voi
 }
 
 
-template <typename In, typename Out> struct reduce_run {
+/* pp_hip_dispatch's family: a reduction of P's inputs to an Out. */
+struct reduce_family {
     pp_context *ctx;
     const pp_reduce_args *a;
-    template <typename P> pp_status go()
+    template <typename P, typename Out> pp_status go()
     {
-        return reduce_to<P, Out>(ctx, (const In *)a->in, a->n, a->out, nullptr, a->space);
+        return reduce_to<P, Out>(ctx, (const typename P::in_t *)a->in, a->n, a->out, nullptr, a->space);
     }
 };
 
-template <typename In, typename Out> pp_status reduce_io(pp_context *ctx, const pp_reduce_args *a)
-{
-    reduce_run<In, Out> run = {ctx, a};
-    pp_status st = with_policy<In, Out>(a->op, run);
-    if (st == PP_ERROR_UNSUPPORTED && !ctx->message[0])
-        return pp__fail(ctx, st, "pp_reduce: hip has no %s from %s to %s", pp_op_name(a->op),
-                        pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
-    return st;
-}
-
 } // namespace
-
 
 pp_status pp_hip_reduce(pp_context *ctx, const pp_reduce_args *a)
 {
-#define PP_CALL_REDUCE(I, O) reduce_io<I, O>(ctx, a)
-    PP_DISPATCH_IN_OUT(ctx, a->in_type, a->out_type, PP_CALL_REDUCE);
-#undef PP_CALL_REDUCE
-    return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_reduce: hip has no reduction from %s to %s",
-                    pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
+    reduce_family fam = {ctx, a};
+    return pp_hip_dispatch(ctx, "pp_reduce", a->in_type, a->op, a->out_type, fam);
 }
 
 namespace {
@@ -594,14 +581,20 @@ __global__ __launch_bounds__(BLOCK) void seg_chunks(const typename P::in_t *__re
     }
 }
 
+/* seg_finish's resident blocks per SM (tuning_reduce.h): a bound for the 8-byte float
+ * accumulators only; 0 is no bound (the same code as __launch_bounds__(BLOCK)). */
+template <typename P> constexpr int seg_finish_min_blocks()
+{
+    return P::ordered && sizeof(typename P::acc_t) == 8 ? REDUCE_SEG_FINISH_MIN_BLOCKS_WIDE : 0;
+}
+
 /* The queued segments' results: without an overflow one block per segment combines its chunk
  * partials; after one (ctrl[1], the same in every block) each group of LANES lanes reduces
  * one queued segment as seg_groups reduces a segment it keeps. */
 template <typename P, typename Out, int LANES>
-__global__ __launch_bounds__(BLOCK) void seg_finish(const typename P::in_t *__restrict__ in,
-                                                    const unsigned long long *ctrl, const seg_long *list,
-                                                    const typename P::acc_t *__restrict__ part,
-                                                    Out *__restrict__ out)
+__global__ __launch_bounds__(BLOCK, (seg_finish_min_blocks<P>())) void seg_finish(
+    const typename P::in_t *__restrict__ in, const unsigned long long *ctrl, const seg_long *list,
+    const typename P::acc_t *__restrict__ part, Out *__restrict__ out)
 {
     using A = typename P::acc_t;
     using Op = typename P::op;
@@ -688,30 +681,18 @@ pp_status segmented_run(pp_context *ctx, const pp_segreduce_args *a)
     }
 }
 
-template <typename In, typename Out> struct segmented_run_t {
+/* pp_hip_dispatch's family: a segmented reduction of P's inputs to Outs. */
+struct segmented_family {
     pp_context *ctx;
     const pp_segreduce_args *a;
-    template <typename P> pp_status go() { return segmented_run<P, Out>(ctx, a); }
+    template <typename P, typename Out> pp_status go() { return segmented_run<P, Out>(ctx, a); }
 };
-
-template <typename In, typename Out> pp_status segmented_io(pp_context *ctx, const pp_segreduce_args *a)
-{
-    segmented_run_t<In, Out> run = {ctx, a};
-    pp_status st = with_policy<In, Out>(a->op, run);
-    if (st == PP_ERROR_UNSUPPORTED && !ctx->message[0])
-        return pp__fail(ctx, st, "pp_segmented_reduce: hip has no %s from %s to %s", pp_op_name(a->op),
-                        pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
-    return st;
-}
 
 } // namespace
 
 pp_status pp_hip_segmented_reduce(pp_context *ctx, const pp_segreduce_args *a)
 {
     (void)reduce_tuning(ctx); /* the device's row in pp_hip(ctx)->tune (seg_blocks_per_cu) */
-#define PP_CALL_SEG(I, O) segmented_io<I, O>(ctx, a)
-    PP_DISPATCH_IN_OUT(ctx, a->in_type, a->out_type, PP_CALL_SEG);
-#undef PP_CALL_SEG
-    return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_segmented_reduce: hip has no reduction from %s to %s",
-                    pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
+    segmented_family fam = {ctx, a};
+    return pp_hip_dispatch(ctx, "pp_segmented_reduce", a->in_type, a->op, a->out_type, fam);
 }

@@ -26,6 +26,21 @@ struct pp_reduce_tuning {
     int seg_blocks_per_cu;
 };
 
+/* ---- compile time (per device pass) ----
+ * seg_finish's resident blocks per SM for the accumulators of 8-byte floats (reduce.hip,
+ * seg_finish_min_blocks), whose 16 pairwise levels of chunk partials take 32 registers.
+ * NVIDIA: 3. Without a bound, ptxas (CUDA 13, sm_90 and sm_80) gave the f64 sums and products
+ * and the f32 -> f64 sums 64 registers and spilled 32 bytes (stores and loads) in each of
+ * their 9 kernels; with 3 (at most 80 registers) they take 56-60 and spill nothing, and 4
+ * blocks of 256 threads still fit an SM, as at 64 registers. f64 min / max, 80 registers
+ * either way, are unchanged. AMD: 0, no bound (the form without one: hipcc's attributes are
+ * the same), as before. */
+#if defined(PP_PORT_NVIDIA)
+#define REDUCE_SEG_FINISH_MIN_BLOCKS_WIDE 3
+#else
+#define REDUCE_SEG_FINISH_MIN_BLOCKS_WIDE 0
+#endif
+
 /* Before the first reduce call of a context (backend.hip sets it at creation): grid_waves 0
  * means "not chosen yet"; reduce.hip then takes the device's row below. */
 static const pp_reduce_tuning pp_reduce_tune_default = {0, 0, 0};
