@@ -176,4 +176,8 @@ const struct pp_backend_ops pp_cpu_backend = {
     /* histogram family (issue 4) */
     .histogram = pp__cpu_histogram,
     .reduce_by_index = pp__cpu_reduce_by_index,
+
+    /* summed-area table, axis scans, transpose (issue 21) */
+    .grid_scan = pp__cpu_grid_scan,
+    .transpose = pp__cpu_transpose,
 };

@@ -21,4 +21,9 @@ pp_status pp__cpu_scan(pp_context *ctx, const pp_scan_args *a);
 pp_status pp__cpu_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp__cpu_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args *a);
 
+
+/* cpu/sat.c (issue 21) */
+pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a);
+pp_status pp__cpu_transpose(pp_context *ctx, const pp_transpose_args *a);
+
 #endif

@@ -30,6 +30,8 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     [PP_OPTION_CPU_HIST_LANES] = {"cpu_hist_lanes", 0, 16, 0},
     [PP_OPTION_CPU_HIST_ROUND] = {"cpu_hist_round", 0, (int64_t)1 << 31, 0},
     [PP_OPTION_FAIL_ALLOC] = {"fail_alloc", 0, (int64_t)1 << 31, 0},
+    /* summed-area table (issue 21) */
+    [PP_OPTION_SAT_STRATEGY] = {"sat_strategy", PP_SAT_STRATEGY_AUTO, PP_SAT_STRATEGY_TWO_PASS, 0},
 };
 
 static const option_info *info(pp_option o)

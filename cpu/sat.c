@@ -1,0 +1,432 @@
+/*
+ * sat.c -- the 2-D family on the CPU (OpenMP, issue 21): scans along rows or columns of a
+ * matrix for every (in_type, op, out_type) of the scan family, the summed-area table, and the
+ * cache-blocked transpose.
+ *
+ * Each kernel is the template header cpu/sat_impl.h, included once per (in, op, out), with the
+ * operators and accumulator types of cpu/scan.c (cpu/common.h): integer sums, products and
+ * bitwise ops wrap in the unsigned type of the output's width (a signed and an unsigned input
+ * of one width share the kernel), min / max in the input type, floats in the output type.
+ *
+ * Orders of evaluation (fixed by the shape alone, never by the thread count, so every run
+ * gives the same bits):
+ *   rows     each row left to right, one element after another (GROUP rows side by side, so
+ *            that independent chains hide the latency of the adds);
+ *   columns  each column top to bottom, row r from row r - 1 (vectorized across a strip);
+ *   table    P(r, c) = the row prefix of row r at c, left to right; blocks of `rb` rows (rb
+ *            from the width alone: a block fits in 256 KiB) hold Q(r, c) = P(r0, c) + ... +
+ *            P(r, c) top to bottom from the block's first row r0; the block's carry C(c) is
+ *            the table's row r0 - 1, and the table is C(c) + Q(r, c). A term passes through at
+ *            most (c + 1) + (r + 1) roundings: parprim.h's bound with slack to spare.
+ * A single row (and a single contiguous column) is the 1-D scan of cpu/scan.c.
+ *
+ * The table in one pass over row blocks: the threads claim blocks in order; a thread computes
+ * P and Q of its block (the input's one read from memory; the block stays in its cache), then
+ * waits for the block above to publish its last row, adds that carry to its own last row,
+ * publishes it, and adds the carry to the rest of its block. The carries form a chain of one
+ * row-add each; everything else runs in parallel.
+ *
+ * The transpose: tiles of TT x TT elements (64 x 64), each read row by row and written column
+ * by column while both stay in L1; the tiles of every matrix of the batch are spread over the
+ * threads.
+ */
+#define _POSIX_C_SOURCE 200809L /* sched_yield */
+#include <omp.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define GROUP 8                         /* rows scanned side by side */
+#define SPIN_LIMIT 4096                 /* polls of a carry before yielding the core */
+#define SAT_BLOCK_BYTES ((size_t)256 << 10) /* a block of the table's rows stays in the cache */
+#define TT 64                           /* transpose tiles: TT x TT elements */
+#define PAR_MIN_ELEMS ((size_t)1 << 16) /* smaller matrices run on one thread */
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+static inline void cpu_pause(void)
+{
+#if defined(__SSE2__)
+    _mm_pause();
+#endif
+}
+
+/* How a call runs: threads, the table's block rows and its ready flags (one per block). */
+struct grid_plan {
+    int threads;
+    size_t block_rows;
+    atomic_uchar *ready;
+};
+
+/* ---- instantiations: sat_impl.h once per kernel ---- */
+#define NAME u8_u8_sum
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_SUM
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u8_prod
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_PROD
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u8_and
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_AND
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u8_or
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_OR
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u8_xor
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_XOR
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_sum
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_SUM
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_prod
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_PROD
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_and
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_AND
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_or
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_OR
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_xor
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_XOR
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_sum
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_SUM
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_prod
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_PROD
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_and
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_AND
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_or
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_OR
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_xor
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_XOR
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u8_min
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_IMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u8_max
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_IMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME i32_i32_min
+#define IN int32_t
+#define A int32_t
+#define OP OP_IMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME i32_i32_max
+#define IN int32_t
+#define A int32_t
+#define OP OP_IMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_min
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_IMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_max
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_IMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME i64_i64_min
+#define IN int64_t
+#define A int64_t
+#define OP OP_IMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME i64_i64_max
+#define IN int64_t
+#define A int64_t
+#define OP OP_IMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_min
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_IMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_max
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_IMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME f32_f32_min
+#define IN float
+#define A float
+#define OP OP_FMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME f32_f32_max
+#define IN float
+#define A float
+#define OP OP_FMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME f32_f32_sum
+#define IN float
+#define A float
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+#define NAME f32_f32_prod
+#define IN float
+#define A float
+#define OP OP_PROD
+#define SAT 0
+#include "sat_impl.h"
+#define NAME f64_f64_min
+#define IN double
+#define A double
+#define OP OP_FMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME f64_f64_max
+#define IN double
+#define A double
+#define OP OP_FMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME f64_f64_sum
+#define IN double
+#define A double
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+#define NAME f64_f64_prod
+#define IN double
+#define A double
+#define OP OP_PROD
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u32_sum
+#define IN uint8_t
+#define A uint32_t
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+#define NAME u8_u64_sum
+#define IN uint8_t
+#define A uint64_t
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+#define NAME i32_i64_sum
+#define IN int32_t
+#define A uint64_t
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+#define NAME u32_u64_sum
+#define IN uint32_t
+#define A uint64_t
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+#define NAME f32_f64_sum
+#define IN float
+#define A double
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+
+/* ---- dispatch ---- */
+
+typedef void (*grid_fn)(const pp_grid_args *a, const struct grid_plan *p);
+
+/* [in][out][op], as cpu/scan.c's table: a same-type row takes the kernel of the unsigned type
+ * of its width for the exact ops, its own for min and max. */
+#define SAT_UNS_PP_U8 PP_U8
+#define SAT_UNS_PP_I32 PP_U32
+#define SAT_UNS_PP_U32 PP_U32
+#define SAT_UNS_PP_I64 PP_U64
+#define SAT_UNS_PP_U64 PP_U64
+#define SAT_UNS_PP_F32 PP_F32
+#define SAT_UNS_PP_F64 PP_F64
+#define SAT_EXACT(IN, op) CPU_KERNEL(CPU_CAT(SAT_UNS_, IN), CPU_CAT(SAT_UNS_, IN), op, grid)
+#define SAT_PICK_SUM SAT_EXACT
+#define SAT_PICK_PROD SAT_EXACT
+#define SAT_PICK_AND SAT_EXACT
+#define SAT_PICK_OR SAT_EXACT
+#define SAT_PICK_XOR SAT_EXACT
+#define SAT_PICK_MIN(IN, op) CPU_KERNEL(IN, IN, op, grid)
+#define SAT_PICK_MAX(IN, op) CPU_KERNEL(IN, IN, op, grid)
+#define SAT_SAME(IN, OUT, OP, op) [PP_OP_##OP] = SAT_PICK_##OP(IN, op),
+#define SAT_WIDE(IN, OUT, OP, op) [PP_OP_##OP] = CPU_KERNEL(IN, OUT, op, grid),
+static const grid_fn grid_impls CPU_TABLE_DIMS = {CPU_DISPATCH_ROWS(SAT_SAME, SAT_WIDE)};
+
+static const char *grid_entry(const pp_grid_args *a)
+{
+    return a->kind == PP_GRID_SAT ? "pp_summed_area_table" : "pp_axis_scan";
+}
+
+/* The 1-D scan of n contiguous elements (a single row, or a single column of pitch 1). */
+static pp_status scan_1d(pp_context *ctx, const pp_grid_args *a, size_t n)
+{
+    pp_scan_args s;
+    memset(&s, 0, sizeof s);
+    s.in = a->in;
+    s.n = n;
+    s.in_type = a->in_type;
+    s.op = a->op;
+    s.exclusive = a->exclusive;
+    memcpy(s.init, a->init, sizeof s.init);
+    s.out = a->out;
+    s.out_type = a->out_type;
+    return pp__cpu_scan(ctx, &s);
+}
+
+/* The integral image's zero row and column. */
+static void integral_border(const pp_grid_args *a)
+{
+    const size_t osz = pp_dtype_size(a->out_type), op = a->out_pitch;
+    char *base = (char *)a->out - (op + 1) * osz;
+    memset(base, 0, (a->cols + 1) * osz);
+    for (size_t r = 1; r <= a->rows; ++r) memset(base + r * op * osz, 0, osz);
+}
+
+/* The plan: family "sat" (the table) or "axis_scan", strategy "cpu" or "cpu_1d" (a single row
+ * or contiguous column, cpu/scan.c), tiles = the table's row blocks, param[0] = threads,
+ * param[1] = rows per block of the table. */
+pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a)
+{
+    const grid_fn fn = cpu_table_index_ok(a->in_type, a->op, a->out_type) ? grid_impls[a->in_type][a->out_type][a->op]
+                                                                          : NULL;
+    if (!fn) return cpu_no_kernel(ctx, grid_entry(a), a->in_type, a->op, a->out_type);
+    const char *family = a->kind == PP_GRID_SAT ? "sat" : "axis_scan";
+    const int one_row = a->rows == 1 && a->kind != PP_GRID_SCAN_COLS;
+    const int one_col = a->cols == 1 && a->in_pitch == 1 && a->out_pitch == 1 && a->kind != PP_GRID_SCAN_ROWS;
+    if (one_row || one_col) {
+        const size_t n = one_row ? a->cols : a->rows;
+        PP_TRY(scan_1d(ctx, a, n));
+        if (a->kind == PP_GRID_SAT && a->integral) integral_border(a);
+        const pp_plan inner = ctx->plan;
+        pp__set_plan(ctx, family, "cpu_1d", 0, inner.tiles, inner.param[0], 0, 0, 0);
+        return PP_OK;
+    }
+    const size_t osz = pp_dtype_size(a->out_type);
+    const size_t elems = a->rows * a->cols;
+    struct grid_plan p = {elems >= PAR_MIN_ELEMS ? omp_get_max_threads() : 1, 0, NULL};
+    size_t blocks = 0;
+    if (a->kind == PP_GRID_SAT) {
+        size_t rb = SAT_BLOCK_BYTES / (a->cols * osz);
+        p.block_rows = rb < GROUP ? GROUP : rb > 1024 ? 1024 : rb;
+        blocks = (a->rows + p.block_rows - 1) / p.block_rows;
+        void *mem;
+        PP_TRY(cpu_scratch(ctx, grid_entry(a), blocks, &mem));
+        p.ready = (atomic_uchar *)mem;
+        for (size_t b = 0; b < blocks; ++b) atomic_init(&p.ready[b], 0);
+        if (a->integral) integral_border(a);
+    }
+    pp__set_plan(ctx, family, "cpu", 0, blocks, p.threads, (int64_t)p.block_rows, 0, 0);
+    fn(a, &p);
+    return PP_OK;
+}
+
+/* ---- transpose ---- */
+
+#define TRANSPOSE_TILE(T)                                                                       \
+    do {                                                                                        \
+        const T *x = (const T *)in;                                                             \
+        T *y = (T *)out;                                                                        \
+        for (size_t i = r0; i < r1; ++i)                                                        \
+            for (size_t j = c0; j < c1; ++j) y[j * op + i] = x[i * ip + j];                     \
+    } while (0)
+
+/* One tile: rows [r0, r1) x columns [c0, c1) of one matrix. */
+static void transpose_tile(const void *in, void *out, size_t ip, size_t op, size_t es, size_t r0, size_t r1,
+                           size_t c0, size_t c1)
+{
+    switch (es) {
+    case 1: TRANSPOSE_TILE(uint8_t); break;
+    case 4: TRANSPOSE_TILE(uint32_t); break;
+    default: TRANSPOSE_TILE(uint64_t); break;
+    }
+}
+
+/* The plan: family "transpose", strategy "cpu", tiles = TT x TT tiles of all matrices,
+ * param[0] = threads, param[1] = TT. */
+pp_status pp__cpu_transpose(pp_context *ctx, const pp_transpose_args *a)
+{
+    const size_t tr = (a->rows + TT - 1) / TT, tc = (a->cols + TT - 1) / TT;
+    const size_t per = tr * tc, tiles = per * a->batch;
+    const int threads = a->rows * a->cols * a->batch >= PAR_MIN_ELEMS ? omp_get_max_threads() : 1;
+    pp__set_plan(ctx, "transpose", "cpu", 0, tiles, threads, TT, 0, 0);
+    const size_t es = a->esize;
+    const char *in = (const char *)a->in;
+    char *out = (char *)a->out;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    for (size_t t = 0; t < tiles; ++t) {
+        const size_t k = t / per, i = (t % per) / tc, j = t % tc;
+        const char *x = in + k * a->rows * a->in_pitch * es;
+        char *y = out + k * a->cols * a->out_pitch * es;
+        transpose_tile(x, y, a->in_pitch, a->out_pitch, es, i * TT, min_size(a->rows, (i + 1) * TT), j * TT,
+                       min_size(a->cols, (j + 1) * TT));
+    }
+    return PP_OK;
+}

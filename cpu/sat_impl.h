@@ -1,0 +1,188 @@
+/*
+ * sat_impl.h -- one 2-D kernel of cpu/sat.c, a template: included once per instantiation with
+ * these macros defined, which it #undefs at its end:
+ *   NAME   the kernel's name prefix;   IN  the input type;   A  the accumulator (output) type
+ *   OP     the operator (OP_SUM, ... of cpu/common.h);   SAT  1 where NAME is a sum that
+ *          pp_summed_area_table offers (defines NAME_sat), else 0
+ * It defines NAME_rows (every row scanned), NAME_cols (every column), NAME_sat (the table) and
+ * NAME_grid, the dispatch-table entry. Orders of evaluation (cpu/sat.c's header): a row is
+ * scanned left to right, a column top to bottom, one element after another.
+ */
+#define G_(x) CPU_CAT(NAME, _##x)
+
+ALWAYS_INLINE A G_(op)(A a, A b) { return (A)OP(a, b); }
+
+/* Rows [r0, r1) of the matrix, each scanned left to right; GROUP rows side by side (their
+ * chains are independent: the adds of one row wait on each other, not on the other rows'). */
+static void G_(rows_range)(const pp_grid_args *a, size_t r0, size_t r1)
+{
+    const IN *x = (const IN *)a->in;
+    A *y = (A *)a->out;
+    A init;
+    memcpy(&init, a->init, sizeof init);
+    const size_t n = a->cols, ip = a->in_pitch, op = a->out_pitch;
+    for (size_t r = r0; r < r1; r += GROUP) {
+        const size_t g = min_size(GROUP, r1 - r);
+        const IN *xr[GROUP];
+        A *yr[GROUP];
+        A acc[GROUP];
+        for (size_t j = 0; j < GROUP; ++j) { /* rows past g repeat the last: computed, not stored twice */
+            const size_t rr = r + (j < g ? j : g - 1);
+            xr[j] = x + rr * ip;
+            yr[j] = y + rr * op;
+        }
+        if (a->exclusive) {
+            for (size_t j = 0; j < GROUP; ++j) acc[j] = init;
+            for (size_t c = 0; c < n; ++c)
+                for (size_t j = 0; j < GROUP; ++j) {
+                    const A v = (A)xr[j][c];
+                    if (j < g) yr[j][c] = acc[j];
+                    acc[j] = G_(op)(acc[j], v);
+                }
+        } else {
+            for (size_t j = 0; j < GROUP; ++j) acc[j] = (A)xr[j][0];
+            for (size_t j = 0; j < g; ++j) yr[j][0] = acc[j];
+            for (size_t c = 1; c < n; ++c)
+                for (size_t j = 0; j < GROUP; ++j) {
+                    acc[j] = G_(op)(acc[j], (A)xr[j][c]);
+                    if (j < g) yr[j][c] = acc[j];
+                }
+        }
+    }
+}
+
+static void G_(rows)(const pp_grid_args *a, int threads)
+{
+    const size_t groups = (a->rows + GROUP - 1) / GROUP;
+    _Pragma("omp parallel for schedule(static) num_threads(threads) if (threads > 1)")
+    for (size_t k = 0; k < groups; ++k) G_(rows_range)(a, k * GROUP, min_size(a->rows, (k + 1) * GROUP));
+}
+
+/* Columns [c0, c1), top to bottom: row r from row r - 1 of the output (inclusive) or of the
+ * output and the input (exclusive), both still in the cache; each row's strip vectorizes. */
+static void G_(cols_range)(const pp_grid_args *a, size_t c0, size_t c1)
+{
+    const IN *x = (const IN *)a->in;
+    A *y = (A *)a->out;
+    A init;
+    memcpy(&init, a->init, sizeof init);
+    const size_t ip = a->in_pitch, op = a->out_pitch;
+    if (a->exclusive) {
+        for (size_t c = c0; c < c1; ++c) y[c] = init;
+        for (size_t r = 1; r < a->rows; ++r) {
+            const IN *xp = x + (r - 1) * ip;
+            const A *yp = y + (r - 1) * op;
+            A *yr = y + r * op;
+            for (size_t c = c0; c < c1; ++c) yr[c] = G_(op)(yp[c], (A)xp[c]);
+        }
+    } else {
+        for (size_t c = c0; c < c1; ++c) y[c] = (A)x[c];
+        for (size_t r = 1; r < a->rows; ++r) {
+            const IN *xr = x + r * ip;
+            const A *yp = y + (r - 1) * op;
+            A *yr = y + r * op;
+            for (size_t c = c0; c < c1; ++c) yr[c] = G_(op)(yp[c], (A)xr[c]);
+        }
+    }
+}
+
+static void G_(cols)(const pp_grid_args *a, int threads)
+{
+    /* strips of whole cache lines, one or a few per thread */
+    const size_t line = 64 / sizeof(A) > 0 ? 64 / sizeof(A) : 1;
+    size_t w = (a->cols + (size_t)threads - 1) / (size_t)threads;
+    w = (w + line - 1) / line * line;
+    const size_t strips = (a->cols + w - 1) / w;
+    _Pragma("omp parallel for schedule(static) num_threads(threads) if (threads > 1 && strips > 1)")
+    for (size_t k = 0; k < strips; ++k) G_(cols_range)(a, k * w, min_size(a->cols, (k + 1) * w));
+}
+
+#if SAT
+/* The table, one pass over blocks of `rb` rows claimed in order (cpu/sat.c's header): the row
+ * prefixes P and their running column sums Q of a block while it is in the cache, then, once
+ * the block above has finished its last row, that row (the carry C) added to every row of
+ * the block, the last row first so that the block below may go on. */
+static void G_(sat_block)(const pp_grid_args *a, size_t b, size_t rb, atomic_uchar *ready)
+{
+    const IN *x = (const IN *)a->in;
+    A *y = (A *)a->out;
+    const size_t n = a->cols, ip = a->in_pitch, op = a->out_pitch;
+    const size_t r0 = b * rb, r1 = min_size(a->rows, r0 + rb);
+    /* P: row prefixes, GROUP rows side by side */
+    for (size_t r = r0; r < r1; r += GROUP) {
+        const size_t g = min_size(GROUP, r1 - r);
+        const IN *xr[GROUP];
+        A *yr[GROUP];
+        A acc[GROUP];
+        for (size_t j = 0; j < GROUP; ++j) {
+            const size_t rr = r + (j < g ? j : g - 1);
+            xr[j] = x + rr * ip;
+            yr[j] = y + rr * op;
+            acc[j] = (A)xr[j][0];
+        }
+        for (size_t j = 0; j < g; ++j) yr[j][0] = acc[j];
+        for (size_t c = 1; c < n; ++c)
+            for (size_t j = 0; j < GROUP; ++j) {
+                acc[j] = (A)(acc[j] + (A)xr[j][c]);
+                if (j < g) yr[j][c] = acc[j];
+            }
+    }
+    /* Q: running sums down the block */
+    for (size_t r = r0 + 1; r < r1; ++r) {
+        const A *yp = y + (r - 1) * op;
+        A *yr = y + r * op;
+        for (size_t c = 0; c < n; ++c) yr[c] = (A)(yp[c] + yr[c]);
+    }
+    if (b > 0) {
+        for (unsigned spins = 0; !atomic_load_explicit(&ready[b - 1], memory_order_acquire); ++spins) {
+            if (spins < SPIN_LIMIT) cpu_pause();
+            else sched_yield();
+        }
+        const A *cy = y + (r0 - 1) * op; /* C: the block above's last row, final */
+        A *yl = y + (r1 - 1) * op;
+        for (size_t c = 0; c < n; ++c) yl[c] = (A)(cy[c] + yl[c]);
+        atomic_store_explicit(&ready[b], 1, memory_order_release);
+        for (size_t r = r0; r + 1 < r1; ++r) {
+            A *yr = y + r * op;
+            for (size_t c = 0; c < n; ++c) yr[c] = (A)(cy[c] + yr[c]);
+        }
+    } else {
+        atomic_store_explicit(&ready[b], 1, memory_order_release);
+    }
+}
+
+static void G_(sat)(const pp_grid_args *a, int threads, size_t rb, atomic_uchar *ready)
+{
+    const size_t blocks = (a->rows + rb - 1) / rb;
+    atomic_size_t next;
+    atomic_init(&next, 0);
+    _Pragma("omp parallel num_threads(threads) if (threads > 1)")
+    {
+        for (;;) {
+            const size_t b = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
+            if (b >= blocks) break;
+            G_(sat_block)(a, b, rb, ready);
+        }
+    }
+}
+#endif
+
+static void G_(grid)(const pp_grid_args *a, const struct grid_plan *p)
+{
+    switch (a->kind) {
+    case PP_GRID_SCAN_ROWS: G_(rows)(a, p->threads); break;
+    case PP_GRID_SCAN_COLS: G_(cols)(a, p->threads); break;
+    case PP_GRID_SAT:
+#if SAT
+        G_(sat)(a, p->threads, p->block_rows, p->ready);
+#endif
+        break;
+    }
+}
+
+#undef G_
+#undef NAME
+#undef IN
+#undef A
+#undef OP
+#undef SAT
