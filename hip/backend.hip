@@ -221,5 +221,8 @@ extern "C" const struct pp_backend_ops pp_hip_backend = {
     /* .scan             = */ pp_hip_scan,
     /* .histogram        = */ pp_hip_histogram,
     /* .reduce_by_index  = */ pp_hip_reduce_by_index,
+    /* summed-area table, axis scans, transpose (issue 21) */
+    /* .grid_scan        = */ pp_hip_grid_scan,
+    /* .transpose        = */ pp_hip_transpose,
 };
 #endif

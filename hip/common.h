@@ -72,4 +72,8 @@ pp_status pp_hip_scan(pp_context *ctx, const pp_scan_args *a);
 pp_status pp_hip_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_hip_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args *a);
 
+/* sat.hip (issue 21) */
+pp_status pp_hip_grid_scan(pp_context *ctx, const pp_grid_args *a);
+pp_status pp_hip_transpose(pp_context *ctx, const pp_transpose_args *a);
+
 #endif

@@ -342,4 +342,46 @@ PP_DEVICE typename SO::T pp_lookback_tree(pp_lb_entry<SO> *st, uint64_t tiles, u
     return p;
 }
 
+/* ---- many chains, one lane each (the 2-D tiles of sat.hip) ----
+ * A tile whose carry is a vector -- the row prefixes of a 2-D tile's rows, the carries of its
+ * columns -- publishes one entry per component: chain k of `stride` interleaved chains has
+ * tile t's entries at t * stride + k, the aggregate in `aggs`, the inclusive prefix in `incl`
+ * (both zeroed before the kernel). One lane serves one chain, so the lanes of a block serve
+ * all of a tile's chains at once. The lane walks back over the tiles before t until one has
+ * published its inclusive prefix (tile 0 publishes only that), waiting at each tile for at
+ * least its aggregate, then folds forward in tile order from there, reading the aggregates
+ * again: by induction every inclusive prefix is the sequential fold of the aggregates from
+ * tile 0, whatever the timing, so the results are the same bits on every run for any
+ * associative operator, floats included (a float passes through one rounding per tile of the
+ * chain). The walk is serial per lane, but a tile's chains mostly stop at the tile just
+ * before it, published long ago or soon.
+ * Run by one lane for chain k of tile t, once the caller has published agg at aggs (t > 0;
+ * as early as it could, pp_lb_publish): publishes tile t's inclusive prefix (the exclusive
+ * prefix folded with agg; agg itself for tile 0) and returns the exclusive prefix
+ * (SO::identity() for tile 0). */
+template <typename SO>
+PP_DEVICE typename SO::T pp_lookback_lane(pp_lb_entry<SO> *aggs, pp_lb_entry<SO> *incl, uint64_t stride, uint64_t t,
+                                          uint64_t k, typename SO::T agg, const pp_lb_sleeps &sl)
+{
+    using T = typename SO::T;
+    if (t == 0) {
+        pp_lb_publish<SO>(incl, k, agg);
+        return SO::identity();
+    }
+    if (sl.delay_ns) pp_sleep_ns(sl.delay_ns);
+    uint64_t j = t - 1;
+    T v;
+    for (;;) { /* back to the nearest inclusive prefix (tile 0 publishes no aggregate) */
+        if (pp_lb_try<SO>(incl, j * stride + k, v)) break;
+        if (j > 0 && pp_lb_try<SO>(aggs, j * stride + k, v)) {
+            --j;
+            continue;
+        }
+        pp_lb_pause(sl);
+    }
+    for (uint64_t i = j + 1; i < t; ++i) v = SO::apply(v, pp_lb_wait<SO>(aggs, i * stride + k, sl));
+    pp_lb_publish<SO>(incl, t * stride + k, SO::apply(v, agg));
+    return v;
+}
+
 #endif /* PP_HIP_LOOKBACK_H */
