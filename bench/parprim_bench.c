@@ -426,6 +426,9 @@ static int set_options(pb_run *r, const pb_state *s, const char *assignments, sa
             v = strtoll(eq + 1, &end, 0);
             for (int k = 0; *end && k < 5; k++)
                 if (!strcmp(eq + 1, strategies[k])) v = k, end = "";
+            /* summed-area table (issue 21): pp_sat_strategy's names */
+            if (*end && !strcmp(eq + 1, "one_pass")) v = PP_SAT_STRATEGY_ONE_PASS, end = "";
+            if (*end && !strcmp(eq + 1, "two_pass")) v = PP_SAT_STRATEGY_TWO_PASS, end = "";
         }
         if (!eq || *end || pp_option_from_name(tok, &opt) != PP_OK) {
             pb_fail(r, s, "'%s%s%s' is not an option assignment (name=value; pp_option_name gives the names)", tok,

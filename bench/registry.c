@@ -5,7 +5,9 @@
     X(copy)            \
     X(reduce)          \
     X(scan)            \
-    X(histogram)
+    X(histogram)       \
+    /* summed-area table, axis scans, transpose (issue 21) */ \
+    X(sat)
 
 #define PB_DECLARE(name) extern const pb_family pb_family_##name;
 #define PB_ENTRY(name) &pb_family_##name,

@@ -5,57 +5,46 @@
  *   OP     the operator (OP_SUM, ... of cpu/common.h);   SAT  1 where NAME is a sum that
  *          pp_summed_area_table offers (defines NAME_sat), else 0
  * It defines NAME_rows (every row scanned), NAME_cols (every column), NAME_sat (the table) and
- * NAME_grid, the dispatch-table entry. Orders of evaluation (cpu/sat.c's header): a row is
- * scanned left to right, a column top to bottom, one element after another.
+ * NAME_grid, the dispatch-table entry. Orders of evaluation: cpu/sat.c's header.
  */
 #define G_(x) CPU_CAT(NAME, _##x)
 
 ALWAYS_INLINE A G_(op)(A a, A b) { return (A)OP(a, b); }
 
-/* Rows [r0, r1) of the matrix, each scanned left to right; GROUP rows side by side (their
- * chains are independent: the adds of one row wait on each other, not on the other rows'). */
+/* One row of n elements, x -> y, left to right in one chain (exclusive: y[c] is the fold
+ * before x[c], starting at init). One row at a time, read in order: chains of several rows
+ * side by side hide the operator's latency, but rows of a power-of-two pitch share cache sets
+ * (8 rows at a 4 KiB pitch ran at a tenth of a copy's speed, 4 at a third), and segments of
+ * one row side by side defeat the prefetcher (half the speed of one chain; bench/NOTES.md). */
+static void G_(row)(const IN *x, A *y, size_t n, int excl, A init)
+{
+    if (excl) {
+        A acc = init;
+        for (size_t c = 0; c < n; ++c) {
+            y[c] = acc;
+            acc = G_(op)(acc, (A)x[c]);
+        }
+    } else {
+        A acc = (A)x[0];
+        y[0] = acc;
+        for (size_t c = 1; c < n; ++c) y[c] = acc = G_(op)(acc, (A)x[c]);
+    }
+}
+
+/* Rows [r0, r1) of the matrix. */
 static void G_(rows_range)(const pp_grid_args *a, size_t r0, size_t r1)
 {
-    const IN *x = (const IN *)a->in;
-    A *y = (A *)a->out;
     A init;
     memcpy(&init, a->init, sizeof init);
-    const size_t n = a->cols, ip = a->in_pitch, op = a->out_pitch;
-    for (size_t r = r0; r < r1; r += GROUP) {
-        const size_t g = min_size(GROUP, r1 - r);
-        const IN *xr[GROUP];
-        A *yr[GROUP];
-        A acc[GROUP];
-        for (size_t j = 0; j < GROUP; ++j) { /* rows past g repeat the last: computed, not stored twice */
-            const size_t rr = r + (j < g ? j : g - 1);
-            xr[j] = x + rr * ip;
-            yr[j] = y + rr * op;
-        }
-        if (a->exclusive) {
-            for (size_t j = 0; j < GROUP; ++j) acc[j] = init;
-            for (size_t c = 0; c < n; ++c)
-                for (size_t j = 0; j < GROUP; ++j) {
-                    const A v = (A)xr[j][c];
-                    if (j < g) yr[j][c] = acc[j];
-                    acc[j] = G_(op)(acc[j], v);
-                }
-        } else {
-            for (size_t j = 0; j < GROUP; ++j) acc[j] = (A)xr[j][0];
-            for (size_t j = 0; j < g; ++j) yr[j][0] = acc[j];
-            for (size_t c = 1; c < n; ++c)
-                for (size_t j = 0; j < GROUP; ++j) {
-                    acc[j] = G_(op)(acc[j], (A)xr[j][c]);
-                    if (j < g) yr[j][c] = acc[j];
-                }
-        }
-    }
+    for (size_t r = r0; r < r1; ++r)
+        G_(row)((const IN *)a->in + r * a->in_pitch, (A *)a->out + r * a->out_pitch, a->cols, a->exclusive, init);
 }
 
 static void G_(rows)(const pp_grid_args *a, int threads)
 {
-    const size_t groups = (a->rows + GROUP - 1) / GROUP;
+    const size_t groups = (a->rows + ROW_BATCH - 1) / ROW_BATCH;
     _Pragma("omp parallel for schedule(static) num_threads(threads) if (threads > 1)")
-    for (size_t k = 0; k < groups; ++k) G_(rows_range)(a, k * GROUP, min_size(a->rows, (k + 1) * GROUP));
+    for (size_t k = 0; k < groups; ++k) G_(rows_range)(a, k * ROW_BATCH, min_size(a->rows, (k + 1) * ROW_BATCH));
 }
 
 /* Columns [c0, c1), top to bottom: row r from row r - 1 of the output (inclusive) or of the
@@ -108,25 +97,8 @@ static void G_(sat_block)(const pp_grid_args *a, size_t b, size_t rb, atomic_uch
     A *y = (A *)a->out;
     const size_t n = a->cols, ip = a->in_pitch, op = a->out_pitch;
     const size_t r0 = b * rb, r1 = min_size(a->rows, r0 + rb);
-    /* P: row prefixes, GROUP rows side by side */
-    for (size_t r = r0; r < r1; r += GROUP) {
-        const size_t g = min_size(GROUP, r1 - r);
-        const IN *xr[GROUP];
-        A *yr[GROUP];
-        A acc[GROUP];
-        for (size_t j = 0; j < GROUP; ++j) {
-            const size_t rr = r + (j < g ? j : g - 1);
-            xr[j] = x + rr * ip;
-            yr[j] = y + rr * op;
-            acc[j] = (A)xr[j][0];
-        }
-        for (size_t j = 0; j < g; ++j) yr[j][0] = acc[j];
-        for (size_t c = 1; c < n; ++c)
-            for (size_t j = 0; j < GROUP; ++j) {
-                acc[j] = (A)(acc[j] + (A)xr[j][c]);
-                if (j < g) yr[j][c] = acc[j];
-            }
-    }
+    /* P: row prefixes */
+    for (size_t r = r0; r < r1; ++r) G_(row)(x + r * ip, y + r * op, n, 0, (A)0);
     /* Q: running sums down the block */
     for (size_t r = r0 + 1; r < r1; ++r) {
         const A *yp = y + (r - 1) * op;
