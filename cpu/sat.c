@@ -10,7 +10,8 @@
  *
  * Orders of evaluation (fixed by the shape alone, never by the thread count, so every run
  * gives the same bits):
- *   rows     each row left to right, one element after another;
+ *   rows     each row left to right, one element after another (four rows' chains side by
+ *            side, skewed: sat_impl.h's rows4);
  *   columns  each column top to bottom, row r from row r - 1 (vectorized across a strip);
  *   table    P(r, c) = the row prefix of row r at c, as a row scan; blocks of `rb` rows (rb
  *            from the width alone: a block fits in 256 KiB) hold Q(r, c) = P(r0, c) + ... +
@@ -43,6 +44,7 @@
 #endif
 
 #define ROW_BATCH 16                    /* rows a thread takes at a time (row scans) */
+#define SKEW 16                         /* columns between the chains of rows scanned together */
 #define SPIN_LIMIT 4096                 /* polls of a carry before yielding the core */
 #define SAT_BLOCK_BYTES ((size_t)256 << 10) /* a block of the table's rows stays in the cache */
 #define TT 64                           /* transpose tiles: TT x TT elements */

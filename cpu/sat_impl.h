@@ -12,10 +12,7 @@
 ALWAYS_INLINE A G_(op)(A a, A b) { return (A)OP(a, b); }
 
 /* One row of n elements, x -> y, left to right in one chain (exclusive: y[c] is the fold
- * before x[c], starting at init). One row at a time, read in order: chains of several rows
- * side by side hide the operator's latency, but rows of a power-of-two pitch share cache sets
- * (8 rows at a 4 KiB pitch ran at a tenth of a copy's speed, 4 at a third), and segments of
- * one row side by side defeat the prefetcher (half the speed of one chain; bench/NOTES.md). */
+ * before x[c], starting at init). */
 static void G_(row)(const IN *x, A *y, size_t n, int excl, A init)
 {
     if (excl) {
@@ -31,13 +28,88 @@ static void G_(row)(const IN *x, A *y, size_t n, int excl, A init)
     }
 }
 
+/* Four rows (pitches ip, op), each exactly as G_(row) scans it, their chains side by side so
+ * that the operator's latency is hidden: row j runs (3 - j) * SKEW + 1 columns ahead of row 3,
+ * so that the four rows' current elements lie in different cache sets even at a power-of-two
+ * pitch (without the skew, 8 rows at a 4 KiB pitch ran at a tenth of a copy's speed and 4 at
+ * a third; one row at a time is bound by the operator's latency). */
+static void G_(rows4)(const IN *x, size_t ip, A *y, size_t op, size_t n, int excl, A init)
+{
+    if (n < 3 * SKEW + 2) {
+        for (size_t j = 0; j < 4; ++j) G_(row)(x + j * ip, y + j * op, n, excl, init);
+        return;
+    }
+    const IN *x0 = x, *x1 = x + ip, *x2 = x + 2 * ip, *x3 = x + 3 * ip;
+    A *y0 = y, *y1 = y + op, *y2 = y + 2 * op, *y3 = y + 3 * op;
+    A a0, a1, a2, a3;
+    /* row j's first (3 - j) SKEW + 1 columns, on its own */
+    const size_t p0 = 3 * SKEW + 1, p1 = 2 * SKEW + 1, p2 = SKEW + 1, p3 = 1, m = n - 3 * SKEW - 1;
+#define ROW_HEAD(j)                                                              \
+    do {                                                                         \
+        if (excl) {                                                              \
+            a##j = init;                                                         \
+            for (size_t c = 0; c < p##j; ++c) {                                  \
+                y##j[c] = a##j;                                                  \
+                a##j = G_(op)(a##j, (A)x##j[c]);                                 \
+            }                                                                    \
+        } else {                                                                 \
+            a##j = (A)x##j[0];                                                   \
+            y##j[0] = a##j;                                                      \
+            for (size_t c = 1; c < p##j; ++c) y##j[c] = a##j = G_(op)(a##j, (A)x##j[c]); \
+        }                                                                        \
+    } while (0)
+    ROW_HEAD(0);
+    ROW_HEAD(1);
+    ROW_HEAD(2);
+    ROW_HEAD(3);
+#undef ROW_HEAD
+    /* all four: row j at column p_j + i */
+    if (excl) {
+        for (size_t i = 0; i < m; ++i) {
+            y0[p0 + i] = a0;
+            a0 = G_(op)(a0, (A)x0[p0 + i]);
+            y1[p1 + i] = a1;
+            a1 = G_(op)(a1, (A)x1[p1 + i]);
+            y2[p2 + i] = a2;
+            a2 = G_(op)(a2, (A)x2[p2 + i]);
+            y3[p3 + i] = a3;
+            a3 = G_(op)(a3, (A)x3[p3 + i]);
+        }
+    } else {
+        for (size_t i = 0; i < m; ++i) {
+            y0[p0 + i] = a0 = G_(op)(a0, (A)x0[p0 + i]);
+            y1[p1 + i] = a1 = G_(op)(a1, (A)x1[p1 + i]);
+            y2[p2 + i] = a2 = G_(op)(a2, (A)x2[p2 + i]);
+            y3[p3 + i] = a3 = G_(op)(a3, (A)x3[p3 + i]);
+        }
+    }
+    /* the rows' last columns, on their own (row j: j SKEW of them) */
+#define ROW_TAIL(j)                                                              \
+    for (size_t c = p##j + m; c < n; ++c) {                                      \
+        if (excl) {                                                              \
+            y##j[c] = a##j;                                                      \
+            a##j = G_(op)(a##j, (A)x##j[c]);                                     \
+        } else {                                                                 \
+            y##j[c] = a##j = G_(op)(a##j, (A)x##j[c]);                           \
+        }                                                                        \
+    }
+    ROW_TAIL(1)
+    ROW_TAIL(2)
+    ROW_TAIL(3)
+#undef ROW_TAIL
+}
+
 /* Rows [r0, r1) of the matrix. */
 static void G_(rows_range)(const pp_grid_args *a, size_t r0, size_t r1)
 {
     A init;
     memcpy(&init, a->init, sizeof init);
-    for (size_t r = r0; r < r1; ++r)
-        G_(row)((const IN *)a->in + r * a->in_pitch, (A *)a->out + r * a->out_pitch, a->cols, a->exclusive, init);
+    const IN *x = (const IN *)a->in;
+    A *y = (A *)a->out;
+    size_t r = r0;
+    for (; r + 4 <= r1; r += 4)
+        G_(rows4)(x + r * a->in_pitch, a->in_pitch, y + r * a->out_pitch, a->out_pitch, a->cols, a->exclusive, init);
+    for (; r < r1; ++r) G_(row)(x + r * a->in_pitch, y + r * a->out_pitch, a->cols, a->exclusive, init);
 }
 
 static void G_(rows)(const pp_grid_args *a, int threads)
@@ -98,7 +170,9 @@ static void G_(sat_block)(const pp_grid_args *a, size_t b, size_t rb, atomic_uch
     const size_t n = a->cols, ip = a->in_pitch, op = a->out_pitch;
     const size_t r0 = b * rb, r1 = min_size(a->rows, r0 + rb);
     /* P: row prefixes */
-    for (size_t r = r0; r < r1; ++r) G_(row)(x + r * ip, y + r * op, n, 0, (A)0);
+    size_t r = r0;
+    for (; r + 4 <= r1; r += 4) G_(rows4)(x + r * ip, ip, y + r * op, op, n, 0, (A)0);
+    for (; r < r1; ++r) G_(row)(x + r * ip, y + r * op, n, 0, (A)0);
     /* Q: running sums down the block */
     for (size_t r = r0 + 1; r < r1; ++r) {
         const A *yp = y + (r - 1) * op;
