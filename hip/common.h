@@ -5,6 +5,8 @@
 #ifndef PP_HIP_COMMON_H
 #define PP_HIP_COMMON_H
 
+#include <string.h>
+
 #include "internal.h"
 #include "port.h"
 
@@ -38,6 +40,17 @@ struct pp_hip_state {
 pp_status pp_hip_staging(pp_context *ctx, void **staging);
 
 static inline pp_hip_state *pp_hip(pp_context *ctx) { return (pp_hip_state *)ctx->backend_state; }
+
+/* The row a family's tuning table (tuning_*.h) keeps for the device: NVIDIA by compute
+ * capability ("sm_90" from 9.0 on, "sm_80" below), AMD by the architecture's name ("gfx940"
+ * for gfx94x, "gfx90a" for other gfx9, "gfx1030" for gfx10 and later). */
+static inline const char *pp_hip_tuning_target(const pp_hip_device *d)
+{
+    if (d->cc_major > 0) return d->cc_major >= 9 ? "sm_90" : "sm_80";
+    if (strncmp(d->arch, "gfx94", 5) == 0) return "gfx940";
+    if (strncmp(d->arch, "gfx9", 4) == 0) return "gfx90a";
+    return "gfx1030";
+}
 
 /* Fail with PP_ERROR_DEVICE naming the runtime call and its error string. */
 #define PP_HIP_TRY(ctx, call)                                                                   \

@@ -193,11 +193,10 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     if (valid == 0) return;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-        if ((uint32_t)r >= nrows) break;
         Out y[ITEMS];
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) y[k] = Out(x[r][k]);
-        pp_lane_store<Out, ITEMS>(out + (r0 + r) * prm.out_pitch + cb, valid, prm.vec_out, y);
+        if ((uint32_t)r < nrows) pp_lane_store<Out, ITEMS>(out + (r0 + r) * prm.out_pitch + cb, valid, prm.vec_out, y);
     }
 }
 
@@ -347,12 +346,16 @@ __global__ __launch_bounds__(TRANSPOSE_THREADS) void transpose_tiles(const T *in
         T *y = out + k * cols * op;
         const uint64_t r0 = i * TD, c0 = j * TD;
 #pragma unroll
-        for (int q = ty; q < TD; q += STEP)
+        for (int q0 = 0; q0 < TD; q0 += STEP) {
+            const unsigned q = q0 + ty;
             if (r0 + q < rows && c0 + tx < cols) tile[q][tx] = x[(r0 + q) * ip + c0 + tx];
+        }
         __syncthreads();
 #pragma unroll
-        for (int q = ty; q < TD; q += STEP)
+        for (int q0 = 0; q0 < TD; q0 += STEP) {
+            const unsigned q = q0 + ty;
             if (c0 + q < cols && r0 + tx < rows) y[(c0 + q) * op + r0 + tx] = tile[tx][q];
+        }
         __syncthreads();
     }
 }

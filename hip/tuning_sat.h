@@ -19,12 +19,19 @@
  * 4-byte accumulators 32 x 2 (tiles of 32 x 512), 8-byte ones 16 x 2 (16 x 512). Taller tiles
  * mean fewer column carries per element (two state entries per column and tile: 2 / ROWS
  * entries an element) and shorter chains down the image. Chosen, not measured: the first
- * shapes that fit 2 blocks of 256 threads per SM on sm_90; AMD the same (compiled for
- * gfx90a / gfx940 / gfx1030 with PP_RESOURCE_USAGE, never run). */
+ * shapes that fit 2 blocks of 256 threads per SM on sm_90 (ptxas: 128 registers, no spills
+ * for 4-byte accumulators, 24-68 bytes for some 8-byte ones). AMD: below. */
 #define SAT_THREADS 256
 #define SAT_ITEMS 2
 #define SAT_MIN_BLOCKS 2
+/* AMD: 16 rows for every width (with 32, the 32 unrolled rows' addresses spilled SGPRs on
+ * gfx90a / gfx940: 58-62 of them; compiled, never run). Host and device passes agree: the
+ * platform, not the pass, decides. */
+#if defined(PP_PORT_AMD)
+template <typename A> constexpr int sat_rows() { return 16; }
+#else
 template <typename A> constexpr int sat_rows() { return sizeof(A) <= 4 ? 32 : 16; }
+#endif
 constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
 
 /* The transpose: tiles of TRANSPOSE_TILE x TRANSPOSE_TILE elements through shared memory, a
@@ -55,11 +62,7 @@ static const pp_sat_tuning pp_sat_tuning_table[] = {
 /* The row for the context's device (as tuning_scan.h picks its rows). */
 static inline const pp_sat_tuning *pp_sat_tuning_for(const pp_hip_device *d)
 {
-    const char *want;
-    if (d->cc_major > 0) want = d->cc_major >= 9 ? "sm_90" : "sm_80";
-    else if (strncmp(d->arch, "gfx94", 5) == 0) want = "gfx940";
-    else if (strncmp(d->arch, "gfx9", 4) == 0) want = "gfx90a";
-    else want = "gfx1030";
+    const char *want = pp_hip_tuning_target(d);
     for (const pp_sat_tuning &r : pp_sat_tuning_table)
         if (strcmp(r.target, want) == 0) return &r;
     return &pp_sat_tuning_table[0];
