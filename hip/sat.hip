@@ -221,6 +221,17 @@ static bool rows_aligned(const void *p, uint64_t pitch, size_t size, size_t byte
     return (uintptr_t)p % bytes == 0 && (pitch * size) % bytes == 0;
 }
 
+/* The look-back states of a launch over rows x cols in `mode`: the row chains' (2 entries a row
+ * of every tile) and the column chains' (2 a column of every tile), 256-byte aligned. */
+template <typename A> void grid_state_bytes(int mode, uint64_t rows, uint64_t cols, size_t *h, size_t *v)
+{
+    using E = typename pp_lb_carry<A>::entry;
+    constexpr int ROWS = sat_rows<A>(), TW = SAT_TILE_COLS;
+    const uint64_t tiles = ((rows + ROWS - 1) / ROWS) * ((cols + TW - 1) / TW);
+    *h = mode != MODE_COLS ? pp_align256(2 * tiles * ROWS * sizeof(E)) : 0;
+    *v = mode != MODE_ROWS ? pp_align256(2 * tiles * TW * sizeof(E)) : 0;
+}
+
 /* One launch of grid_tiles over the matrix of `a` (mode, in, out and pitches given), its states
  * from the scratch arena. Records nothing (the caller's plan). */
 template <typename P, typename Out>
@@ -230,17 +241,19 @@ pp_status grid_launch(pp_context *ctx, int mode, const void *in, uint64_t in_pit
     using In = typename P::in_t;
     using A = typename P::acc_t;
     using GP = grid_policy<P, Out>;
-    using E = typename pp_lb_carry<A>::entry;
     pp_hip_state *hs = pp_hip(ctx);
     constexpr int ROWS = sat_rows<A>(), TW = SAT_TILE_COLS;
     const uint64_t ntr = (a->rows + ROWS - 1) / ROWS, ntc = (a->cols + TW - 1) / TW, tiles = ntr * ntc;
-    if (tiles > 0x7FFFFFFFull) return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "sat: more than 2^31 tiles");
-    const size_t hbytes = mode != MODE_COLS ? pp_align256(2 * tiles * ROWS * sizeof(E)) : 0;
-    const size_t vbytes = mode != MODE_ROWS ? pp_align256(2 * tiles * TW * sizeof(E)) : 0;
+    if (tiles > 0x7FFFFFFFull) return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: more than 2^31 tiles of %d x %d", a->kind == PP_GRID_SAT ? "pp_summed_area_table" : "pp_axis_scan", ROWS, TW);
+    size_t hbytes, vbytes;
+    grid_state_bytes<A>(mode, a->rows, a->cols, &hbytes, &vbytes);
     void *sp = nullptr;
     PP_TRY(pp__scratch(ctx, 256 + hbytes + vbytes, &sp));
     char *scratch = (char *)sp;
     PP_HIP_TRY(ctx, hipMemsetAsync(scratch, 0, 256 + hbytes + vbytes, hs->stream));
+    if (border) /* the integral table's zero row (nothing is written before the scratch is there);
+                 * the kernel writes the zero column */
+        PP_HIP_TRY(ctx, hipMemsetAsync((Out *)border - out_pitch, 0, (a->cols + 1) * sizeof(Out), hs->stream));
     grid_params prm;
     memset(&prm, 0, sizeof prm);
     prm.rows = a->rows;
@@ -291,7 +304,13 @@ template <typename P, typename Out> struct grid_run {
         } else if constexpr (!sat_pair<Q>()) {
             return PP_ERROR_UNSUPPORTED; /* src/ lets no other table through */
         } else if (pp__option(ctx, PP_OPTION_SAT_STRATEGY) == PP_SAT_STRATEGY_TWO_PASS) {
-            /* rows into out, then the columns of out in place (the same-type sum's kernel) */
+            /* rows into out, then the columns of out in place (the same-type sum's kernel); the
+             * scratch of both first, so that a failure writes nothing */
+            size_t h1, v1, h2, v2;
+            void *sp = nullptr;
+            grid_state_bytes<A>(MODE_ROWS, a->rows, a->cols, &h1, &v1);
+            grid_state_bytes<typename grid_policy_cols<Out>::acc_t>(MODE_COLS, a->rows, a->cols, &h2, &v2);
+            PP_TRY(pp__scratch(ctx, 256 + (h1 + v1 > h2 + v2 ? h1 + v1 : h2 + v2), &sp));
             PP_TRY((grid_launch<Q, Out>(ctx, MODE_ROWS, a->in, a->in_pitch, out, a->out_pitch, a, border, &grid)));
             using C = grid_policy_cols<Out>;
             PP_TRY((grid_launch<C, Out>(ctx, MODE_COLS, out, a->out_pitch, out, a->out_pitch, a, nullptr, &grid)));
@@ -381,8 +400,6 @@ pp_status pp_hip_grid_scan(pp_context *ctx, const pp_grid_args *a)
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     pp_hip_state *hs = pp_hip(ctx);
     const size_t osz = pp_dtype_size(a->out_type);
-    if (a->integral) /* the zero row; the kernel writes the zero column */
-        PP_HIP_TRY(ctx, hipMemsetAsync((char *)a->out - (a->out_pitch + 1) * osz, 0, (a->cols + 1) * osz, hs->stream));
     if (a->rows == 1 && a->kind != PP_GRID_SCAN_COLS) {
         /* one row: the 1-D scan */
         pp_scan_args s;
@@ -396,7 +413,10 @@ pp_status pp_hip_grid_scan(pp_context *ctx, const pp_grid_args *a)
         s.out = a->out;
         s.out_type = a->out_type;
         PP_TRY(pp_hip_scan(ctx, &s));
-        if (a->integral) PP_HIP_TRY(ctx, hipMemsetAsync((char *)a->out - osz, 0, osz, hs->stream));
+        if (a->integral) { /* the zero row, and the zero before the row */
+            PP_HIP_TRY(ctx, hipMemsetAsync((char *)a->out - (a->out_pitch + 1) * osz, 0, (a->cols + 1) * osz, hs->stream));
+            PP_HIP_TRY(ctx, hipMemsetAsync((char *)a->out - osz, 0, osz, hs->stream));
+        }
         const pp_plan inner = ctx->plan;
         pp__set_plan(ctx, a->kind == PP_GRID_SAT ? "sat" : "axis_scan", "single_row", inner.grid, inner.tiles,
                      inner.param[0], inner.param[1], inner.param[2], inner.param[3]);
