@@ -13,27 +13,28 @@
  *   rows     each row left to right, one element after another (four rows' chains side by
  *            side, skewed: sat_impl.h's rows4);
  *   columns  each column top to bottom, row r from row r - 1 (vectorized across a strip);
- *   table    P(r, c) = the row prefix of row r at c, as a row scan; blocks of `rb` rows (rb
- *            from the width alone: a block fits in 256 KiB) hold Q(r, c) = P(r0, c) + ... +
- *            P(r, c) top to bottom from the block's first row r0; the block's carry C(c) is
- *            the table's row r0 - 1, and the table is C(c) + Q(r, c). A term passes through at
- *            most (c + 1) + (r + 1) roundings: parprim.h's bound with slack to spare.
+ *   table    P(r, c) = the row prefix of row r at c, as a row scan. The rows are cut into
+ *            blocks of rb rows (rb from the shape alone: at most SAT_BLOCKS blocks); block b's
+ *            V_b(c) is the row prefix of its column sums (each column summed top to bottom),
+ *            its carry C_b = C_(b-1) + V_(b-1) (C_1 = V_0), and the table is T(r0, c) = C_b(c) +
+ *            P(r0, c) at the block's first row r0 (P alone in block 0), T(r, c) = T(r - 1, c) +
+ *            P(r, c) below it. A term passes through at most (c + 1) + (r + 1) roundings:
+ *            parprim.h's bound with slack to spare.
  * A single row (and a single contiguous column) is the 1-D scan of cpu/scan.c.
  *
- * The table in one pass over row blocks: the threads claim blocks in order; a thread computes
- * P and Q of its block (the input's one read from memory; the block stays in its cache), then
- * waits for the block above to publish its last row, adds that carry to its own last row,
- * publishes it, and adds the carry to the rest of its block. The carries form a chain of one
- * row-add each; everything else runs in parallel.
+ * The table: the column sums of every block but the last (the input's first read, in
+ * parallel), the carries down the blocks (columns in parallel), then every block's rows (the
+ * input's second read, in parallel), four rows' prefixes at a time while they are in the
+ * cache. No thread waits on another but at the ends of the passes. (A first version made one
+ * pass over blocks claimed in order, each waiting for the block above's last row: with other
+ * processes on the two cores, a waiting thread yielded and the table ran at a fifth of a
+ * copy's speed, slower on two threads than on one.)
  *
  * The transpose: tiles of TT x TT elements (64 x 64), each read row by row into a buffer and
  * written row by row of the output from it (transpose_tile); the tiles of every matrix of the
  * batch are spread over the threads.
  */
-#define _POSIX_C_SOURCE 200809L /* sched_yield */
 #include <omp.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -45,26 +46,51 @@
 
 #define ROW_BATCH 16                    /* rows a thread takes at a time (row scans) */
 #define SKEW 16                         /* columns between the chains of rows scanned together */
-#define SPIN_LIMIT 4096                 /* polls of a carry before yielding the core */
-#define SAT_BLOCK_BYTES ((size_t)256 << 10) /* a block of the table's rows stays in the cache */
+#define SAT_BLOCKS 256                  /* the table's blocks of rows (at most) */
 #define TT 64                           /* transpose tiles: TT x TT elements */
 #define PAR_MIN_ELEMS ((size_t)1 << 16) /* smaller matrices run on one thread */
+#define STREAM_MIN_BYTES ((size_t)32 << 20) /* tables this large are streamed to the output */
+#define STAGE_MAX_BYTES ((size_t)1 << 20)   /* ... through staging rows of at most this much */
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-static inline void cpu_pause(void)
-{
-#if defined(__SSE2__)
-    _mm_pause();
-#endif
-}
 
-/* How a call runs: threads, the table's block rows and its ready flags (one per block). */
+/* How a call runs: threads, the table's block rows, its carries (blocks x cols accumulators)
+ * and its staging rows (5 rows a thread, or NULL). */
 struct grid_plan {
     int threads;
     size_t block_rows;
-    atomic_uchar *ready;
+    void *carry;
+    void *stage;
 };
+
+/* Copy `bytes` from the cached row src to dst with non-temporal stores where there are any
+ * (SSE2; the 16-byte aligned body of dst), so that an output larger than the caches costs one
+ * write instead of a read for ownership and a write-back. */
+static inline void stream_row(void *dst, const void *src, size_t bytes)
+{
+#if defined(__SSE2__)
+    const size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
+    if (bytes >= head + 16) {
+        memcpy(dst, src, head);
+        const size_t body = (bytes - head) & ~(size_t)15;
+        __m128i *d = (__m128i *)((char *)dst + head);
+        const char *q = (const char *)src + head;
+        for (size_t i = 0; i < body / 16; ++i) _mm_stream_si128(d + i, _mm_loadu_si128((const __m128i *)(q + 16 * i)));
+        memcpy((char *)dst + head + body, q + body, bytes - head - body);
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
+}
+
+/* Order the non-temporal stores before whatever follows. */
+static inline void stream_fence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
 
 /* ---- instantiations: sat_impl.h once per kernel ---- */
 #define NAME u8_u8_sum
@@ -353,7 +379,7 @@ static void integral_border(const pp_grid_args *a)
 
 /* The plan: family "sat" (the table) or "axis_scan", strategy "cpu" or "cpu_1d" (a single row
  * or contiguous column, cpu/scan.c), tiles = the table's row blocks, param[0] = threads,
- * param[1] = rows per block of the table. */
+ * param[1] = rows per block of the table, param[2] = 1 where the table is streamed out. */
 pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a)
 {
     const grid_fn fn = cpu_table_index_ok(a->in_type, a->op, a->out_type) ? grid_impls[a->in_type][a->out_type][a->op]
@@ -372,19 +398,29 @@ pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a)
     }
     const size_t osz = pp_dtype_size(a->out_type);
     const size_t elems = a->rows * a->cols;
-    struct grid_plan p = {elems >= PAR_MIN_ELEMS ? omp_get_max_threads() : 1, 0, NULL};
+    struct grid_plan p = {elems >= PAR_MIN_ELEMS ? omp_get_max_threads() : 1, 0, NULL, NULL};
     size_t blocks = 0;
     if (a->kind == PP_GRID_SAT) {
-        size_t rb = SAT_BLOCK_BYTES / (a->cols * osz);
-        p.block_rows = rb < 8 ? 8 : rb > 1024 ? 1024 : rb;
+        /* at most SAT_BLOCKS blocks, of at least 16 rows: from the shape alone */
+        const size_t rb = (a->rows + SAT_BLOCKS - 1) / SAT_BLOCKS;
+        p.block_rows = rb < 16 ? 16 : rb;
         blocks = (a->rows + p.block_rows - 1) / p.block_rows;
-        void *mem;
-        PP_TRY(cpu_scratch(ctx, grid_entry(a), blocks, &mem));
-        p.ready = (atomic_uchar *)mem;
-        for (size_t b = 0; b < blocks; ++b) atomic_init(&p.ready[b], 0);
+        const size_t row_bytes = a->cols * osz;
+        const int stage = elems * osz >= STREAM_MIN_BYTES && 5 * row_bytes <= STAGE_MAX_BYTES;
+        const size_t carry_bytes = blocks > 1 ? blocks * row_bytes : 0; /* blocks <= SAT_BLOCKS: no overflow */
+        if (row_bytes > SIZE_MAX / SAT_BLOCKS)
+            return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: the carries of %zu blocks of %zu columns overflow",
+                            grid_entry(a), blocks, a->cols);
+        const size_t stage_bytes = stage ? (size_t)p.threads * 5 * row_bytes : 0;
+        if (carry_bytes + stage_bytes > 0) {
+            void *mem;
+            PP_TRY(cpu_scratch(ctx, grid_entry(a), carry_bytes + stage_bytes, &mem));
+            p.carry = mem;
+            p.stage = stage ? (char *)mem + carry_bytes : NULL;
+        }
         if (a->integral) integral_border(a);
     }
-    pp__set_plan(ctx, family, "cpu", 0, blocks, p.threads, (int64_t)p.block_rows, 0, 0);
+    pp__set_plan(ctx, family, "cpu", 0, blocks, p.threads, (int64_t)p.block_rows, p.stage != NULL, 0);
     fn(a, &p);
     return PP_OK;
 }

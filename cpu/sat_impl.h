@@ -159,56 +159,74 @@ static void G_(cols)(const pp_grid_args *a, int threads)
 }
 
 #if SAT
-/* The table, one pass over blocks of `rb` rows claimed in order (cpu/sat.c's header): the row
- * prefixes P and their running column sums Q of a block while it is in the cache, then, once
- * the block above has finished its last row, that row (the carry C) added to every row of
- * the block, the last row first so that the block below may go on. */
-static void G_(sat_block)(const pp_grid_args *a, size_t b, size_t rb, atomic_uchar *ready)
+/* The table over blocks of `rb` rows (cpu/sat.c's header), in two passes with no wait between
+ * threads but the one at the end of the first:
+ *   1. every block but the last, in parallel: its column sums (vectorized, the input's first
+ *      read), then their row prefix V_b (one row's chain);
+ *   2. the carries C_b = C_(b-1) + V_(b-1) from C_1 = V_0, down the blocks, columns in parallel;
+ *   3. every block, in parallel: the row prefixes P of four rows at a time (rows4) into the
+ *      output, or, for outputs larger than the caches, into five rows of the thread's own
+ *      (`stage`), then each of those rows made the table's: row r0 of block b is C_b + P, row
+ *      r the row above + P, while the four rows are in the cache; rows built in `stage` go to
+ *      the output with non-temporal stores.
+ * carry holds blocks x cols accumulators (slot b: V_(b-1), then C_b). */
+static void G_(sat)(const pp_grid_args *a, int threads, size_t rb, A *carry, A *stage)
 {
     const IN *x = (const IN *)a->in;
     A *y = (A *)a->out;
     const size_t n = a->cols, ip = a->in_pitch, op = a->out_pitch;
-    const size_t r0 = b * rb, r1 = min_size(a->rows, r0 + rb);
-    /* P: row prefixes */
-    size_t r = r0;
-    for (; r + 4 <= r1; r += 4) G_(rows4)(x + r * ip, ip, y + r * op, op, n, 0, (A)0);
-    for (; r < r1; ++r) G_(row)(x + r * ip, y + r * op, n, 0, (A)0);
-    /* Q: running sums down the block */
-    for (size_t r = r0 + 1; r < r1; ++r) {
-        const A *yp = y + (r - 1) * op;
-        A *yr = y + r * op;
-        for (size_t c = 0; c < n; ++c) yr[c] = (A)(yp[c] + yr[c]);
-    }
-    if (b > 0) {
-        for (unsigned spins = 0; !atomic_load_explicit(&ready[b - 1], memory_order_acquire); ++spins) {
-            if (spins < SPIN_LIMIT) cpu_pause();
-            else sched_yield();
-        }
-        const A *cy = y + (r0 - 1) * op; /* C: the block above's last row, final */
-        A *yl = y + (r1 - 1) * op;
-        for (size_t c = 0; c < n; ++c) yl[c] = (A)(cy[c] + yl[c]);
-        atomic_store_explicit(&ready[b], 1, memory_order_release);
-        for (size_t r = r0; r + 1 < r1; ++r) {
-            A *yr = y + r * op;
-            for (size_t c = 0; c < n; ++c) yr[c] = (A)(cy[c] + yr[c]);
-        }
-    } else {
-        atomic_store_explicit(&ready[b], 1, memory_order_release);
-    }
-}
-
-static void G_(sat)(const pp_grid_args *a, int threads, size_t rb, atomic_uchar *ready)
-{
     const size_t blocks = (a->rows + rb - 1) / rb;
-    atomic_size_t next;
-    atomic_init(&next, 0);
+    if (blocks > 1) {
+        _Pragma("omp parallel for schedule(static) num_threads(threads) if (threads > 1)")
+        for (size_t b = 0; b < blocks - 1; ++b) {
+            A *v = carry + (b + 1) * n;
+            const size_t r0 = b * rb;
+            for (size_t c = 0; c < n; ++c) v[c] = (A)x[r0 * ip + c];
+            for (size_t r = r0 + 1; r < r0 + rb; ++r) {
+                const IN *xr = x + r * ip;
+                for (size_t c = 0; c < n; ++c) v[c] = (A)(v[c] + (A)xr[c]);
+            }
+            for (size_t c = 1; c < n; ++c) v[c] = (A)(v[c - 1] + v[c]);
+        }
+        const size_t strip = (n + (size_t)threads - 1) / (size_t)threads;
+        _Pragma("omp parallel for schedule(static) num_threads(threads) if (threads > 1 && n >= 4096)")
+        for (size_t c0 = 0; c0 < n; c0 += strip)
+            for (size_t b = 2; b < blocks; ++b) {
+                const A *cp = carry + (b - 1) * n;
+                A *cb = carry + b * n;
+                for (size_t c = c0; c < min_size(n, c0 + strip); ++c) cb[c] = (A)(cp[c] + cb[c]);
+            }
+    }
+    /* with `stage` (5 rows a thread): the rows built there and streamed to the output, which is
+     * then written once, without being read for ownership */
     _Pragma("omp parallel num_threads(threads) if (threads > 1)")
     {
-        for (;;) {
-            const size_t b = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
-            if (b >= blocks) break;
-            G_(sat_block)(a, b, rb, ready);
+        A *st = stage ? stage + (size_t)omp_get_thread_num() * 5 * n : NULL;
+        _Pragma("omp for schedule(static)")
+        for (size_t b = 0; b < blocks; ++b) {
+            const size_t r0 = b * rb, r1 = min_size(a->rows, r0 + rb);
+            const A *above = b > 0 ? carry + b * n : NULL;
+            for (size_t r = r0; r < r1; r += 4) {
+                const size_t g = min_size(4, r1 - r);
+                A *dst = st ? st : y + r * op;
+                const size_t dp = st ? n : op;
+                if (st && above && above >= st && above < st + 4 * n) { /* keep the row above out of the way */
+                    memcpy(st + 4 * n, above, n * sizeof(A));
+                    above = st + 4 * n;
+                }
+                if (g == 4) G_(rows4)(x + r * ip, ip, dst, dp, n, 0, (A)0);
+                else
+                    for (size_t j = 0; j < g; ++j) G_(row)(x + (r + j) * ip, dst + j * dp, n, 0, (A)0);
+                for (size_t j = 0; j < g; ++j) {
+                    A *yr = dst + j * dp;
+                    if (above)
+                        for (size_t c = 0; c < n; ++c) yr[c] = (A)(above[c] + yr[c]);
+                    above = yr;
+                    if (st) stream_row(y + (r + j) * op, yr, n * sizeof(A));
+                }
+            }
         }
+        if (st) stream_fence();
     }
 }
 #endif
@@ -220,7 +238,7 @@ static void G_(grid)(const pp_grid_args *a, const struct grid_plan *p)
     case PP_GRID_SCAN_COLS: G_(cols)(a, p->threads); break;
     case PP_GRID_SAT:
 #if SAT
-        G_(sat)(a, p->threads, p->block_rows, p->ready);
+        G_(sat)(a, p->threads, p->block_rows, (A *)p->carry, (A *)p->stage);
 #endif
         break;
     }
