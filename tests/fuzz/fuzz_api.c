@@ -572,9 +572,12 @@ static void do_grid(call *c, pp_context *ctx)
     size_t cols = byte(r) % 40;
     if (huge && cols == 0) cols = 1;
     const unsigned form = byte(r) % 5; /* the table's form, the scan's axis and kind, the batch */
-    const int integral = which == 0 && form % 2 == 1;
+    const int integral = which == 0 && form % 3 == PP_SAT_INTEGRAL;
     size_t ipitch = cols + byte(r) % 4, opitch = (which == 2 ? rows : cols + integral) + byte(r) % 4;
-    if (byte(r) % 8 == 0) ipitch = ipitch > 0 ? ipitch - 1 - byte(r) % 2 : 0; /* maybe below the width */
+    if (byte(r) % 8 == 0) { /* maybe below the width */
+        const size_t d = 1 + byte(r) % 2;
+        ipitch = ipitch > d ? ipitch - d : 0;
+    }
     if (byte(r) % 8 == 0) opitch = opitch > 0 ? opitch - 1 : 0;
     const size_t batch = which == 2 ? form % 3 + (huge ? 1 : 0) : 1;
     const size_t orows = which == 2 ? cols : rows + integral, ocols = which == 2 ? rows : cols + integral;
