@@ -204,8 +204,8 @@ static void t_sat_wrap(void **state)
     tc_env *env = tc_envp(state);
     const size_t rows = 4100, cols = 4100;
     tc_case("%s: u8->u32 table of %zu x %zu bytes of 255 (wraps)", pp_backend_name(env->backend), rows, cols);
-    unsigned char *in = (unsigned char *)tc_xmalloc(rows * cols);
-    memset(in, 255, rows * cols);
+    unsigned char *in = (unsigned char *)tc_xmalloc(matrix_bytes(rows, cols, cols, 1));
+    memset(in, 255, matrix_bytes(rows, cols, cols, 1));
     unsigned char *got = run_sat(env, in, rows, cols, cols, PP_U8, cols, PP_U32, PP_SAT_INCLUSIVE);
     for (size_t r = 0; r < rows; r += 97)
         for (size_t c = 0; c < cols; c += 89) {
