@@ -31,8 +31,9 @@
  * copy's speed, slower on two threads than on one.)
  *
  * The transpose: tiles of TT x TT elements (64 x 64), each read row by row into a buffer and
- * written row by row of the output from it (transpose_tile); the tiles of every matrix of the
- * batch are spread over the threads.
+ * written row by row of the output from it (transpose_tile; whole tiles of 4-byte elements in
+ * 4 x 4 blocks transposed in SSE2 registers); the tiles of every matrix of the batch are
+ * spread over the threads.
  */
 #include <omp.h>
 #include <stdint.h>
