@@ -244,7 +244,9 @@ pp_status grid_launch(pp_context *ctx, int mode, const void *in, uint64_t in_pit
     pp_hip_state *hs = pp_hip(ctx);
     constexpr int ROWS = sat_rows<A>(), TW = SAT_TILE_COLS;
     const uint64_t ntr = (a->rows + ROWS - 1) / ROWS, ntc = (a->cols + TW - 1) / TW, tiles = ntr * ntc;
-    if (tiles > 0x7FFFFFFFull) return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: more than 2^31 tiles of %d x %d", a->kind == PP_GRID_SAT ? "pp_summed_area_table" : "pp_axis_scan", ROWS, TW);
+    if (tiles > 0x7FFFFFFFull)
+        return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: more than 2^31 tiles of %d x %d",
+                        a->kind == PP_GRID_SAT ? "pp_summed_area_table" : "pp_axis_scan", ROWS, TW);
     size_t hbytes, vbytes;
     grid_state_bytes<A>(mode, a->rows, a->cols, &hbytes, &vbytes);
     void *sp = nullptr;
