@@ -368,6 +368,9 @@ static int set_options(pb_run *r, const pb_state *s, const char *assignments)
             static const char *const sort_strategies[] = {"auto", "tile_merge", "onesweep"};
             for (int k = 0; *end && !strcmp(tok, "sort_strategy") && k < 3; k++)
                 if (!strcmp(eq + 1, sort_strategies[k])) v = k, end = "";
+            /* summed-area table (issue 21): pp_sat_strategy's names */
+            if (*end && !strcmp(eq + 1, "one_pass")) v = PP_SAT_STRATEGY_ONE_PASS, end = "";
+            if (*end && !strcmp(eq + 1, "two_pass")) v = PP_SAT_STRATEGY_TWO_PASS, end = "";
         }
         if (!eq || *end || pp_option_from_name(tok, &opt) != PP_OK) {
             pb_fail(r, s, "'%s%s%s' is not an option assignment (name=value; pp_option_name gives the names)", tok,

@@ -7,7 +7,8 @@
     X(scan)            \
     X(histogram)       \
     X(compaction) /* compaction family (issue 19) */ \
-    X(sort)       /* radix sort family (issue 20) */
+    X(sort)       /* radix sort family (issue 20) */ \
+    X(sat)        /* summed-area table, axis scans, transpose (issue 21) */
 
 #define PB_DECLARE(name) extern const pb_family pb_family_##name;
 #define PB_ENTRY(name) &pb_family_##name,

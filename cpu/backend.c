@@ -181,4 +181,7 @@ const struct pp_backend_ops pp_cpu_backend = {
     .compact = pp__cpu_compact,
     /* radix sort family (issue 20) */
     .sort = pp__cpu_sort,
+    /* summed-area table, axis scans, transpose (issue 21) */
+    .grid_scan = pp__cpu_grid_scan,
+    .transpose = pp__cpu_transpose,
 };

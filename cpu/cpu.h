@@ -26,4 +26,8 @@ pp_status pp__cpu_compact(pp_context *ctx, const pp_compact_args *a);
 /* cpu/sort.c (issue 20) */
 pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a);
 
+/* cpu/sat.c (issue 21) */
+pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a);
+pp_status pp__cpu_transpose(pp_context *ctx, const pp_transpose_args *a);
+
 #endif

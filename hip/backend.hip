@@ -225,5 +225,8 @@ extern "C" const struct pp_backend_ops pp_hip_backend = {
     /* .compact          = */ pp_hip_compact,
     /* radix sort family (issue 20) */
     /* .sort             = */ pp_hip_sort,
+    /* summed-area table, axis scans, transpose (issue 21) */
+    /* .grid_scan        = */ pp_hip_grid_scan,
+    /* .transpose        = */ pp_hip_transpose,
 };
 #endif

@@ -41,6 +41,17 @@ pp_status pp_hip_staging(pp_context *ctx, void **staging);
 
 static inline pp_hip_state *pp_hip(pp_context *ctx) { return (pp_hip_state *)ctx->backend_state; }
 
+/* The row a family's tuning table (tuning_*.h) keeps for the device: NVIDIA by compute
+ * capability ("sm_90" from 9.0 on, "sm_80" below), AMD by the architecture's name ("gfx940"
+ * for gfx94x, "gfx90a" for other gfx9, "gfx1030" for gfx10 and later). */
+static inline const char *pp_hip_tuning_target(const pp_hip_device *d)
+{
+    if (d->cc_major > 0) return d->cc_major >= 9 ? "sm_90" : "sm_80";
+    if (strncmp(d->arch, "gfx94", 5) == 0) return "gfx940";
+    if (strncmp(d->arch, "gfx9", 4) == 0) return "gfx90a";
+    return "gfx1030";
+}
+
 /* Fail with PP_ERROR_DEVICE naming the runtime call and its error string. */
 #define PP_HIP_TRY(ctx, call)                                                                   \
     do {                                                                                        \
@@ -62,21 +73,10 @@ static inline hipError_t pp_hip_use_device(pp_context *ctx)
     return hipSetDevice(ctx->device);
 }
 
-/* The tuning row a device takes (radix sort family, issue 20; the tables of later families can
- * share it): NVIDIA by compute capability ("sm_90" from 9.0 on, "sm_80" below), AMD by the
- * architecture's name ("gfx940" for gfx94x, "gfx90a" for other gfx9, "gfx1030" for gfx10 and
- * later). */
-static inline const char *pp_hip_tuning_target(const pp_hip_device *d)
-{
-    if (d->cc_major > 0) return d->cc_major >= 9 ? "sm_90" : "sm_80";
-    if (strncmp(d->arch, "gfx94", 5) == 0) return "gfx940";
-    if (strncmp(d->arch, "gfx9", 4) == 0) return "gfx90a";
-    return "gfx1030";
-}
-
 /* The row of a family's tuning table (an array of structs whose first member `target` names
  * the row) for a device; the first row where none is named for it. */
-template <typename Row, size_t N> static inline const Row *pp_hip_tuning_pick(const Row (&table)[N], const pp_hip_device *d)
+template <typename Row, size_t N>
+static inline const Row *pp_hip_tuning_pick(const Row (&table)[N], const pp_hip_device *d)
 {
     const char *want = pp_hip_tuning_target(d);
     for (const Row &r : table)
@@ -102,5 +102,8 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a);
 
 /* sort.hip (issue 20) */
 pp_status pp_hip_sort(pp_context *ctx, const pp_sort_args *a);
+/* sat.hip (issue 21) */
+pp_status pp_hip_grid_scan(pp_context *ctx, const pp_grid_args *a);
+pp_status pp_hip_transpose(pp_context *ctx, const pp_transpose_args *a);
 
 #endif

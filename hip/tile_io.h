@@ -17,6 +17,8 @@
 #ifndef PP_HIP_TILE_IO_H
 #define PP_HIP_TILE_IO_H
 
+#include <type_traits>
+
 #include "blocks.h"
 
 /* Where 16-byte slot v of a wave's exchange buffer lives. */
@@ -197,6 +199,62 @@ template <int ITEMS> PP_DEVICE uint32_t pp_tile_load_flags(const uint8_t *src, u
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) m |= (b[k] != 0 ? 1u : 0u) << k;
     return m;
+}
+
+/* ---- a lane's own run of elements (no exchange) ----
+ * Where consecutive lanes own consecutive runs of N elements (the 2-D tiles of sat.hip: a lane
+ * holds N columns of each row), one lane's loads and stores are already coalesced across
+ * the wave: each moves its N * sizeof(X) bytes in the widest pieces of at most 16 bytes that
+ * divide them, when `vec` says the run is aligned to its size and whole. */
+template <int B> struct pp_piece_of {
+    using type = typename std::conditional<
+        B % 16 == 0, pp_vec16,
+        typename std::conditional<B % 8 == 0, uint2,
+                                  typename std::conditional<B % 4 == 0, uint32_t,
+                                                            typename std::conditional<B % 2 == 0, uint16_t,
+                                                                                      uint8_t>::type>::type>::type>::type;
+};
+
+/* x[k] = p[k] for k < min(valid, N); the other x[k] are left as they were. */
+template <typename X, int N> PP_DEVICE void pp_lane_load(const X *p, uint32_t valid, bool vec, X (&x)[N])
+{
+    using V = typename pp_piece_of<N * (int)sizeof(X)>::type;
+    constexpr int PIECES = N * (int)sizeof(X) / (int)sizeof(V);
+    if (vec && valid >= (uint32_t)N) {
+        union {
+            V v[PIECES];
+            X e[N];
+        } u;
+#pragma unroll
+        for (int i = 0; i < PIECES; ++i) u.v[i] = reinterpret_cast<const V *>(p)[i];
+#pragma unroll
+        for (int k = 0; k < N; ++k) x[k] = u.e[k];
+    } else {
+#pragma unroll
+        for (int k = 0; k < N; ++k)
+            if ((uint32_t)k < valid) x[k] = p[k];
+    }
+}
+
+/* p[k] = y[k] for k < min(valid, N). */
+template <typename X, int N> PP_DEVICE void pp_lane_store(X *p, uint32_t valid, bool vec, const X (&y)[N])
+{
+    using V = typename pp_piece_of<N * (int)sizeof(X)>::type;
+    constexpr int PIECES = N * (int)sizeof(X) / (int)sizeof(V);
+    if (vec && valid >= (uint32_t)N) {
+        union {
+            V v[PIECES];
+            X e[N];
+        } u;
+#pragma unroll
+        for (int k = 0; k < N; ++k) u.e[k] = y[k];
+#pragma unroll
+        for (int i = 0; i < PIECES; ++i) reinterpret_cast<V *>(p)[i] = u.v[i];
+    } else {
+#pragma unroll
+        for (int k = 0; k < N; ++k)
+            if ((uint32_t)k < valid) p[k] = y[k];
+    }
 }
 
 #endif /* PP_HIP_TILE_IO_H */

@@ -157,14 +157,7 @@ static const pp_scan_tuning pp_scan_tuning_table[] = {
  * later -> gfx1030). */
 static inline const pp_scan_tuning *pp_scan_tuning_for(const pp_hip_device *d)
 {
-    const char *want;
-    if (d->cc_major > 0) want = d->cc_major >= 9 ? "sm_90" : "sm_80";
-    else if (strncmp(d->arch, "gfx94", 5) == 0) want = "gfx940";
-    else if (strncmp(d->arch, "gfx9", 4) == 0) want = "gfx90a";
-    else want = "gfx1030";
-    for (const pp_scan_tuning &r : pp_scan_tuning_table)
-        if (strcmp(r.target, want) == 0) return &r;
-    return &pp_scan_tuning_table[0];
+    return pp_hip_tuning_pick(pp_scan_tuning_table, d);
 }
 
 #endif /* PP_HIP_TUNING_SCAN_H */

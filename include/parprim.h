@@ -699,6 +699,81 @@ PP_API pp_status pp_sort_pairs(pp_context *ctx, const void *keys_in, void *keys_
  * increasing position). index_type PP_U32 (n <= 2^32) or PP_U64. The keys are not written. */
 PP_API pp_status pp_argsort(pp_context *ctx, const void *keys, size_t n, pp_dtype key_type,
                             pp_sort_order order, void *indices, pp_dtype index_type);
+/* ---- summed-area table, scans along an axis, transpose (issue 21) ----------------------------
+ *
+ * Matrices. A matrix of `rows` x `cols` elements is stored row after row: element (r, c) of
+ * `in` is in[r * in_pitch + c], `in_pitch` (>= cols) counting elements, not bytes, so that a
+ * sub-image of a larger one is passed by its first element and the larger one's pitch; the
+ * same for `out` with `out_pitch`. Elements between cols and the pitch are neither read nor
+ * written. rows == 0 or cols == 0 is an empty matrix (the pointers may then be NULL).
+ * Every call here is out of place: `out` must not share a byte with `in` (the byte ranges
+ * from the first element to one past the last are compared); calls are enqueued (no
+ * synchronization).
+ * Errors common to all of them: PP_ERROR_INVALID_ARGUMENT (ctx NULL; in / out NULL with a
+ * non-empty matrix; a pitch smaller than its row ('in_pitch' / 'out_pitch'); rows * cols, or
+ * the extent (rows - 1) * pitch + cols times the element size, overflowing size_t or running
+ * past the end of the address space or of the allocation ('rows' / 'cols'); unknown or
+ * refused dtype; out overlapping in ('out')), PP_ERROR_WRONG_MEMORY_SPACE,
+ * PP_ERROR_OUT_OF_MEMORY (scratch), PP_ERROR_DEVICE, PP_ERROR_UNSUPPORTED. A failed call
+ * writes nothing.
+ */
+
+/* Transpose a stack of `batch` matrices: out[c * out_pitch + r] = in[r * in_pitch + c] for
+ * each rows x cols input (out is cols x rows, out_pitch >= rows). Matrix k of the stack starts
+ * at element k * rows * in_pitch of `in` and at element k * cols * out_pitch of `out`.
+ * `dtype` gives only the element size: 1 byte (u8), 4 (i32, u32, f32) or 8 (i64, u64, f64);
+ * the bits are copied. batch == 0 writes nothing. */
+PP_API pp_status pp_transpose(pp_context *ctx, const void *in, size_t rows, size_t cols, size_t in_pitch,
+                              void *out, size_t out_pitch, pp_dtype dtype, size_t batch);
+
+typedef enum pp_axis {
+    PP_AXIS_ROWS = 1, /* scan every row: out[r][c] = in[r][0] op ... op in[r][c] (torch dim=1) */
+    PP_AXIS_COLS = 2  /* scan every column: out[r][c] = in[0][c] op ... op in[r][c] (dim=0) */
+} pp_axis;
+
+/* Inclusive or exclusive scan of every row or every column of a rows x cols matrix, with the
+ * ops, (in_type, out_type) pairs, widenings and identities of the scan family (above): each
+ * row (or column) is scanned as pp_inclusive_scan / pp_exclusive_scan would scan it, `init`
+ * (exclusive only, NULL: the op's identity) starting every row (column). Integer results are
+ * exact (sums wrap modulo 2^bits) and bitwise equal on every backend; float min / max are
+ * exact; float sums and products of an output combining m terms satisfy the scan family's
+ * bound with D(m) = m + PP_SAT_DEPTH_SLACK roundings in place of D_scan(m):
+ *     |computed - exact| <= g * sum(|terms|),   g = D u / (1 - D u)
+ * (a product: relative to the exact product). Floats are the same bits on every run with the
+ * same arguments on the same device. out is rows x cols with out_pitch >= cols. */
+PP_API pp_status pp_axis_scan(pp_context *ctx, const void *in, size_t rows, size_t cols, size_t in_pitch,
+                              pp_dtype in_type, pp_axis axis, pp_op op, pp_scan_kind kind, const void *init,
+                              void *out, size_t out_pitch, pp_dtype out_type);
+
+typedef enum pp_sat_form {
+    PP_SAT_INCLUSIVE = 0, /* out[r][c] = sum of in[0..r][0..c]; out is rows x cols */
+    PP_SAT_INTEGRAL = 1   /* OpenCV's integral image: (rows + 1) x (cols + 1), out[0][*] and
+                           * out[*][0] zero, out[r + 1][c + 1] = the inclusive table at (r, c);
+                           * out_pitch >= cols + 1 */
+} pp_sat_form;
+
+/* Rounding depth allowance of the 2-D calls (see pp_summed_area_table). */
+#define PP_SAT_DEPTH_SLACK 24
+
+/* Summed-area table (2-D inclusive prefix sum) of a rows x cols matrix, in the form `form`.
+ * (in_type, out_type): u8 -> u32, u8 -> u64, i32 -> i64, u32 -> u64, f32 -> f32, f32 -> f64,
+ * f64 -> f64 (each element converted exactly, summed in out_type). Integer sums wrap modulo
+ * 2^bits of out_type (the table of a large u8 image in u32 wraps past 2^32: a box sum read
+ * from four corners by wrapping subtraction is still exact while the box itself sums below
+ * 2^32). Floats: every output is the same bits on every run with the same arguments on the
+ * same device (no atomics in its arithmetic; the order of the additions depends on the shape
+ * and the backend only), and with u = 2^-24 (f32 out) or 2^-53 (f64 out),
+ *     |computed(r, c) - exact(r, c)| <= g * sum over r' <= r, c' <= c of |in[r'][c']|,
+ *     g = D u / (1 - D u),  D = (r + 1) + (c + 1) + PP_SAT_DEPTH_SLACK,
+ * (each term passes through at most D roundings: a row prefix, then a column sum, with the
+ * tiles' carries); so results of two backends agree within twice that bound. NaN and
+ * infinities propagate as in the sums they enter.
+ * GPU (HIP backend): one pass over tiles, each combining the row prefixes of the tiles to
+ * its left and the column carries of the tiles above it, published through a decoupled
+ * look-back: the image is read once and written once. */
+PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t rows, size_t cols, size_t in_pitch,
+                                      pp_dtype in_type, void *out, size_t out_pitch, pp_dtype out_type,
+                                      pp_sat_form form);
 
 /* ---- experimental: options, the chosen plan, test hooks ----------------------------------
  *
@@ -756,6 +831,8 @@ typedef enum pp_option {
     /* HIP sort: force the tile radix sort + bitonic merge or onesweep at any n
      * (pp_sort_strategy; the CPU backend has one algorithm and ignores it). */
     PP_OPTION_SORT_STRATEGY = 17,       /* PP_SORT_STRATEGY_AUTO .. PP_SORT_STRATEGY_ONESWEEP */
+    /* summed-area table (issue 21), HIP: force a strategy (pp_sat_strategy). */
+    PP_OPTION_SAT_STRATEGY = 18,        /* PP_SAT_STRATEGY_AUTO .. PP_SAT_STRATEGY_TWO_PASS */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 
@@ -773,6 +850,14 @@ typedef enum pp_sort_strategy {
     PP_SORT_STRATEGY_TILE_MERGE = 1, /* tiles radix-sorted in shared memory, bitonic merge of tiles */
     PP_SORT_STRATEGY_ONESWEEP = 2    /* onesweep LSD passes */
 } pp_sort_strategy;
+/* summed-area table (issue 21): how the HIP backend computes pp_summed_area_table. Both
+ * strategies give the same bits (the two-pass form runs the one-pass form's row scan, then
+ * its column scan over the row prefixes). */
+typedef enum pp_sat_strategy {
+    PP_SAT_STRATEGY_AUTO = 0,     /* the one-pass form */
+    PP_SAT_STRATEGY_ONE_PASS = 1, /* tiles with a 2-D look-back: read once, written once */
+    PP_SAT_STRATEGY_TWO_PASS = 2  /* every row scanned, then every column (reads and writes twice) */
+} pp_sat_strategy;
 
 /* Set an option on the context. Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL, unknown option,
  * value outside pp_option_bounds: the message names both). */

@@ -194,6 +194,41 @@ typedef struct pp_sort_args {
     int descending;
     int begin_bit, end_bit; /* 0 <= begin_bit <= end_bit <= the key's width */
 } pp_sort_args;
+/* ---- summed-area table, axis scans, transpose (issue 21): arguments checked by src/sat.c ---- */
+
+/* What a 2-D call computes. */
+typedef enum pp_grid_kind {
+    PP_GRID_SCAN_ROWS = 1, /* every row scanned (pp_axis_scan, PP_AXIS_ROWS) */
+    PP_GRID_SCAN_COLS = 2, /* every column scanned (pp_axis_scan, PP_AXIS_COLS) */
+    PP_GRID_SAT = 3        /* summed-area table (op SUM, inclusive); `integral`: the zero border */
+} pp_grid_kind;
+
+typedef struct pp_grid_args {
+    pp_grid_kind kind;
+    const void *in;
+    size_t rows, cols;     /* both > 0 (src/ returns earlier for empty matrices, after writing
+                            * an integral table's border) */
+    size_t in_pitch;       /* elements */
+    pp_dtype in_type;
+    pp_op op;
+    int exclusive;
+    uint64_t init[1];      /* exclusive scans: one out_type element (identity if none given) */
+    void *out;             /* element (0, 0) of the table proper (for the integral form, the
+                            * element after the zero row and column) */
+    size_t out_pitch;
+    pp_dtype out_type;
+    int integral;          /* PP_GRID_SAT: out - out_pitch - 1 starts the integral image, whose
+                            * zero row and column the backend writes */
+} pp_grid_args;
+
+typedef struct pp_transpose_args {
+    const void *in;
+    size_t rows, cols, in_pitch; /* rows, cols > 0 */
+    void *out;
+    size_t out_pitch;
+    size_t esize;                /* 1, 4 or 8 */
+    size_t batch;                /* > 0 */
+} pp_transpose_args;
 
 struct pp_backend_ops {
     const char *name;
@@ -228,6 +263,9 @@ struct pp_backend_ops {
     pp_status (*compact)(pp_context *ctx, const pp_compact_args *a);
     /* radix sort family (issue 20) */
     pp_status (*sort)(pp_context *ctx, const pp_sort_args *a);
+    /* summed-area table, axis scans, transpose (issue 21) */
+    pp_status (*grid_scan)(pp_context *ctx, const pp_grid_args *a);
+    pp_status (*transpose)(pp_context *ctx, const pp_transpose_args *a);
 };
 
 #define PP_MESSAGE_SIZE 512
@@ -351,6 +389,14 @@ pp_status pp__check_op_types(pp_context *ctx, const char *fn, pp_dtype in_type, 
 /* The offsets argument of the segmented calls (n_segments + 1 entries): NULL with
  * n_segments > 0, n_segments == SIZE_MAX, sizes, space (src/reduce.c). */
 pp_status pp__check_offsets(pp_context *ctx, const char *fn, const size_t *offsets, size_t n_segments);
+
+/* Whether the byte ranges [a, a + an) and [b, b + bn) share a byte (empty ranges never do). */
+static inline int pp__overlaps(const void *a, size_t an, const void *b, size_t bn)
+{
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    if (an == 0 || bn == 0) return 0;
+    return x < y + bn && y < x + an;
+}
 
 /* Return the status of `x` from the enclosing function unless it is PP_OK. */
 #define PP_TRY(x)                         \

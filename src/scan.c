@@ -5,14 +5,6 @@
 
 #include "internal.h"
 
-/* Whether [a, a + an) and [b, b + bn) share a byte. */
-static int overlaps(const void *a, size_t an, const void *b, size_t bn)
-{
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    if (an == 0 || bn == 0) return 0;
-    return x < y + bn && y < x + an;
-}
-
 /* The common part of every scan: types, pointers, overlap, spaces, init. `a` is filled. */
 static pp_status check_scan(pp_context *ctx, const char *fn, const void *in, size_t n, pp_dtype in_type,
                             pp_op op, int kind, const void *init, void *out, pp_dtype out_type,
@@ -31,12 +23,12 @@ static pp_status check_scan(pp_context *ctx, const char *fn, const void *in, siz
     size_t isz = pp_dtype_size(in_type), osz = pp_dtype_size(out_type);
     PP_TRY(pp__check_array(ctx, fn, "in", in, n, isz, "n"));
     PP_TRY(pp__check_array(ctx, fn, "out", out, n, osz, "n"));
-    if (n > 0 && !(out == in && isz == osz) && overlaps(out, n * osz, in, n * isz))
+    if (n > 0 && !(out == in && isz == osz) && pp__overlaps(out, n * osz, in, n * isz))
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
                         "%s: argument 'out' overlaps 'in' (only out == in with equal element sizes is "
                         "allowed)",
                         fn);
-    if (n > 0 && head_flags && overlaps(out, n * osz, head_flags, n))
+    if (n > 0 && head_flags && pp__overlaps(out, n * osz, head_flags, n))
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' overlaps 'head_flags'", fn);
     if (!ctx->ops->scan)
         return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: backend '%s' has no scan", fn, ctx->ops->name);

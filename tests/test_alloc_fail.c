@@ -132,6 +132,24 @@ static pp_status c_memset(pp_context *c, af_data *d)
 {
     return pp_memset(c, d->out + 100, 7, 1000);
 }
+/* summed-area table, axis scans, transpose (issue 21) */
+static pp_status c_sat(pp_context *c, af_data *d)
+{
+    return pp_summed_area_table(c, d->fin, 1025, 1023, 1023, PP_F32, d->out, 1023, PP_F32, PP_SAT_INCLUSIVE);
+}
+static pp_status c_sat_integral(pp_context *c, af_data *d)
+{
+    return pp_summed_area_table(c, d->iin, 700, 1000, 1000, PP_I32, d->out, 1001, PP_I64, PP_SAT_INTEGRAL);
+}
+static pp_status c_axis_scan(pp_context *c, af_data *d)
+{
+    return pp_axis_scan(c, d->iin, 1000, 1000, 1000, PP_I32, PP_AXIS_COLS, PP_OP_SUM, PP_SCAN_INCLUSIVE, NULL, d->out,
+                        1000, PP_I32);
+}
+static pp_status c_transpose(pp_context *c, af_data *d)
+{
+    return pp_transpose(c, d->fin, 1000, 1000, 1000, d->out, 1000, PP_F32, 1);
+}
 
 /* compaction family (issue 19) */
 static pp_status c_select_flagged(pp_context *c, af_data *d)
@@ -199,6 +217,11 @@ static const af_case cases[] = {
     {"pp_sort_keys i32 descending", c_sort_keys},
     {"pp_sort_pairs f32 / i32", c_sort_pairs},
     {"pp_argsort f32, u64 indices", c_argsort},
+    /* summed-area table, axis scans, transpose (issue 21) */
+    {"pp_summed_area_table f32 1025 x 1023", c_sat},
+    {"pp_summed_area_table i32 -> i64 integral 700 x 1000", c_sat_integral},
+    {"pp_axis_scan i32 columns 1000 x 1000", c_axis_scan},
+    {"pp_transpose f32 1000 x 1000", c_transpose},
 };
 #define AF_NCASES (sizeof cases / sizeof cases[0])
 

@@ -12,6 +12,8 @@
  * crossing 2^31 and 2^32), and 2^31 + 2^20 + 5 u8 with as many head flags (segmented sum).
  * Histograms of the u8 arrays (even and from edges, u64 and u32 counts) against value counts
  * taken while filling them, a select in place (u8 >= 200) of both arrays, and on HIP the f32 array's 2^31 + 2^20 + 2 samples in one bin.
+ * The 2-D family (issue 21): the transpose of 65537 x 65536 u8 (past 2^32 elements; 8.6 GB),
+ * and a u8 -> u32 table of 16385 x 65536 (output byte offsets past 2^32; 5.4 GB).
  */
 #include <math.h>
 #include <stdio.h>
@@ -461,6 +463,83 @@ static void t_big_sort(void **state)
     tc_free(ctx, b.dev);
 }
 
+/* ---- summed-area table, transpose (issue 21) ---- */
+
+/* A u8 matrix of rows x cols (pitch cols) of pattern(i) in the context's space, written in
+ * chunks (through a staging buffer on HIP). */
+static uint8_t *make_matrix(tc_env *env, size_t rows, size_t cols)
+{
+    const size_t n = rows * cols;
+    uint8_t *dev = (uint8_t *)tc_alloc(env->ctx, n);
+    const int direct = env->backend == PP_BACKEND_CPU;
+    uint8_t *stage = direct ? NULL : (uint8_t *)tc_xmalloc(STAGE);
+    for (size_t o = 0; o < n; o += STAGE) {
+        const size_t len = n - o < STAGE ? n - o : STAGE;
+        uint8_t *dst = direct ? dev + o : stage;
+        for (size_t i = 0; i < len; ++i) dst[i] = pattern(o + i);
+        if (!direct) TC_OK(env->ctx, pp_memcpy(env->ctx, dev + o, stage, len, PP_COPY_HOST_TO_CONTEXT));
+    }
+    free(stage);
+    return dev;
+}
+
+/* The transpose of 65537 x 65536 u8 (2^32 + 2^16 elements, 8.6 GB in and out), every element
+ * checked. */
+static void t_big_transpose(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const size_t rows = 65537, cols = 65536, n = rows * cols;
+    tc_case("%s: transpose u8 %zu x %zu", pp_backend_name(env->backend), rows, cols);
+    uint8_t *in = make_matrix(env, rows, cols);
+    uint8_t *out = (uint8_t *)tc_alloc(ctx, n);
+    TC_OK(ctx, pp_transpose(ctx, in, rows, cols, cols, out, rows, PP_U8, 1));
+    tc_free(ctx, in);
+    uint8_t *host = (uint8_t *)tc_xmalloc(STAGE);
+    const size_t per = STAGE / rows; /* output rows (input columns) a chunk */
+    size_t bad = 0, first = 0;
+    for (size_t j0 = 0; j0 < cols; j0 += per) {
+        const size_t nj = cols - j0 < per ? cols - j0 : per;
+        tc_download(ctx, host, out + j0 * rows, nj * rows);
+        for (size_t j = 0; j < nj; ++j)
+            for (size_t i = 0; i < rows; ++i)
+                if (host[j * rows + i] != pattern(i * cols + j0 + j) && bad++ == 0) first = (j0 + j) * rows + i;
+    }
+    free(host);
+    tc_free(ctx, out);
+    TC_CHECK(bad == 0, "%zu wrong outputs, the first at %zu", bad, first);
+}
+
+/* The table of 16385 x 65536 u8 -> u32 (output offsets past 2^32 bytes), both forms' inner
+ * values checked row by row against a wrapping oracle. */
+static void t_big_sat(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const size_t rows = 16385, cols = 65536;
+    tc_case("%s: table u8 -> u32 %zu x %zu", pp_backend_name(env->backend), rows, cols);
+    uint8_t *in = make_matrix(env, rows, cols);
+    uint32_t *out = (uint32_t *)tc_alloc(ctx, rows * cols * sizeof(uint32_t));
+    TC_OK(ctx, pp_summed_area_table(ctx, in, rows, cols, cols, PP_U8, out, cols, PP_U32, PP_SAT_INCLUSIVE));
+    uint32_t *acc = (uint32_t *)calloc(cols, sizeof *acc), *row = (uint32_t *)tc_xmalloc(cols * sizeof *row);
+    TC_CHECK(acc != NULL, "out of host memory");
+    size_t bad = 0, first = 0;
+    for (size_t r = 0; r < rows; ++r) {
+        tc_download(ctx, row, out + r * cols, cols * sizeof *row);
+        uint32_t run = 0;
+        for (size_t c = 0; c < cols; ++c) {
+            run += pattern(r * cols + c);
+            acc[c] += run;
+            if (row[c] != acc[c] && bad++ == 0) first = r * cols + c;
+        }
+    }
+    free(acc);
+    free(row);
+    tc_free(ctx, out);
+    tc_free(ctx, in);
+    TC_CHECK(bad == 0, "%zu wrong outputs, the first at %zu", bad, first);
+}
+
 int main(void)
 {
     tc_init("test_big");
@@ -472,6 +551,9 @@ int main(void)
         TC_BOTH(t_big_scan_flags),
         /* radix sort family (issue 20) */
         TC_BOTH(t_big_sort),
+        /* summed-area table, transpose (issue 21) */
+        TC_BOTH(t_big_transpose),
+        TC_BOTH(t_big_sat),
     };
     return TC_RUN("big", tests);
 }

@@ -4,7 +4,8 @@
  * (plain and segmented, inclusive and exclusive) and the order-keeping wave reduction
  * (blocks.h), tile loads and stores from misaligned and partial runs (tile_io.h), the
  * look-back over thousands of tiles taken by ticket from a few blocks (lookback.h: the chain
- * and the tree, plain and segmented), and the order-preserving keys (src/key_encoding.h).
+ * and the tree, plain and segmented, and the per-lane chains of the 2-D tiles), and the
+ * order-preserving keys (src/key_encoding.h).
  *
  * Order is checked with an operator that is associative but not commutative: "intervals"
  * (first, last) of element indices, whose fold is defined only for adjacent intervals, left
@@ -458,6 +459,77 @@ static void t_lookback(void **state)
     lookback_sum<pp_scan_op<pp_op_sum<uint32_t>, uint32_t, true>, 2, true>(4000, 5, none);
 }
 
+/* ---- the per-lane look-back (pp_lookback_lane): many interleaved chains a tile ---- */
+
+/* Blocks of 64 threads take tiles by ticket; tile t's chain k (of `stride`, more than the
+ * threads: a thread serves several) has aggregate agg[t * stride + k], published first for
+ * all of the thread's chains, then looked back; the exclusive prefix goes to out. */
+template <typename SO>
+__global__ void k_lookback_lane(const typename SO::acc_t *agg, typename SO::acc_t *out, uint64_t tiles,
+                                uint64_t stride, void *state, unsigned *ticket, pp_lb_sleeps sl)
+{
+    __shared__ uint64_t s_t;
+    auto *aggs = reinterpret_cast<pp_lb_entry<SO> *>(state);
+    auto *incl = aggs + tiles * stride;
+    for (;;) {
+        if (threadIdx.x == 0) s_t = pp_tile_ticket(ticket);
+        __syncthreads();
+        const uint64_t t = s_t;
+        __syncthreads();
+        if (t >= tiles) return;
+        for (uint64_t k = threadIdx.x; k < stride; k += blockDim.x)
+            if (t > 0) pp_lb_publish<SO>(aggs, t * stride + k, SO::make(agg[t * stride + k], 0));
+        for (uint64_t k = threadIdx.x; k < stride; k += blockDim.x)
+            out[t * stride + k] = pp_lookback_lane<SO>(aggs, incl, stride, t, k, SO::make(agg[t * stride + k], 0), sl).v;
+    }
+}
+
+/* ORDER: the interval operator (every chain's prefix must be the tiles before it, in order);
+ * else sums of random values. */
+template <typename SO, bool ORDER> static void lookback_lane_case(uint64_t tiles, uint64_t stride, unsigned blocks,
+                                                                   pp_lb_sleeps sl)
+{
+    using A = typename SO::acc_t;
+    std::vector<A> agg(tiles * stride);
+    for (uint64_t t = 0; t < tiles; ++t)
+        for (uint64_t k = 0; k < stride; ++k) agg[t * stride + k] = ORDER ? (A)iv((uint32_t)t, (uint32_t)t) : (A)(rnd() % 1000);
+    A *da = dev_upload(agg);
+    A *dout = nullptr;
+    GPU(hipMalloc((void **)&dout, agg.size() * sizeof(A)));
+    const std::vector<unsigned char> zeros(2 * tiles * stride * sizeof(pp_lb_entry<SO>) + 256, 0);
+    unsigned char *ds = dev_upload(zeros);
+    k_lookback_lane<SO><<<blocks, 64>>>(da, dout, tiles, stride, ds + 256, (unsigned *)ds, sl);
+    const std::vector<A> o = dev_download(dout, agg.size());
+    for (uint64_t k = 0; k < stride; ++k) {
+        A want = ORDER ? (A)IV_ID : (A)0;
+        for (uint64_t t = 0; t < tiles; ++t) {
+            if (o[t * stride + k] != want)
+                fail_msg("per-lane look-back (%s), %llu tiles x %llu chains, %u blocks: tile %llu chain %llu prefix "
+                         "0x%llx, want 0x%llx",
+                         ORDER ? "order" : "sum", (unsigned long long)tiles, (unsigned long long)stride, blocks,
+                         (unsigned long long)t, (unsigned long long)k, (unsigned long long)o[t * stride + k],
+                         (unsigned long long)want);
+            want = ORDER ? (A)op_interval::apply(want, agg[t * stride + k]) : (A)(want + agg[t * stride + k]);
+        }
+    }
+    GPU(hipFree(da));
+    GPU(hipFree(dout));
+    GPU(hipFree(ds));
+}
+
+static void t_lookback_lane(void **state)
+{
+    (void)state;
+    need_gpu();
+    reseed("lookback_lane");
+    const pp_lb_sleeps none = {0, 0}, some = {200, 500};
+    using IVO = pp_scan_op<op_interval, uint64_t, false>;
+    for (uint64_t tiles : {(uint64_t)1, (uint64_t)2, (uint64_t)700})
+        for (unsigned blocks : {1u, 9u}) lookback_lane_case<IVO, true>(tiles, 96, blocks, blocks == 9 ? some : none);
+    lookback_lane_case<pp_scan_op<pp_op_sum<uint32_t>, uint32_t, false>, false>(2000, 33, 7, none);
+    lookback_lane_case<pp_scan_op<pp_op_sum<unsigned long long>, unsigned long long, false>, false>(1500, 130, 5, none);
+}
+
 /* ================================================================================== */
 /* ---- order-preserving keys ---- */
 
@@ -676,6 +748,8 @@ int main(void)
         cmocka_unit_test(t_lookback),  cmocka_unit_test(t_key_encoding),
         /* radix sort family (issue 20) */
         cmocka_unit_test(t_lookback_counters), cmocka_unit_test(t_radix_rank),
+        /* summed-area table (issue 21) */
+        cmocka_unit_test(t_lookback_lane),
     };
     /* As tests/common.c's tc_run_group: no device, exit 77 (ctest: Skipped) with the count;
      * a device node present but no usable device is a failure, not a skip. */

@@ -1424,6 +1424,126 @@ static void t_sort_bad_args(void **state)
     tc_free(ctx, buf);
 }
 
+/* ---- summed-area table, axis scans, transpose (issue 21) ---- */
+
+enum grid_form { GRID_SAT, GRID_AXIS, GRID_TRANSPOSE };
+
+struct grid_call {
+    enum grid_form form;
+    const void *in;
+    size_t rows, cols, in_pitch;
+    pp_dtype in_type;
+    pp_axis axis;
+    pp_op op;
+    pp_scan_kind kind;
+    const void *init;
+    void *out;
+    size_t out_pitch;
+    pp_dtype out_type;
+    int form_arg; /* pp_sat_form; the transpose's batch */
+};
+
+static pp_status call_grid(pp_context *ctx, const struct grid_call *c)
+{
+    switch (c->form) {
+    case GRID_SAT:
+        return pp_summed_area_table(ctx, c->in, c->rows, c->cols, c->in_pitch, c->in_type, c->out, c->out_pitch,
+                                    c->out_type, (pp_sat_form)c->form_arg);
+    case GRID_AXIS:
+        return pp_axis_scan(ctx, c->in, c->rows, c->cols, c->in_pitch, c->in_type, c->axis, c->op, c->kind, c->init,
+                            c->out, c->out_pitch, c->out_type);
+    default:
+        return pp_transpose(ctx, c->in, c->rows, c->cols, c->in_pitch, c->out, c->out_pitch, c->in_type,
+                            (size_t)c->form_arg);
+    }
+}
+
+static const char *const grid_names[] = {"pp_summed_area_table", "pp_axis_scan", "pp_transpose"};
+
+/* Every bad argument of the three calls, one at a time, on a valid 4 x 6 f32 call (pitch 8):
+ * the status, the argument named, and in / out (one buffer) unchanged. */
+static void t_sat_bad_args(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const pp_status E = PP_ERROR_INVALID_ARGUMENT;
+    unsigned char *buf = (unsigned char *)tc_alloc(ctx, SCAN_BUF);
+    unsigned char *in = buf, *out = buf + 256; /* 4 x 8 f32 = 128 bytes; the integral 5 x 8 */
+    const double init_f64 = 1.0;
+    for (int f = 0; f < 3; ++f) {
+        const enum grid_form form = (enum grid_form)f;
+        const size_t opitch = form == GRID_TRANSPOSE ? 4 : 8;
+        const struct grid_call ok = {form, in, 4, 6, 8, PP_F32, PP_AXIS_ROWS, PP_OP_SUM, PP_SCAN_INCLUSIVE, NULL,
+                                     out, opitch, PP_F32, form == GRID_TRANSPOSE ? 1 : PP_SAT_INCLUSIVE};
+        struct grid_call c;
+#define BAD(WHAT, CHANGE, ARG)                                                                                      \
+    do {                                                                                                            \
+        c = ok;                                                                                                     \
+        CHANGE;                                                                                                     \
+        TC_OK(ctx, pp_memset(ctx, buf, TC_SENTINEL, SCAN_BUF));                                                     \
+        tc_case("%s: %s %s", pp_backend_name(env->backend), grid_names[form], WHAT);                               \
+        expect_fail(ctx, call_grid(ctx, &c), E, ARG);                                                               \
+        unsigned char back[SCAN_BUF];                                                                               \
+        tc_download(ctx, back, buf, SCAN_BUF);                                                                      \
+        for (int i = 0; i < SCAN_BUF; ++i) TC_CHECK(back[i] == TC_SENTINEL, "byte %d of in / out was written", i); \
+    } while (0)
+        /* the valid call works */
+        c = ok;
+        TC_OK(ctx, call_grid(ctx, &c));
+        BAD("in NULL", c.in = NULL, "'in'");
+        BAD("out NULL", c.out = NULL, "'out'");
+        BAD("in_pitch < cols", c.in_pitch = 5, "'in_pitch'");
+        BAD("out_pitch < width", c.out_pitch = form == GRID_TRANSPOSE ? 3 : 5, "'out_pitch'");
+        BAD("rows * cols overflows", (c.rows = SIZE_MAX / 2, c.cols = 4, c.in_pitch = 4), "'rows'");
+        BAD("extent overflows (pitch)", (c.rows = (size_t)1 << 40, c.in_pitch = (size_t)1 << 30), "'rows'");
+        BAD("rows SIZE_MAX", c.rows = SIZE_MAX, "'rows'");
+        BAD("unknown dtype", c.in_type = BAD_DTYPE, form == GRID_TRANSPOSE ? "'dtype'" : "'in_type'");
+        BAD("dtype 0", c.in_type = (pp_dtype)0, form == GRID_TRANSPOSE ? "'dtype'" : "'in_type'");
+        BAD("out overlaps in", c.out = in + 16, "'out'");
+        BAD("out == in", c.out = in, "'out'");
+        if (form == GRID_TRANSPOSE) {
+            BAD("batch overflows", c.form_arg = -1, "'rows'");
+            BAD("cols SIZE_MAX", (c.cols = SIZE_MAX, c.in_pitch = SIZE_MAX), "'");
+        }
+        if (form == GRID_SAT) {
+            BAD("unknown out_type", c.out_type = BAD_DTYPE, "'out_type'");
+            BAD("u8 -> u8", c.in_type = c.out_type = PP_U8, "'out_type'");
+            BAD("i32 -> i32", c.in_type = c.out_type = PP_I32, "'out_type'");
+            BAD("f64 -> f32", c.in_type = PP_F64, "'out_type'");
+            BAD("i64 in", (c.in_type = c.out_type = PP_I64), "'in_type'");
+            BAD("unknown form", c.form_arg = 7, "'form'");
+            BAD("integral out_pitch = cols", (c.form_arg = PP_SAT_INTEGRAL, c.out_pitch = 6), "'out_pitch'");
+            BAD("integral out overlaps in", (c.form_arg = PP_SAT_INTEGRAL, c.out = in + 96), "'out'");
+            BAD("integral cols SIZE_MAX", (c.form_arg = PP_SAT_INTEGRAL, c.rows = 1, c.cols = SIZE_MAX,
+                                           c.in_pitch = SIZE_MAX), "'");
+        }
+        if (form == GRID_AXIS) {
+            BAD("unknown out_type", c.out_type = BAD_DTYPE, "'out_type'");
+            BAD("unknown op", c.op = BAD_OP, "'op'");
+            BAD("xor on f32", c.op = PP_OP_XOR, "'op'");
+            BAD("min widening f32->f64", (c.op = PP_OP_MIN, c.out_type = PP_F64), "'out_type'");
+            BAD("unknown axis", c.axis = (pp_axis)0, "'axis'");
+            BAD("axis 3", c.axis = (pp_axis)3, "'axis'");
+            BAD("unknown kind", c.kind = (pp_scan_kind)4, "'kind'");
+            BAD("init with an inclusive scan", (c.init = &init_f64, c.in_type = c.out_type = PP_F64), "'init'");
+        }
+#undef BAD
+    }
+    /* empty matrices with NULL pointers are fine */
+    TC_OK(ctx, pp_transpose(ctx, NULL, 0, 5, 5, NULL, 0, PP_U8, 3));
+    TC_OK(ctx, pp_transpose(ctx, NULL, 5, 5, 5, NULL, 5, PP_U8, 0));
+    TC_OK(ctx, pp_axis_scan(ctx, NULL, 3, 0, 0, PP_F32, PP_AXIS_COLS, PP_OP_SUM, PP_SCAN_INCLUSIVE, NULL, NULL, 0,
+                            PP_F32));
+    TC_OK(ctx, pp_summed_area_table(ctx, NULL, 0, 0, 0, PP_U8, NULL, 0, PP_U32, PP_SAT_INCLUSIVE));
+    tc_case("%s: NULL context", pp_backend_name(env->backend));
+    TC_CHECK(pp_summed_area_table(NULL, in, 4, 6, 8, PP_F32, out, 8, PP_F32, PP_SAT_INCLUSIVE) == E, "sat");
+    TC_CHECK(pp_axis_scan(NULL, in, 4, 6, 8, PP_F32, PP_AXIS_ROWS, PP_OP_SUM, PP_SCAN_INCLUSIVE, NULL, out, 8, PP_F32) ==
+                 E,
+             "axis scan");
+    TC_CHECK(pp_transpose(NULL, in, 4, 6, 8, out, 4, PP_F32, 1) == E, "transpose");
+    tc_free(ctx, buf);
+}
+
 int main(void)
 {
     tc_init("test_errors");
@@ -1443,6 +1563,8 @@ int main(void)
         TC_HIP(t_compaction_wrong_memory_space),
         /* radix sort family (issue 20) */
         TC_BOTH(t_sort_bad_args),
+        /* summed-area table, axis scans, transpose (issue 21) */
+        TC_BOTH(t_sat_bad_args),
     };
     return TC_RUN("errors", tests);
 }

@@ -2,7 +2,8 @@
  * fuzz_api.c -- libFuzzer target over parprim's public API on the CPU backend.
  *
  * Each input is a little program: a sequence of calls (reduce, argmin/argmax, segmented
- * reduce, the four scans, both histograms, reduce by index, options, scratch, memory), each
+ * reduce, the four scans, both histograms, reduce by index, options, scratch, memory, and
+ * (issue 21) the summed-area table, axis scans and transpose), each
  * with arguments drawn from the input: dtypes and ops (valid and not), counts (small ones
  * with real buffers of exactly that size, so ASan sees any read or write past them, and
  * huge ones whose byte size overflows size_t, such as SIZE_MAX and SIZE_MAX / size + 2,
@@ -653,6 +654,80 @@ static void do_compaction(call *c, pp_context *ctx)
     check(c, ctx, st, huge);
 }
 
+/* ---- summed-area table, axis scans, transpose (issue 21) ---- */
+
+/* A matrix's row count: small, or (rarely) one whose extent overflows size_t (*huge; the
+ * caller then makes the other dimensions nonzero, so that the matrix is not empty). */
+static size_t pick_dim(reader *r, int *huge)
+{
+    const unsigned m = byte(r) % 32;
+    if (m == 0) {
+        *huge = 1;
+        return SIZE_MAX - byte(r) % 3;
+    }
+    return m < 4 ? 0 : byte(r) % 40;
+}
+
+/* Elements from the first of a rows x cols matrix of pitch `pitch` to one past its last. */
+static size_t extent_of(size_t rows, size_t cols, size_t pitch) { return rows && cols ? (rows - 1) * pitch + cols : 0; }
+
+static void do_grid(call *c, pp_context *ctx)
+{
+    reader *r = c->r;
+    const unsigned which = byte(r) % 3; /* table, axis scan, transpose */
+    const pp_dtype in_t = pick_dtype(r), out_t = byte(r) % 3 ? (which == 2 ? in_t : pick_dtype(r)) : in_t;
+    const pp_op op = pick_op(r);
+    int huge = 0;
+    const size_t rows = pick_dim(r, &huge);
+    size_t cols = byte(r) % 40;
+    if (huge && cols == 0) cols = 1;
+    const unsigned form = byte(r) % 5; /* the table's form, the scan's axis and kind, the batch */
+    const int integral = which == 0 && form % 3 == PP_SAT_INTEGRAL;
+    size_t ipitch = cols + byte(r) % 4, opitch = (which == 2 ? rows : cols + integral) + byte(r) % 4;
+    if (byte(r) % 8 == 0) { /* maybe below the width */
+        const size_t d = 1 + byte(r) % 2;
+        ipitch = ipitch > d ? ipitch - d : 0;
+    }
+    if (byte(r) % 8 == 0) opitch = opitch > 0 ? opitch - 1 : 0;
+    const size_t batch = which == 2 ? form % 3 + (huge ? 1 : 0) : 1;
+    const size_t orows = which == 2 ? cols : rows + integral, ocols = which == 2 ? rows : cols + integral;
+    void *in, *out;
+    if (huge) {
+        in = make_buf(c, 64, 0, 1);
+        out = make_buf(c, 64, 1, 1);
+    } else {
+        const size_t ie = batch ? extent_of(rows * batch, cols, ipitch) : 0;
+        const size_t oe = batch ? extent_of(orows * batch, ocols, opitch) : 0;
+        /* out overlapping in, sometimes */
+        if (byte(r) % 6 == 0 && ie > 0) {
+            in = make_buf(c, (ie + oe) * 8 + 8, 1, 0);
+            out = (unsigned char *)in + (byte(r) % 4) * esize(out_t);
+        } else {
+            in = make_array(c, ie, esize(in_t), 0, 0);
+            out = make_array(c, oe, esize(out_t), 0, 1);
+        }
+    }
+    unsigned char initb[8];
+    for (int i = 0; i < 8; ++i) initb[i] = (unsigned char)byte(r);
+    const void *init = byte(r) % 3 == 0 ? NULL : initb;
+    if (which == 0) {
+        DESCRIBE("pp_summed_area_table(in %p, %zu x %zu, pitch %zu, %d, out %p, pitch %zu, %d, form %u)", in, rows, cols,
+                 ipitch, in_t, out, opitch, out_t, form % 3);
+        check(c, ctx,
+              pp_summed_area_table(ctx, in, rows, cols, ipitch, in_t, out, opitch, out_t, (pp_sat_form)(form % 3)), huge);
+    } else if (which == 1) {
+        const pp_axis axis = (pp_axis)(form % 4);
+        const pp_scan_kind kind = (pp_scan_kind)(form / 4 ? 3 : byte(r) & 1);
+        DESCRIBE("pp_axis_scan(in %p, %zu x %zu, pitch %zu, %d, axis %d, op %d, kind %d, init %p, out %p, pitch %zu, %d)",
+                 in, rows, cols, ipitch, in_t, axis, op, kind, init, out, opitch, out_t);
+        check(c, ctx, pp_axis_scan(ctx, in, rows, cols, ipitch, in_t, axis, op, kind, init, out, opitch, out_t), huge);
+    } else {
+        DESCRIBE("pp_transpose(in %p, %zu x %zu, pitch %zu, out %p, pitch %zu, %d, batch %zu)", in, rows, cols, ipitch,
+                 out, opitch, in_t, batch);
+        check(c, ctx, pp_transpose(ctx, in, rows, cols, ipitch, out, opitch, in_t, batch), huge);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader r = {data, size};
@@ -664,7 +739,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (pp_option_bounds((pp_option)o, NULL, NULL, &dflt) == PP_OK) pp_context_set_option(ctx, (pp_option)o, dflt);
     }
     for (int k = 0; k < 12 && r.left > 0; ++k) {
-        switch (byte(&r) % 12) {
+        switch (byte(&r) % 13) {
         case 0: do_reduce(&c, ctx); break;
         case 1: do_arg(&c, ctx); break;
         case 2: do_segreduce(&c, ctx); break;
@@ -675,6 +750,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 8: do_memory(&c, ctx, &scratch); break;
         case 9: do_null_context(&c); break;
         case 10: do_sort(&c, ctx); break; /* radix sort family (issue 20) */
+        case 11: do_grid(&c, ctx); break; /* summed-area table, axis scans, transpose (issue 21) */
         /* compaction family (issue 19) */
         default: do_compaction(&c, ctx); break;
         }

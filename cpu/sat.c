@@ -1,0 +1,515 @@
+/*
+ * sat.c -- the 2-D family on the CPU (OpenMP, issue 21): scans along rows or columns of a
+ * matrix for every (in_type, op, out_type) of the scan family, the summed-area table, and the
+ * cache-blocked transpose.
+ *
+ * Each kernel is the template header cpu/sat_impl.h, included once per (in, op, out), with the
+ * operators and accumulator types of cpu/scan.c (cpu/common.h): integer sums, products and
+ * bitwise ops wrap in the unsigned type of the output's width (a signed and an unsigned input
+ * of one width share the kernel), min / max in the input type, floats in the output type.
+ *
+ * Orders of evaluation (fixed by the shape alone, never by the thread count, so every run
+ * gives the same bits):
+ *   rows     each row left to right, one element after another (four rows' chains side by
+ *            side, skewed: sat_impl.h's rows4);
+ *   columns  each column top to bottom, row r from row r - 1 (vectorized across a strip);
+ *   table    P(r, c) = the row prefix of row r at c, as a row scan. The rows are cut into
+ *            blocks of rb rows (rb from the shape alone: at most SAT_BLOCKS blocks); block b's
+ *            V_b(c) is the row prefix of its column sums (each column summed top to bottom),
+ *            its carry C_b = C_(b-1) + V_(b-1) (C_1 = V_0), and the table is T(r0, c) = C_b(c) +
+ *            P(r0, c) at the block's first row r0 (P alone in block 0), T(r, c) = T(r - 1, c) +
+ *            P(r, c) below it. A term passes through at most (c + 1) + (r + 1) roundings:
+ *            parprim.h's bound with slack to spare.
+ * A single row (and a single contiguous column) is the 1-D scan of cpu/scan.c.
+ *
+ * The table: the column sums of every block but the last (the input's first read, in
+ * parallel), the carries down the blocks (columns in parallel), then every block's rows (the
+ * input's second read, in parallel), four rows' prefixes at a time while they are in the
+ * cache. No thread waits on another but at the ends of the passes. (A first version made one
+ * pass over blocks claimed in order, each waiting for the block above's last row: with other
+ * processes on the two cores, a waiting thread yielded and the table ran at a fifth of a
+ * copy's speed, slower on two threads than on one.)
+ *
+ * The transpose: tiles of TT x TT elements (64 x 64), each read row by row into a buffer and
+ * written row by row of the output from it (transpose_tile; whole tiles of 4-byte elements in
+ * 4 x 4 blocks transposed in SSE2 registers); the tiles of every matrix of the batch are
+ * spread over the threads.
+ */
+#include <omp.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define ROW_BATCH 16                    /* rows a thread takes at a time (row scans) */
+#define SKEW 16                         /* columns between the chains of rows scanned together */
+#define SAT_BLOCKS 256                  /* the table's blocks of rows (at most) */
+#define TT 64                           /* transpose tiles: TT x TT elements */
+#define PAR_MIN_ELEMS ((size_t)1 << 16) /* smaller matrices run on one thread */
+#define STREAM_MIN_BYTES ((size_t)32 << 20) /* tables this large are streamed to the output */
+#define STAGE_MAX_BYTES ((size_t)1 << 20)   /* ... through staging rows of at most this much */
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+
+/* How a call runs: threads, the table's block rows, its carries (blocks x cols accumulators)
+ * and its staging rows (5 rows a thread, or NULL). */
+struct grid_plan {
+    int threads;
+    size_t block_rows;
+    void *carry;
+    void *stage;
+};
+
+/* Copy `bytes` from the cached row src to dst with non-temporal stores where there are any
+ * (SSE2; the 16-byte aligned body of dst), so that an output larger than the caches costs one
+ * write instead of a read for ownership and a write-back. */
+static inline void stream_row(void *dst, const void *src, size_t bytes)
+{
+#if defined(__SSE2__)
+    const size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
+    if (bytes >= head + 16) {
+        memcpy(dst, src, head);
+        const size_t body = (bytes - head) & ~(size_t)15;
+        __m128i *d = (__m128i *)((char *)dst + head);
+        const char *q = (const char *)src + head;
+        for (size_t i = 0; i < body / 16; ++i) _mm_stream_si128(d + i, _mm_loadu_si128((const __m128i *)(q + 16 * i)));
+        memcpy((char *)dst + head + body, q + body, bytes - head - body);
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
+}
+
+/* Order the non-temporal stores before whatever follows. */
+static inline void stream_fence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
+/* ---- instantiations: sat_impl.h once per kernel ---- */
+#define NAME u8_u8_sum
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_SUM
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u8_prod
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_PROD
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u8_and
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_AND
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u8_or
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_OR
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u8_xor
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_XOR
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_sum
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_SUM
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_prod
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_PROD
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_and
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_AND
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_or
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_OR
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_xor
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_XOR
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_sum
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_SUM
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_prod
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_PROD
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_and
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_AND
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_or
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_OR
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_xor
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_XOR
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u8_min
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_IMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u8_max
+#define IN uint8_t
+#define A uint8_t
+#define OP OP_IMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME i32_i32_min
+#define IN int32_t
+#define A int32_t
+#define OP OP_IMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME i32_i32_max
+#define IN int32_t
+#define A int32_t
+#define OP OP_IMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_min
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_IMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u32_u32_max
+#define IN uint32_t
+#define A uint32_t
+#define OP OP_IMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME i64_i64_min
+#define IN int64_t
+#define A int64_t
+#define OP OP_IMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME i64_i64_max
+#define IN int64_t
+#define A int64_t
+#define OP OP_IMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_min
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_IMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u64_u64_max
+#define IN uint64_t
+#define A uint64_t
+#define OP OP_IMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME f32_f32_min
+#define IN float
+#define A float
+#define OP OP_FMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME f32_f32_max
+#define IN float
+#define A float
+#define OP OP_FMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME f32_f32_sum
+#define IN float
+#define A float
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+#define NAME f32_f32_prod
+#define IN float
+#define A float
+#define OP OP_PROD
+#define SAT 0
+#include "sat_impl.h"
+#define NAME f64_f64_min
+#define IN double
+#define A double
+#define OP OP_FMIN
+#define SAT 0
+#include "sat_impl.h"
+#define NAME f64_f64_max
+#define IN double
+#define A double
+#define OP OP_FMAX
+#define SAT 0
+#include "sat_impl.h"
+#define NAME f64_f64_sum
+#define IN double
+#define A double
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+#define NAME f64_f64_prod
+#define IN double
+#define A double
+#define OP OP_PROD
+#define SAT 0
+#include "sat_impl.h"
+#define NAME u8_u32_sum
+#define IN uint8_t
+#define A uint32_t
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+#define NAME u8_u64_sum
+#define IN uint8_t
+#define A uint64_t
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+#define NAME i32_i64_sum
+#define IN int32_t
+#define A uint64_t
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+#define NAME u32_u64_sum
+#define IN uint32_t
+#define A uint64_t
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+#define NAME f32_f64_sum
+#define IN float
+#define A double
+#define OP OP_SUM
+#define SAT 1
+#include "sat_impl.h"
+
+/* ---- dispatch ---- */
+
+typedef void (*grid_fn)(const pp_grid_args *a, const struct grid_plan *p);
+
+/* [in][out][op], as cpu/scan.c's table: a same-type row takes the kernel of the unsigned type
+ * of its width for the exact ops, its own for min and max. */
+#define SAT_UNS_PP_U8 PP_U8
+#define SAT_UNS_PP_I32 PP_U32
+#define SAT_UNS_PP_U32 PP_U32
+#define SAT_UNS_PP_I64 PP_U64
+#define SAT_UNS_PP_U64 PP_U64
+#define SAT_UNS_PP_F32 PP_F32
+#define SAT_UNS_PP_F64 PP_F64
+#define SAT_EXACT(IN, op) CPU_KERNEL(CPU_CAT(SAT_UNS_, IN), CPU_CAT(SAT_UNS_, IN), op, grid)
+#define SAT_PICK_SUM SAT_EXACT
+#define SAT_PICK_PROD SAT_EXACT
+#define SAT_PICK_AND SAT_EXACT
+#define SAT_PICK_OR SAT_EXACT
+#define SAT_PICK_XOR SAT_EXACT
+#define SAT_PICK_MIN(IN, op) CPU_KERNEL(IN, IN, op, grid)
+#define SAT_PICK_MAX(IN, op) CPU_KERNEL(IN, IN, op, grid)
+#define SAT_SAME(IN, OUT, OP, op) [PP_OP_##OP] = SAT_PICK_##OP(IN, op),
+#define SAT_WIDE(IN, OUT, OP, op) [PP_OP_##OP] = CPU_KERNEL(IN, OUT, op, grid),
+static const grid_fn grid_impls CPU_TABLE_DIMS = {CPU_DISPATCH_ROWS(SAT_SAME, SAT_WIDE)};
+
+static const char *grid_entry(const pp_grid_args *a)
+{
+    return a->kind == PP_GRID_SAT ? "pp_summed_area_table" : "pp_axis_scan";
+}
+
+/* The 1-D scan of n contiguous elements (a single row, or a single column of pitch 1). */
+static pp_status scan_1d(pp_context *ctx, const pp_grid_args *a, size_t n)
+{
+    pp_scan_args s;
+    memset(&s, 0, sizeof s);
+    s.in = a->in;
+    s.n = n;
+    s.in_type = a->in_type;
+    s.op = a->op;
+    s.exclusive = a->exclusive;
+    memcpy(s.init, a->init, sizeof s.init);
+    s.out = a->out;
+    s.out_type = a->out_type;
+    return pp__cpu_scan(ctx, &s);
+}
+
+/* The integral image's zero row and column. */
+static void integral_border(const pp_grid_args *a)
+{
+    const size_t osz = pp_dtype_size(a->out_type), op = a->out_pitch;
+    char *base = (char *)a->out - (op + 1) * osz;
+    memset(base, 0, (a->cols + 1) * osz);
+    for (size_t r = 1; r <= a->rows; ++r) memset(base + r * op * osz, 0, osz);
+}
+
+/* The plan: family "sat" (the table) or "axis_scan", strategy "cpu" or "cpu_1d" (a single row
+ * or contiguous column, cpu/scan.c), tiles = the table's row blocks, param[0] = threads,
+ * param[1] = rows per block of the table, param[2] = 1 where the table is streamed out. */
+pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a)
+{
+    const grid_fn fn = cpu_table_index_ok(a->in_type, a->op, a->out_type) ? grid_impls[a->in_type][a->out_type][a->op]
+                                                                          : NULL;
+    if (!fn) return cpu_no_kernel(ctx, grid_entry(a), a->in_type, a->op, a->out_type);
+    const char *family = a->kind == PP_GRID_SAT ? "sat" : "axis_scan";
+    const int one_row = a->rows == 1 && a->kind != PP_GRID_SCAN_COLS;
+    const int one_col = a->cols == 1 && a->in_pitch == 1 && a->out_pitch == 1 && a->kind != PP_GRID_SCAN_ROWS;
+    if (one_row || one_col) {
+        const size_t n = one_row ? a->cols : a->rows;
+        PP_TRY(scan_1d(ctx, a, n));
+        if (a->kind == PP_GRID_SAT && a->integral) integral_border(a);
+        const pp_plan inner = ctx->plan;
+        pp__set_plan(ctx, family, "cpu_1d", 0, inner.tiles, inner.param[0], 0, 0, 0);
+        return PP_OK;
+    }
+    const size_t osz = pp_dtype_size(a->out_type);
+    const size_t elems = a->rows * a->cols;
+    struct grid_plan p = {elems >= PAR_MIN_ELEMS ? omp_get_max_threads() : 1, 0, NULL, NULL};
+    size_t blocks = 0;
+    if (a->kind == PP_GRID_SAT) {
+        /* at most SAT_BLOCKS blocks, of at least 16 rows: from the shape alone */
+        const size_t rb = (a->rows + SAT_BLOCKS - 1) / SAT_BLOCKS;
+        p.block_rows = rb < 16 ? 16 : rb;
+        blocks = (a->rows + p.block_rows - 1) / p.block_rows;
+        const size_t row_bytes = a->cols * osz;
+        const int stage = elems * osz >= STREAM_MIN_BYTES && 5 * row_bytes <= STAGE_MAX_BYTES;
+        const size_t carry_bytes = blocks > 1 ? blocks * row_bytes : 0; /* blocks <= SAT_BLOCKS: no overflow */
+        if (row_bytes > SIZE_MAX / SAT_BLOCKS)
+            return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: the carries of %zu blocks of %zu columns overflow",
+                            grid_entry(a), blocks, a->cols);
+        const size_t stage_bytes = stage ? (size_t)p.threads * 5 * row_bytes : 0;
+        if (carry_bytes + stage_bytes > 0) {
+            void *mem;
+            PP_TRY(cpu_scratch(ctx, grid_entry(a), carry_bytes + stage_bytes, &mem));
+            p.carry = mem;
+            p.stage = stage ? (char *)mem + carry_bytes : NULL;
+        }
+        if (a->integral) integral_border(a);
+    }
+    pp__set_plan(ctx, family, "cpu", 0, blocks, p.threads, (int64_t)p.block_rows, p.stage != NULL, 0);
+    fn(a, &p);
+    return PP_OK;
+}
+
+/* ---- transpose ---- */
+
+/* One tile, rows [r0, r1) x columns [c0, c1) of one matrix, through a buffer in L1: its rows
+ * read one after another into the buffer, then the output's rows written one after another
+ * from it. Every cache line is then touched once, in one go: at a power-of-two pitch the
+ * tile's 64 rows share a few cache sets, and the element-by-element transpose, which visits
+ * every row of the tile for each element, ran at a tenth of a copy's speed. */
+#define TRANSPOSE_TILE(T)                                                                       \
+    do {                                                                                        \
+        const T *x = (const T *)in;                                                             \
+        T *y = (T *)out;                                                                        \
+        T *b = (T *)buf;                                                                        \
+        const size_t h = r1 - r0, w = c1 - c0;                                                  \
+        for (size_t i = 0; i < h; ++i) memcpy(b + i * TT, x + (r0 + i) * ip + c0, w * sizeof(T)); \
+        for (size_t j = 0; j < w; ++j) {                                                        \
+            T *yr = y + (c0 + j) * op + r0;                                                     \
+            for (size_t i = 0; i < h; ++i) yr[i] = b[i * TT + j];                               \
+        }                                                                                       \
+    } while (0)
+
+#if defined(__SSE2__)
+/* 4-byte elements, a whole TT x TT tile: blocks of 4 x 4 transposed in SSE registers, read from
+ * the buffer and written to the output 16 bytes at a time (a quarter of the stores). */
+static void transpose_tile4_sse(const uint32_t *x, uint32_t *y, size_t ip, size_t op, size_t r0, size_t c0,
+                                uint32_t *b)
+{
+    for (size_t i = 0; i < TT; ++i) memcpy(b + i * TT, x + (r0 + i) * ip + c0, TT * sizeof(uint32_t));
+    for (size_t j = 0; j < TT; j += 4)
+        for (size_t i = 0; i < TT; i += 4) {
+            const __m128 q0 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + i * TT + j)));
+            const __m128 q1 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + (i + 1) * TT + j)));
+            const __m128 q2 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + (i + 2) * TT + j)));
+            const __m128 q3 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + (i + 3) * TT + j)));
+            const __m128 t0 = _mm_unpacklo_ps(q0, q1), t1 = _mm_unpacklo_ps(q2, q3);
+            const __m128 t2 = _mm_unpackhi_ps(q0, q1), t3 = _mm_unpackhi_ps(q2, q3);
+            uint32_t *yr = y + (c0 + j) * op + r0 + i;
+            _mm_storeu_si128((__m128i *)yr, _mm_castps_si128(_mm_movelh_ps(t0, t1)));
+            _mm_storeu_si128((__m128i *)(yr + op), _mm_castps_si128(_mm_movehl_ps(t1, t0)));
+            _mm_storeu_si128((__m128i *)(yr + 2 * op), _mm_castps_si128(_mm_movelh_ps(t2, t3)));
+            _mm_storeu_si128((__m128i *)(yr + 3 * op), _mm_castps_si128(_mm_movehl_ps(t3, t2)));
+        }
+}
+#endif
+
+static void transpose_tile(const void *in, void *out, size_t ip, size_t op, size_t es, size_t r0, size_t r1,
+                           size_t c0, size_t c1, void *buf)
+{
+    switch (es) {
+    case 1: TRANSPOSE_TILE(uint8_t); break;
+    case 4:
+#if defined(__SSE2__)
+        if (r1 - r0 == TT && c1 - c0 == TT) {
+            transpose_tile4_sse((const uint32_t *)in, (uint32_t *)out, ip, op, r0, c0, (uint32_t *)buf);
+            break;
+        }
+#endif
+        TRANSPOSE_TILE(uint32_t);
+        break;
+    default: TRANSPOSE_TILE(uint64_t); break;
+    }
+}
+
+/* The plan: family "transpose", strategy "cpu", tiles = TT x TT tiles of all matrices,
+ * param[0] = threads, param[1] = TT. */
+pp_status pp__cpu_transpose(pp_context *ctx, const pp_transpose_args *a)
+{
+    const size_t tr = (a->rows + TT - 1) / TT, tc = (a->cols + TT - 1) / TT;
+    const size_t per = tr * tc, tiles = per * a->batch;
+    const int threads = a->rows * a->cols * a->batch >= PAR_MIN_ELEMS ? omp_get_max_threads() : 1;
+    pp__set_plan(ctx, "transpose", "cpu", 0, tiles, threads, TT, 0, 0);
+    const size_t es = a->esize;
+    const char *in = (const char *)a->in;
+    char *out = (char *)a->out;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        _Alignas(64) unsigned char buf[TT * TT * 8];
+#pragma omp for schedule(static)
+        for (size_t t = 0; t < tiles; ++t) {
+            const size_t k = t / per, i = (t % per) / tc, j = t % tc;
+            const char *x = in + k * a->rows * a->in_pitch * es;
+            char *y = out + k * a->cols * a->out_pitch * es;
+            transpose_tile(x, y, a->in_pitch, a->out_pitch, es, i * TT, min_size(a->rows, (i + 1) * TT), j * TT,
+                           min_size(a->cols, (j + 1) * TT), buf);
+        }
+    }
+    return PP_OK;
+}

@@ -1,0 +1,446 @@
+/*
+ * sat.hip -- the 2-D family on the GPU (issue 21): scans along the rows or the columns of a
+ * matrix, the summed-area table, and the transpose.
+ *
+ * One kernel, grid_tiles, serves the scans and the table: a tile agent over tiles of
+ * ROWS x (SAT_THREADS * ITEMS) elements (tuning_sat.h) taken in ticket order (lookback.h), in
+ * row-major tile order, so that a tile only ever waits on tiles that have started. Thread i
+ * of the block holds ITEMS consecutive columns of every row of the tile in registers (its
+ * loads and stores are coalesced across the wave without an exchange: tile_io.h's lane runs).
+ *   row prefixes (row scans, the table): every row's lane totals scanned across the wave
+ *     (blocks.h, pp_wave_scan_incl) and the wave totals across the block; each row's tile
+ *     total is published at once as the aggregate of that row's chain, one chain per row of
+ *     the tile row, and one thread per row looks back along its row (lookback.h,
+ *     pp_lookback_lane: in tile order, so the same bits every run) for the row prefix of the
+ *     tiles to the left. P(r, c) = left carry + wave prefix + lane prefix + the lane's own run.
+ *   column carries (column scans, the table): each column's running fold Q down the tile is
+ *     published as the aggregate of the column's chain, one chain per column of the tile
+ *     column; each thread looks back up its ITEMS columns for the carry B of the tiles above
+ *     (which holds the above-left tiles too: B(c) is the table's row above the tile). The
+ *     output is B(c) + Q(r, c).
+ *   the table: the column pass runs over the row prefixes P, so each tile combines its left,
+ *     above and above-left neighbours' prefixes from the two look-backs; the image is read
+ *     once and written once (plus two state entries per column and tile, two per row).
+ * The forced two-pass table (PP_OPTION_SAT_STRATEGY) runs the same kernel twice: the row scan
+ * into the output, then the column scan over it in place; since the one-pass table computes
+ * exactly the row scan's P and then the column scan's sums, both give the same bits.
+ * Float order: P is sequential over the tiles to the left (one rounding each) and a tree
+ * within the tile (ITEMS + log2 threads); B is sequential over the tiles above; Q sequential
+ * down the tile: parprim.h's D = (r + 1) + (c + 1) + PP_SAT_DEPTH_SLACK covers it.
+ * A single row (not a column scan) is the 1-D scan of scan.hip.
+ *
+ * The transpose: tiles of TRANSPOSE_TILE x TRANSPOSE_TILE through shared memory, read by rows
+ * and written by rows of the output (coalesced both ways). The tile's rows are padded to an
+ * odd number of 4-byte banks (1-byte elements: one bank word; 4 and 8 bytes: one element), so
+ * that reading a column of the tile -- consecutive lanes, consecutive rows -- touches distinct
+ * banks: 32 consecutive rows for 4-byte words, and 16 for 8-byte elements, which take two
+ * banks each and are served per half wave; that holds for waves of 32 and of 64 alike (the
+ * LDS serves 32 banks at a time), whatever the wave width.
+ */
+#include <string.h>
+
+#include <type_traits>
+
+#include "blocks.h"
+#include "common.h"
+#include "lookback.h"
+#include "policy.h"
+#include "tile_io.h"
+#include "tuning_sat.h"
+
+namespace {
+
+enum { MODE_ROWS = 1, MODE_COLS = 2, MODE_SAT = 3 };
+
+struct grid_params {
+    uint64_t rows, cols, in_pitch, out_pitch;
+    uint64_t ntc, tiles;      /* tile columns, all tiles */
+    int mode, exclusive;
+    int vec_in, vec_out;      /* rows aligned to a lane's run of ITEMS elements */
+    void *hstate, *vstate;    /* row chains (2 x ROWS x tiles entries), column chains (2 x TW x tiles) */
+    unsigned *ticket;
+    void *border;             /* integral table: the first element of its zero column (row 1), else NULL */
+    pp_lb_sleeps sleeps;
+};
+
+template <typename P>
+__global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const typename P::in_t *in,
+                                                                            typename P::out_t *out,
+                                                                            typename P::acc_t init, grid_params prm)
+{
+    using In = typename P::in_t;
+    using Out = typename P::out_t;
+    using A = typename P::acc_t;
+    using Op = typename P::op;
+    using SO = pp_scan_op<Op, A, false>;
+    using E = pp_lb_entry<SO>;
+    constexpr int ROWS = sat_rows<A>(), ITEMS = SAT_ITEMS, TW = SAT_TILE_COLS;
+    constexpr int WAVES = SAT_THREADS / PP_WAVE;
+    static_assert(SAT_THREADS % PP_WAVE == 0 && ROWS <= SAT_THREADS, "rows served by one thread each");
+
+    __shared__ uint64_t s_tile;
+    __shared__ A s_wave[ROWS][WAVES]; /* wave totals of each row, then their exclusive prefixes */
+    __shared__ A s_left[ROWS];        /* each row's carry from the tiles to the left */
+    __shared__ A s_lex[ROWS][SAT_THREADS]; /* each lane's exclusive prefix in its wave, per row
+                                            * (kept here, not in registers: the tile holds them) */
+
+    const unsigned tid = threadIdx.x, lane = pp_lane_id(), w = pp_wave_id();
+    const pp_lb_sleeps sleeps = prm.sleeps;
+    if (tid == 0) s_tile = pp_tile_ticket(prm.ticket);
+    __syncthreads();
+    const uint64_t t = s_tile;
+    if (t >= prm.tiles) return;
+    const uint64_t tr = t / prm.ntc, tc = t % prm.ntc;
+    const uint64_t r0 = tr * ROWS, cb = tc * TW + (uint64_t)tid * ITEMS;
+    const uint32_t nrows = prm.rows - r0 < (uint64_t)ROWS ? (uint32_t)(prm.rows - r0) : (uint32_t)ROWS;
+    const uint32_t valid = cb < prm.cols ? (prm.cols - cb < (uint64_t)ITEMS ? (uint32_t)(prm.cols - cb) : ITEMS) : 0;
+    const bool excl = prm.exclusive != 0;
+
+    /* ---- the tile, in registers (identity outside the matrix) ---- */
+    A x[ROWS][ITEMS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        In v[ITEMS];
+        if ((uint32_t)r < nrows && valid > 0) pp_lane_load<In, ITEMS>(in + (r0 + r) * prm.in_pitch + cb, valid, prm.vec_in, v);
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k)
+            x[r][k] = (uint32_t)r < nrows && (uint32_t)k < valid ? P::make(v[k], 0) : Op::identity();
+    }
+
+    /* ---- row prefixes ---- */
+    if (prm.mode != MODE_COLS) {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            A s = x[r][0];
+#pragma unroll
+            for (int k = 1; k < ITEMS; ++k) s = Op::apply(s, x[r][k]);
+            const A incl = pp_wave_scan_incl<Op>(s);
+            s_lex[r][tid] = pp_wave_excl_of_incl<Op>(incl);
+            if (lane == PP_WAVE - 1) s_wave[r][w] = incl;
+        }
+        __syncthreads();
+        if (tid < (unsigned)ROWS) { /* thread r: row r's wave prefixes, total, and left carry */
+            const unsigned r = tid;
+            A acc = Op::identity();
+#pragma unroll
+            for (int v = 0; v < WAVES; ++v) {
+                const A tot = s_wave[r][v];
+                s_wave[r][v] = acc;
+                acc = Op::apply(acc, tot);
+            }
+            const bool init_here = excl && tc == 0; /* an exclusive row scan starts at init */
+            using SOT = typename SO::T;
+            const SOT agg = SO::make(init_here ? Op::apply(init, acc) : acc, 0);
+            E *aggs = reinterpret_cast<E *>(prm.hstate) + tr * prm.ntc * ROWS;
+            E *incl = aggs + prm.tiles * ROWS;
+            if (tc > 0) pp_lb_publish<SO>(aggs, tc * ROWS + r, agg);
+            const A left = pp_lookback_lane<SO>(aggs, incl, ROWS, tc, r, agg, sleeps).v;
+            s_left[r] = tc > 0 ? left : excl ? init : Op::identity();
+        }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            A s = Op::apply(Op::apply(s_left[r], s_wave[r][w]), s_lex[r][tid]);
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                const A v = Op::apply(s, x[r][k]);
+                x[r][k] = excl && prm.mode == MODE_ROWS ? s : v;
+                s = v;
+            }
+        }
+    }
+
+    /* ---- column carries ---- */
+    A carry[ITEMS];
+    bool have = false;
+    if (prm.mode != MODE_ROWS) {
+        const bool excl_c = excl && prm.mode == MODE_COLS;
+        E *aggs = reinterpret_cast<E *>(prm.vstate);
+        E *incl = aggs + prm.tiles * TW;
+        const uint64_t stride = prm.ntc * TW;
+        using SOT = typename SO::T;
+        SOT agg[ITEMS];
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            A q = Op::identity();
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r) q = Op::apply(q, x[r][k]);
+            agg[k] = SO::make(excl_c && tr == 0 ? Op::apply(init, q) : q, 0);
+            if (tr > 0) pp_lb_publish<SO>(aggs, tr * stride + cb + k, agg[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) carry[k] = pp_lookback_lane<SO>(aggs, incl, stride, tr, cb + k, agg[k], sleeps).v;
+        have = tr > 0 || excl_c;
+        if (tr == 0 && excl_c) {
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) carry[k] = init;
+        }
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            A q = Op::identity();
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r) {
+                const A v = Op::apply(q, x[r][k]);
+                const A o = excl_c ? q : v;
+                x[r][k] = have ? Op::apply(carry[k], o) : o;
+                q = v;
+            }
+        }
+    }
+
+    /* ---- the tile out ---- */
+    if (prm.border && tc == 0 && tid < nrows) reinterpret_cast<Out *>(prm.border)[(r0 + tid) * prm.out_pitch] = Out(0);
+    if (valid == 0) return;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        Out y[ITEMS];
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) y[k] = Out(x[r][k]);
+        if ((uint32_t)r < nrows) pp_lane_store<Out, ITEMS>(out + (r0 + r) * prm.out_pitch + cb, valid, prm.vec_out, y);
+    }
+}
+
+/* The accumulation policy of plain_policy, with the output type the kernel stores. */
+template <typename P, typename Out> struct grid_policy : P {
+    using out_t = Out;
+};
+
+/* Whether policy Q computes a table pp_summed_area_table offers (a sum into a wider or the
+ * same float type: src/sat.c's pairs). */
+template <typename Q> constexpr bool sat_pair()
+{
+    using In = typename Q::in_t;
+    using A = typename Q::acc_t;
+    return std::is_same<typename Q::op, pp_op_sum<A>>::value &&
+           (std::is_floating_point<In>::value ? std::is_floating_point<A>::value : sizeof(A) > sizeof(In) || sizeof(In) == 1);
+}
+
+/* Whether p is aligned to `bytes` and a pitch of `pitch` elements of `size` keeps every row so. */
+static bool rows_aligned(const void *p, uint64_t pitch, size_t size, size_t bytes)
+{
+    return (uintptr_t)p % bytes == 0 && (pitch * size) % bytes == 0;
+}
+
+/* The look-back states of a launch over rows x cols in `mode`: the row chains' (2 entries a row
+ * of every tile) and the column chains' (2 a column of every tile), 256-byte aligned. */
+template <typename A> void grid_state_bytes(int mode, uint64_t rows, uint64_t cols, size_t *h, size_t *v)
+{
+    using E = typename pp_lb_carry<A>::entry;
+    constexpr int ROWS = sat_rows<A>(), TW = SAT_TILE_COLS;
+    const uint64_t tiles = ((rows + ROWS - 1) / ROWS) * ((cols + TW - 1) / TW);
+    *h = mode != MODE_COLS ? pp_align256(2 * tiles * ROWS * sizeof(E)) : 0;
+    *v = mode != MODE_ROWS ? pp_align256(2 * tiles * TW * sizeof(E)) : 0;
+}
+
+/* One launch of grid_tiles over the matrix of `a` (mode, in, out and pitches given), its states
+ * from the scratch arena. Records nothing (the caller's plan). */
+template <typename P, typename Out>
+pp_status grid_launch(pp_context *ctx, int mode, const void *in, uint64_t in_pitch, Out *out, uint64_t out_pitch,
+                      const pp_grid_args *a, void *border, uint64_t *grid_out)
+{
+    using In = typename P::in_t;
+    using A = typename P::acc_t;
+    using GP = grid_policy<P, Out>;
+    pp_hip_state *hs = pp_hip(ctx);
+    constexpr int ROWS = sat_rows<A>(), TW = SAT_TILE_COLS;
+    const uint64_t ntr = (a->rows + ROWS - 1) / ROWS, ntc = (a->cols + TW - 1) / TW, tiles = ntr * ntc;
+    if (tiles > 0x7FFFFFFFull)
+        return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "%s: more than 2^31 tiles of %d x %d",
+                        a->kind == PP_GRID_SAT ? "pp_summed_area_table" : "pp_axis_scan", ROWS, TW);
+    size_t hbytes, vbytes;
+    grid_state_bytes<A>(mode, a->rows, a->cols, &hbytes, &vbytes);
+    void *sp = nullptr;
+    PP_TRY(pp__scratch(ctx, 256 + hbytes + vbytes, &sp));
+    char *scratch = (char *)sp;
+    PP_HIP_TRY(ctx, hipMemsetAsync(scratch, 0, 256 + hbytes + vbytes, hs->stream));
+    if (border) /* the integral table's zero row (nothing is written before the scratch is there);
+                 * the kernel writes the zero column */
+        PP_HIP_TRY(ctx, hipMemsetAsync((Out *)border - out_pitch, 0, (a->cols + 1) * sizeof(Out), hs->stream));
+    grid_params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.rows = a->rows;
+    prm.cols = a->cols;
+    prm.in_pitch = in_pitch;
+    prm.out_pitch = out_pitch;
+    prm.ntc = ntc;
+    prm.tiles = tiles;
+    prm.mode = mode;
+    prm.exclusive = a->exclusive;
+    prm.vec_in = rows_aligned(in, in_pitch, sizeof(In), SAT_ITEMS * sizeof(In));
+    prm.vec_out = rows_aligned(out, out_pitch, sizeof(Out), SAT_ITEMS * sizeof(Out));
+    prm.ticket = (unsigned *)scratch;
+    prm.hstate = hbytes ? scratch + 256 : nullptr;
+    prm.vstate = vbytes ? scratch + 256 + hbytes : nullptr;
+    prm.border = border;
+    const pp_sat_tuning *tu = pp_sat_tuning_for(&hs->dev);
+    prm.sleeps.pause_ns = tu->pause_ns;
+    prm.sleeps.delay_ns = tu->delay_ns;
+    Out init_out;
+    memcpy(&init_out, a->init, sizeof init_out);
+    grid_tiles<GP><<<(unsigned)tiles, SAT_THREADS, 0, hs->stream>>>((const In *)in, out, A(init_out), prm);
+    PP_HIP_CHECK_LAUNCH(ctx, "grid_tiles");
+    *grid_out = tiles;
+    return PP_OK;
+}
+
+/* The plan: family "sat" or "axis_scan"; strategy "one_pass", "two_pass" (the table),
+ * "tiles" (scans) or "single_row" (the 1-D scan's, whose own plan it replaces); grid = tiles
+ * = the blocks of the (last) launch; param = {tile rows, tile columns, pause, delay (ns)}. */
+template <typename P, typename Out> struct grid_run {
+    pp_context *ctx;
+    const pp_grid_args *a;
+    template <typename Q> pp_status go()
+    {
+        using A = typename Q::acc_t;
+        const char *family = a->kind == PP_GRID_SAT ? "sat" : "axis_scan";
+        Out *out = (Out *)a->out;
+        void *border = a->integral ? (void *)((Out *)a->out - 1) : nullptr;
+        const pp_sat_tuning *tu = pp_sat_tuning_for(&pp_hip(ctx)->dev);
+        uint64_t grid = 0;
+        if (a->kind == PP_GRID_SCAN_ROWS) {
+            PP_TRY((grid_launch<Q, Out>(ctx, MODE_ROWS, a->in, a->in_pitch, out, a->out_pitch, a, nullptr, &grid)));
+            pp__set_plan(ctx, family, "tiles", grid, grid, sat_rows<A>(), SAT_TILE_COLS, tu->pause_ns, tu->delay_ns);
+        } else if (a->kind == PP_GRID_SCAN_COLS) {
+            PP_TRY((grid_launch<Q, Out>(ctx, MODE_COLS, a->in, a->in_pitch, out, a->out_pitch, a, nullptr, &grid)));
+            pp__set_plan(ctx, family, "tiles", grid, grid, sat_rows<A>(), SAT_TILE_COLS, tu->pause_ns, tu->delay_ns);
+        } else if constexpr (!sat_pair<Q>()) {
+            return PP_ERROR_UNSUPPORTED; /* src/ lets no other table through */
+        } else if (pp__option(ctx, PP_OPTION_SAT_STRATEGY) == PP_SAT_STRATEGY_TWO_PASS) {
+            /* rows into out, then the columns of out in place (the same-type sum's kernel); the
+             * scratch of both first, so that a failure writes nothing */
+            size_t h1, v1, h2, v2;
+            void *sp = nullptr;
+            grid_state_bytes<A>(MODE_ROWS, a->rows, a->cols, &h1, &v1);
+            grid_state_bytes<typename grid_policy_cols<Out>::acc_t>(MODE_COLS, a->rows, a->cols, &h2, &v2);
+            PP_TRY(pp__scratch(ctx, 256 + (h1 + v1 > h2 + v2 ? h1 + v1 : h2 + v2), &sp));
+            PP_TRY((grid_launch<Q, Out>(ctx, MODE_ROWS, a->in, a->in_pitch, out, a->out_pitch, a, border, &grid)));
+            using C = grid_policy_cols<Out>;
+            PP_TRY((grid_launch<C, Out>(ctx, MODE_COLS, out, a->out_pitch, out, a->out_pitch, a, nullptr, &grid)));
+            pp__set_plan(ctx, family, "two_pass", grid, grid, sat_rows<A>(), SAT_TILE_COLS, tu->pause_ns,
+                         tu->delay_ns);
+        } else {
+            PP_TRY((grid_launch<Q, Out>(ctx, MODE_SAT, a->in, a->in_pitch, out, a->out_pitch, a, border, &grid)));
+            pp__set_plan(ctx, family, "one_pass", grid, grid, sat_rows<A>(), SAT_TILE_COLS, tu->pause_ns,
+                         tu->delay_ns);
+        }
+        return PP_OK;
+    }
+    /* The second pass of the two-pass table: the column sums of Out, accumulated as the first
+     * pass's sums are (plain_policy of the same-type sum). */
+    template <typename O>
+    using grid_policy_cols = plain_policy<O, typename unsigned_of<O>::type, pp_op_sum<typename unsigned_of<O>::type>>;
+};
+
+/* Exact ops of a signed integer type run the unsigned type's kernel (the same bits): fewer
+ * kernels to compile. */
+template <typename In, typename Out> pp_status grid_io(pp_context *ctx, const pp_grid_args *a)
+{
+    grid_run<In, Out> run = {ctx, a};
+    pp_status st = PP_ERROR_UNSUPPORTED;
+    if constexpr (std::is_same<In, Out>::value && std::is_integral<In>::value && std::is_signed<In>::value) {
+        /* pp_hip_grid_scan sends the other ops to the unsigned type's kernels */
+        if (a->op == PP_OP_MIN) st = run.template go<plain_policy<In, In, pp_op_min<In>>>();
+        else if (a->op == PP_OP_MAX) st = run.template go<plain_policy<In, In, pp_op_max<In>>>();
+    } else {
+        st = with_policy<In, Out>(a->op, run);
+    }
+    if (st == PP_ERROR_UNSUPPORTED && !ctx->message[0])
+        return pp__fail(ctx, st, "%s: hip has no %s from %s to %s", a->kind == PP_GRID_SAT ? "pp_summed_area_table" : "pp_axis_scan",
+                        pp_op_name(a->op), pp_dtype_name(a->in_type), pp_dtype_name(a->out_type));
+    return st;
+}
+
+/* ---- transpose ---- */
+
+template <typename T>
+__global__ __launch_bounds__(TRANSPOSE_THREADS) void transpose_tiles(const T *in, T *out, uint64_t rows, uint64_t cols,
+                                                                      uint64_t ip, uint64_t op, uint64_t tiles_r,
+                                                                      uint64_t tiles_c, uint64_t total)
+{
+    constexpr int TD = TRANSPOSE_TILE, STEP = TRANSPOSE_THREADS / TRANSPOSE_TILE;
+    constexpr int PAD = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1; /* an odd number of banks per row */
+    __shared__ T tile[TD][TD + PAD];
+    const unsigned tx = threadIdx.x % TD, ty = threadIdx.x / TD;
+    for (uint64_t b = blockIdx.x; b < total; b += gridDim.x) {
+        const uint64_t per = tiles_r * tiles_c, k = b / per, i = (b % per) / tiles_c, j = b % tiles_c;
+        const T *x = in + k * rows * ip;
+        T *y = out + k * cols * op;
+        const uint64_t r0 = i * TD, c0 = j * TD;
+#pragma unroll
+        for (int q0 = 0; q0 < TD; q0 += STEP) {
+            const unsigned q = q0 + ty;
+            if (r0 + q < rows && c0 + tx < cols) tile[q][tx] = x[(r0 + q) * ip + c0 + tx];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int q0 = 0; q0 < TD; q0 += STEP) {
+            const unsigned q = q0 + ty;
+            if (c0 + q < cols && r0 + tx < rows) y[(c0 + q) * op + r0 + tx] = tile[tx][q];
+        }
+        __syncthreads();
+    }
+}
+
+template <typename T> pp_status transpose_launch(pp_context *ctx, const pp_transpose_args *a)
+{
+    pp_hip_state *hs = pp_hip(ctx);
+    const uint64_t tr = (a->rows + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE, tc = (a->cols + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE;
+    const uint64_t total = tr * tc * a->batch;
+    const uint64_t grid = total < 0x7FFFFFFFull ? total : 0x7FFFFFFFull;
+    /* The plan: family "transpose", strategy "tiles", grid, tiles, param = {tile side, threads}. */
+    pp__set_plan(ctx, "transpose", "tiles", grid, total, TRANSPOSE_TILE, TRANSPOSE_THREADS, 0, 0);
+    transpose_tiles<T><<<(unsigned)grid, TRANSPOSE_THREADS, 0, hs->stream>>>(
+        (const T *)a->in, (T *)a->out, a->rows, a->cols, a->in_pitch, a->out_pitch, tr, tc, total);
+    PP_HIP_CHECK_LAUNCH(ctx, "transpose_tiles");
+    return PP_OK;
+}
+
+} // namespace
+
+pp_status pp_hip_grid_scan(pp_context *ctx, const pp_grid_args *a)
+{
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
+    pp_hip_state *hs = pp_hip(ctx);
+    const size_t osz = pp_dtype_size(a->out_type);
+    if (a->rows == 1 && a->kind != PP_GRID_SCAN_COLS) {
+        /* one row: the 1-D scan */
+        pp_scan_args s;
+        memset(&s, 0, sizeof s);
+        s.in = a->in;
+        s.n = a->cols;
+        s.in_type = a->in_type;
+        s.op = a->op;
+        s.exclusive = a->exclusive;
+        memcpy(s.init, a->init, sizeof s.init);
+        s.out = a->out;
+        s.out_type = a->out_type;
+        PP_TRY(pp_hip_scan(ctx, &s));
+        if (a->integral) { /* the zero row, and the zero before the row */
+            PP_HIP_TRY(ctx, hipMemsetAsync((char *)a->out - (a->out_pitch + 1) * osz, 0, (a->cols + 1) * osz, hs->stream));
+            PP_HIP_TRY(ctx, hipMemsetAsync((char *)a->out - osz, 0, osz, hs->stream));
+        }
+        const pp_plan inner = ctx->plan;
+        pp__set_plan(ctx, a->kind == PP_GRID_SAT ? "sat" : "axis_scan", "single_row", inner.grid, inner.tiles,
+                     inner.param[0], inner.param[1], inner.param[2], inner.param[3]);
+        return PP_OK;
+    }
+    pp_dtype in_t = a->in_type, out_t = a->out_type;
+    const int exact = a->op != PP_OP_MIN && a->op != PP_OP_MAX;
+    if (exact && in_t == out_t && in_t == PP_I32) in_t = out_t = PP_U32;
+    if (exact && in_t == out_t && in_t == PP_I64) in_t = out_t = PP_U64;
+#define PP_CALL_GRID(I, O) grid_io<I, O>(ctx, a)
+    PP_DISPATCH_IN_OUT(ctx, in_t, out_t, PP_CALL_GRID);
+#undef PP_CALL_GRID
+    return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "2-D scan: hip has none from %s to %s", pp_dtype_name(a->in_type),
+                    pp_dtype_name(a->out_type));
+}
+
+pp_status pp_hip_transpose(pp_context *ctx, const pp_transpose_args *a)
+{
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
+    switch (a->esize) {
+    case 1: return transpose_launch<uint8_t>(ctx, a);
+    case 4: return transpose_launch<uint32_t>(ctx, a);
+    default: return transpose_launch<uint64_t>(ctx, a);
+    }
+}

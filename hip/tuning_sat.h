@@ -1,0 +1,68 @@
+/*
+ * tuning_sat.h -- the 2-D family's tuning (hip/sat.hip, issue 21), as data: the tile shapes of
+ * each device pass (compile time: they size registers and shared memory; host and device
+ * passes agree, nothing here depends on the pass's wave width) and the look-back's sleeps of
+ * each target (run time, chosen from the device present, pp_hip_device). Every number says
+ * where it was measured, or that it was not.
+ */
+#ifndef PP_HIP_TUNING_SAT_H
+#define PP_HIP_TUNING_SAT_H
+
+#include <string.h>
+
+#include "common.h"
+
+/* ---- tiles of the scans and the table (compile time) ----
+ * A tile is SAT_ROWS(A) rows x SAT_THREADS * SAT_ITEMS columns; thread i of the block holds
+ * columns [i * ITEMS, (i + 1) * ITEMS) of every row of the tile in registers (ROWS x ITEMS
+ * accumulators, plus ROWS lane prefixes), so ROWS x ITEMS is what the register file allows:
+ * 4-byte accumulators 32 x 2 (tiles of 32 x 512), 8-byte ones 16 x 2 (16 x 512). Taller tiles
+ * mean fewer column carries per element (two state entries per column and tile: 2 / ROWS
+ * entries an element) and shorter chains down the image. Chosen, not measured: the first
+ * shapes that fit 2 blocks of 256 threads per SM on sm_90 (ptxas: 128 registers, no spills
+ * for 4-byte accumulators, 24-68 bytes for some 8-byte ones). AMD: below. */
+#define SAT_THREADS 256
+#define SAT_ITEMS 2
+#define SAT_MIN_BLOCKS 2
+/* AMD: 16 rows for every width (with 32, the 32 unrolled rows' addresses spilled SGPRs on
+ * gfx90a / gfx940: 58-62 of them; compiled, never run). Host and device passes agree: the
+ * platform, not the pass, decides. */
+#if defined(PP_PORT_AMD)
+template <typename A> constexpr int sat_rows() { return 16; }
+#else
+template <typename A> constexpr int sat_rows() { return sizeof(A) <= 4 ? 32 : 16; }
+#endif
+constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
+
+/* The transpose: tiles of TRANSPOSE_TILE x TRANSPOSE_TILE elements through shared memory, a
+ * block of TRANSPOSE_THREADS threads (TRANSPOSE_TILE columns x TRANSPOSE_THREADS /
+ * TRANSPOSE_TILE rows at a time). Not measured. */
+#define TRANSPOSE_TILE 64
+#define TRANSPOSE_THREADS 256
+
+/* ---- look-back sleeps (run time, per target) ---- */
+struct pp_sat_tuning {
+    const char *target;  /* as pp_hip_device::arch names it */
+    unsigned pause_ns;   /* between two polls of an entry not yet published (0: pp_spin_pause) */
+    unsigned delay_ns;   /* once, before a lane's first poll */
+};
+
+/* Not measured on any target yet: the shortest back-off and no delay everywhere (the first
+ * device run of bench/cases_sat.c is the baseline to tune from). The first row of a platform
+ * is its fallback. */
+static const pp_sat_tuning pp_sat_tuning_table[] = {
+    /* target  pause delay */
+    {"sm_90", 0, 0},
+    {"sm_80", 0, 0},
+    {"gfx90a", 0, 0},
+    {"gfx940", 0, 0},
+    {"gfx1030", 0, 0},
+};
+
+/* The row for the context's device (as tuning_scan.h picks its rows). */
+static inline const pp_sat_tuning *pp_sat_tuning_for(const pp_hip_device *d)
+{
+    return pp_hip_tuning_pick(pp_sat_tuning_table, d);
+}
+
+#endif /* PP_HIP_TUNING_SAT_H */
