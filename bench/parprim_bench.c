@@ -92,7 +92,7 @@ static void usage(FILE *f)
             "  --plot FILE   also draw GB/s per row as an SVG bar chart (parprim and its peer side by\n"
             "                side, the copy row's GB/s as the ceiling line)\n"
             "  --only NAME   run only rows whose \"name dtype\" contains NAME (e.g. argmax, f64,\n"
-            "                scan: every scan row; hist: every histogram row)\n"
+            "                scan: every scan row; hist: every histogram row; NAME,NAME2: either)\n"
             "  --quick       smaller default n and about 0.03 s per row (smoke runs, CI)\n"
             "  --seed S      seed of the input data (default 1); printed in the header\n"
             "  --device D    GPU index for the hip backend (default 0)\n"
@@ -215,7 +215,16 @@ static int case_selected(const pb_case *c, const char *only)
     char full[96], dt[32];
     case_dtype(c, dt, sizeof dt);
     snprintf(full, sizeof full, "%s %s", c->name, dt);
-    return strstr(full, only) != NULL;
+    /* NAME may list alternatives separated by commas (e.g. copy,hist_range: a row and the
+     * ceiling in the same run) */
+    for (const char *p = only;; ++p) {
+        const char *q = strchr(p, ',');
+        const size_t len = q ? (size_t)(q - p) : strlen(p);
+        for (const char *f = full; len && *f; ++f)
+            if (!strncmp(f, p, len)) return 1;
+        if (!q) return 0;
+        p = q;
+    }
 }
 
 /* ---- input data ------------------------------------------------------------------------- */
