@@ -349,10 +349,13 @@ typedef struct range_grid {
     const uint32_t *base;       /* cells: start[j], or the sentinel */
     const uint32_t *start;      /* cells + 1: the edges in the cells below j */
     const float *key_f;         /* f32 samples: the edges rounded up to floats, then 2 NaN */
-    const uint64_t *cell_w;     /* f32 samples, cells + 1: the cell words (GRID_WORDS) */
+    const struct grid_cell_f {  /* f32 samples, cells: base[j] and key_f[base[j]] */
+        uint32_t base;
+        float split;
+    } *cell_f;
     const double *key_d;        /* other samples: the edges, then 2 NaN */
-    /* f32 samples: the sample words of a block (GRID_WORDS), the form for this CPU */
-    void (*words_f)(const struct range_grid *, const float *, size_t, uint64_t *);
+    /* f32 samples: the loop of GRID_BLOCK for this CPU */
+    int (*loop_f)(const struct range_grid *, const float *, size_t, uint32_t, uint32_t, uint32_t *);
 } range_grid;
 
 static inline uint32_t grid_cell_f(float x, float lo, float inv, float top)
@@ -390,6 +393,8 @@ static inline uint32_t grid_cell_d(double x, double lo, double inv, double top)
         const K lo = g->lo_##SFX, inv = g->inv_##SFX, top = (K)(g->cells - 1);                    \
         const uint32_t *restrict base = g->base, multi_b = g->multi;                              \
         const K *restrict key = g->key_##SFX;                                                     \
+        const struct grid_cell_f *restrict cell = g->cell_f;                                      \
+        (void)base, (void)key, (void)cell;                                                        \
         uint32_t multi = 0;                                                                       \
         for (size_t i = 0; i < len; ++i) {                                                        \
             const K v = (K)x[i];                                                                  \
@@ -404,6 +409,8 @@ static inline uint32_t grid_cell_d(double x, double lo, double inv, double top)
         }                                                                                         \
         return multi != 0;                                                                        \
     }
+#define GRID_BASE_f(j) cell[j].base
+#define GRID_SPLIT_f(j, b) cell[j].split
 #define GRID_BASE_d(j) base[j]
 #define GRID_SPLIT_d(j, b) key[b]
 /* The block function: the loop, then the samples of multi-edge cells. */
@@ -470,168 +477,60 @@ static void range_u8(const binner *bn, const void *s, size_t b, size_t len, uint
 {
     range_lockstep_uint8_t(bn, (const uint8_t *)s + b, len, idx);
 }
+GRID_LOOP(range_f32, float, float, f)
 GRID_LOOP(range_i32, int32_t, double, d)
 GRID_LOOP(range_u32, uint32_t, double, d)
 GRID_LOOP(range_f64, double, double, d)
-#define RANGE_F64_LOOP range_f64_loop
-#define RANGE_I32_LOOP range_i32_loop
-#define RANGE_U32_LOOP range_u32_loop
-GRID_BLOCK(range_i32, int32_t, double, d, g->key_d, RANGE_I32_LOOP)
-GRID_BLOCK(range_u32, uint32_t, double, d, g->key_d, RANGE_U32_LOOP)
-GRID_BLOCK(range_f64, double, double, d, g->key_d, RANGE_F64_LOOP)
-
-/*
- * GRID_WORDS: f32 samples through the grid without gathers. A block's samples first become
- * 64-bit words in a vector loop, key(x) << 32 | cell(x) (a NaN sample: 0 << 32 | cells, the
- * NaN cell), and every cell j (and the NaN cell) has a word key(split_j) << 32 | base_j; then
- * one scalar step a sample counts it: with w the sample's word and c = cell_w[(u32)w],
- *     slot = (u32)c + ((w | 0xFFFFFFFF) >= c)
- * (64-bit unsigned compare: high halves decide unless equal, and then the low all-ones half
- * of the left side wins, so it is key(x) >= key(split)), one load from the grid, one compare
- * and one increment of the slot's counter. key() orders floats as integers: the bits, with
- * the sign bit flipped for a positive float and every bit for a negative one (x >= s iff
- * key(x) >= key(s) for non-NaN x and s, except -0.0 < +0.0 as keys: a split of either zero
- * takes key(-0.0), the least key of a value equal to it). The slot is the count of edges <= x
- * (GRID_BLOCK's count): 0 below the range, 1 + b for bin b, nbins + 1 at or above the last
- * edge. The splits that no sample may pass (NaN pads past the last edge, the NaN cell, a
- * multi-edge cell) take key 0xFFFFFFFF, above key(+inf) = 0xFF800000, and a NaN sample's
- * key is 0: the NaN cell's base 0 sends it below the range; a multi-edge cell's base is the
- * sentinel nbins + 2, counted again by its binary search (grid_multi_slot). Measured here
- * (one thread, bench's 4096 quadratic edges, 2^24 f32 samples, CPU time a sample): the
- * AVX-512 loop with two 64-bit gathers a 16 samples 1.38 ns; the words (see bench/NOTES.md).
- */
-static inline uint32_t f32_key(uint32_t bits) { return bits ^ ((uint32_t)((int32_t)bits >> 31) | 0x80000000u); }
-static inline float f32_of_key(uint32_t k)
-{
-    const uint32_t bits = k ^ (k >> 31 ? 0x80000000u : 0xFFFFFFFFu);
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-#define GRID_KEY_NEVER 0xFFFFFFFFu
-
-PP_WIDE_CLONES static void grid_words_f32(const range_grid *g, const float *restrict x, size_t len,
-                                          uint64_t *restrict w)
-{
-    const float lo = g->lo_f, inv = g->inv_f, top = (float)(g->cells - 1);
-    const uint64_t nan_word = g->cells;
-    for (size_t i = 0; i < len; ++i) {
-        const float v = x[i];
-        uint32_t bits;
-        memcpy(&bits, &v, 4);
-        const uint64_t word = (uint64_t)f32_key(bits) << 32 | grid_cell_f(v, lo, inv, top);
-        w[i] = v == v ? word : nan_word;
-    }
-}
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-/* The same words with AVX-512 (max / min are the clamps' selects, NaN to 0), 16 samples a step;
- * the unpacks pair cell and key of each sample in the words, in an order of their own (the
- * counts do not depend on it). */
-__attribute__((target("avx512f"))) static void grid_words_f32_v16(const range_grid *g, const float *x, size_t len,
-                                                                  uint64_t *w)
+/* range_f32_loop with AVX-512: the same operations (max / min are the clamps' selects, NaN
+ * to 0; _CMP_GE_OQ is C's >=, false with a NaN), the two table loads as gathers. */
+__attribute__((target("avx512f"))) static int range_f32_loop_v16(const range_grid *g, const float *x, size_t len,
+                                                                 uint32_t r0, uint32_t rb, uint32_t *idx)
 {
     const __m512 lo = _mm512_set1_ps(g->lo_f), inv = _mm512_set1_ps(g->inv_f);
     const __m512 top = _mm512_set1_ps((float)(g->cells - 1)), zero = _mm512_setzero_ps();
-    const __m512i nan_cell = _mm512_set1_epi32((int)g->cells), sign = _mm512_set1_epi32(INT32_MIN);
+    const __m512i vr0 = _mm512_set1_epi32((int)r0), vrb = _mm512_set1_epi32((int)rb);
+    const __m512i one = _mm512_set1_epi32(1), none = _mm512_set1_epi32(-1);
+    const long long *cell = (const long long *)g->cell_f;
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, one);
+    const __m512i multi_b = _mm512_set1_epi32((int)g->multi);
+    __mmask16 multi = 0;
     size_t i = 0;
     for (; i + 16 <= len; i += 16) {
         const __m512 v = _mm512_loadu_ps(x + i);
         __m512 t = _mm512_mul_ps(_mm512_sub_ps(v, lo), inv);
         t = _mm512_min_ps(_mm512_max_ps(t, zero), top);
-        const __mmask16 ok = _mm512_cmp_ps_mask(v, v, _CMP_ORD_Q);
-        const __m512i j = _mm512_mask_cvttps_epi32(nan_cell, ok, t);
-        const __m512i bits = _mm512_castps_si512(v);
-        const __m512i flip = _mm512_or_si512(_mm512_srai_epi32(bits, 31), sign);
-        const __m512i key = _mm512_maskz_xor_epi32(ok, bits, flip);
-        _mm512_storeu_si512(w + i, _mm512_unpacklo_epi32(j, key));
-        _mm512_storeu_si512(w + i + 8, _mm512_unpackhi_epi32(j, key));
+        const __m512i j = _mm512_cvttps_epi32(t);
+        /* the cells of lanes 0-7 and 8-15 (8 bytes each), then base and split apart */
+        const __m512i c0 = _mm512_i32gather_epi64(_mm512_castsi512_si256(j), cell, 8);
+        const __m512i c1 = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(j, 1), cell, 8);
+        const __m512i b = _mm512_permutex2var_epi32(c0, even, c1);
+        const __m512 sp = _mm512_castsi512_ps(_mm512_permutex2var_epi32(c0, odd, c1));
+        const __mmask16 ge = _mm512_cmp_ps_mask(v, sp, _CMP_GE_OQ);
+        const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        __m512i bin = _mm512_sub_epi32(b, one);
+        bin = _mm512_mask_add_epi32(bin, ge, bin, one);
+        bin = _mm512_mask_mov_epi32(bin, nan, none);
+        __m512i k = _mm512_min_epu32(_mm512_sub_epi32(bin, vr0), vrb);
+        const __mmask16 m = _mm512_cmpeq_epi32_mask(b, multi_b);
+        k = _mm512_mask_mov_epi32(k, m, none);                /* GRID_REDO */
+        multi |= m;
+        _mm512_storeu_si512(idx + i, k);
     }
-    grid_words_f32(g, x + i, len - i, w + i);
+    return range_f32_loop(g, x + i, len - i, r0, rb, idx + i) | (multi != 0);
 }
+_Static_assert(GRID_REDO == 0xFFFFFFFFu, "the AVX-512 loop's all-ones lanes");
 #define PP_GRID_V16 1
 #endif
-
-/* The word of a cell: split's key (GRID_KEY_NEVER for NaN: no sample passes) and base. */
-static uint64_t grid_cell_word(float split, uint32_t base)
-{
-    uint32_t bits;
-    memcpy(&bits, &split, 4);
-    const uint32_t key = split != split ? GRID_KEY_NEVER : split == 0.0f ? f32_key(0x80000000u) : f32_key(bits);
-    return (uint64_t)key << 32 | base;
-}
-
-static inline uint32_t grid_slot(const uint64_t *cell_w, uint64_t w)
-{
-    const uint64_t c = cell_w[(uint32_t)w];
-    return (uint32_t)c + (uint32_t)((w | 0xFFFFFFFFu) >= c);
-}
-
-/* The slot of a sample of a multi-edge cell: the count of that cell's edges <= x, by binary
- * search, plus the edges below the cell. */
-static inline uint32_t grid_multi_slot(const range_grid *g, uint64_t w)
-{
-    const float v = f32_of_key((uint32_t)(w >> 32));
-    const uint32_t j = (uint32_t)w;
-    uint32_t c = g->start[j], hi = g->start[j + 1];
-    GRID_COUNT(float, g->key_f, c, hi, v);
-    return c;
-}
-
-/* The block function (passes over bin ranges): the bins from the slots. */
-static void range_f32(const binner *bn, const void *s, size_t b, size_t len, uint32_t *idx)
-{
-    const range_grid *g = bn->grid;
-    const float *x = (const float *)s + b;
-    if (!g) {
-        range_lockstep_float(bn, x, len, idx);
-        return;
-    }
-    uint64_t w[BLK];
-    g->words_f(g, x, len, w);
-    for (size_t i = 0; i < len; ++i) {
-        uint32_t slot = grid_slot(g->cell_w, w[i]);
-        if (slot == g->multi) slot = grid_multi_slot(g, w[i]);
-        idx[i] = rel(slot - 1u, bn->r0, bn->rb); /* slot 0: no bin */
-    }
-}
-
-/* One pass over all the bins: the slots are the table's indices (a table of nbins + 3
- * counters: slot 0 and nbins + 1 out of range, nbins + 2 the multi-edge cells'), the words
- * and the increments of a block in one loop each. The multi-edge cells' samples are found
- * by their counter, checked after every GROUP samples, and counted again. */
-#ifndef GRID_GROUP
-#define GRID_GROUP 32
-#endif
-static void count_slice_grid_f32(const binner *bn, size_t lo, size_t hi, uint32_t *table, size_t stride, int subs)
-{
-    const range_grid *g = bn->grid;
-    const uint64_t *cell = g->cell_w;
-    const uint32_t multi = g->multi;
-    const float *x = (const float *)bn->a->samples;
-    uint32_t *t1 = table + (subs > 1 ? stride : 0), *t2 = table + (subs > 2 ? 2 * stride : 0);
-    uint32_t *t3 = table + (subs > 3 ? 3 * stride : 0);
-    uint64_t w[BLK];
-    for (size_t b = lo; b < hi; b += BLK) {
-        const size_t len = min_size(BLK, hi - b);
-        g->words_f(g, x + b, len, w);
-        for (size_t i0 = 0; i0 < len; i0 += GRID_GROUP) {
-            const size_t i1 = min_size(len, i0 + GRID_GROUP);
-            size_t i = i0;
-            for (; i + 4 <= i1; i += 4) {
-                table[grid_slot(cell, w[i])]++;
-                t1[grid_slot(cell, w[i + 1])]++;
-                t2[grid_slot(cell, w[i + 2])]++;
-                t3[grid_slot(cell, w[i + 3])]++;
-            }
-            for (; i < i1; ++i) table[grid_slot(cell, w[i])]++;
-            if (table[multi] | t1[multi] | t2[multi] | t3[multi]) {
-                table[multi] = t1[multi] = t2[multi] = t3[multi] = 0;
-                for (i = i0; i < i1; ++i)
-                    if ((uint32_t)cell[(uint32_t)w[i]] == multi) table[grid_multi_slot(g, w[i])]++;
-            }
-        }
-    }
-}
+#define RANGE_F32_LOOP(g, x, len, r0, rb, idx) (g)->loop_f(g, x, len, r0, rb, idx)
+#define RANGE_F64_LOOP range_f64_loop
+#define RANGE_I32_LOOP range_i32_loop
+#define RANGE_U32_LOOP range_u32_loop
+GRID_BLOCK(range_f32, float, float, f, g->key_f, RANGE_F32_LOOP)
+GRID_BLOCK(range_i32, int32_t, double, d, g->key_d, RANGE_I32_LOOP)
+GRID_BLOCK(range_u32, uint32_t, double, d, g->key_d, RANGE_U32_LOOP)
+GRID_BLOCK(range_f64, double, double, d, g->key_d, RANGE_F64_LOOP)
 
 typedef void (*block_fn)(const binner *, const void *, size_t, size_t, uint32_t *);
 
@@ -754,12 +653,8 @@ static pp_status histogram_private(pp_context *ctx, const pp_histogram_args *a, 
 {
     const size_t n = a->n, nbins = a->nbins;
     const int threads = n >= PAR_MIN_SAMPLES ? omp_get_max_threads() : 1;
-    /* f32 samples through the grid in one pass: the tables are indexed by slot (GRID_WORDS),
-     * bin k at k + 1 */
-    const int by_slot = bn->grid && a->sample_type == PP_F32 && range_bins >= nbins;
-    const size_t row = by_slot ? nbins + 3 : range_bins + 1, slot0 = by_slot ? 1 : 0;
-    const int subs = row * 4 <= SUB_TABLE_BYTES ? SUBS : 1;
-    const size_t stride = (row + 15) & ~(size_t)15; /* 64-byte rows */
+    const int subs = (range_bins + 1) * 4 <= SUB_TABLE_BYTES ? SUBS : 1;
+    const size_t stride = (range_bins + 1 + 15) & ~(size_t)15; /* 64-byte rows */
     const size_t per_thread = stride * (size_t)subs;
     const size_t round = bn->round;
     uint32_t *tables = NULL;
@@ -785,9 +680,7 @@ static pp_status histogram_private(pp_context *ctx, const pp_histogram_args *a, 
 #pragma omp for schedule(dynamic, 1) nowait
                 for (long long c = 0; c < chunks; ++c) {
                     const size_t lo = base + (size_t)c * CHUNK;
-                    const size_t hi = lo + min_size(CHUNK, base + m - lo);
-                    if (by_slot) count_slice_grid_f32(bn, lo, hi, mine, stride, subs);
-                    else count_slice(bn, f, lo, hi, mine, stride, subs);
+                    count_slice(bn, f, lo, lo + min_size(CHUNK, base + m - lo), mine, stride, subs);
                 }
 #pragma omp barrier
                 /* Sum the tables into the counts, the bins split over the threads. */
@@ -795,7 +688,7 @@ static pp_status histogram_private(pp_context *ctx, const pp_histogram_args *a, 
                 for (long long k = 0; k < (long long)rb; ++k) {
                     uint64_t c = 0;
                     for (int u = 0; u < nt; ++u)
-                        for (int sb = 0; sb < subs; ++sb) c += tables[(size_t)u * per_thread + (size_t)sb * stride + slot0 + (size_t)k];
+                        for (int sb = 0; sb < subs; ++sb) c += tables[(size_t)u * per_thread + (size_t)sb * stride + (size_t)k];
                     count_store(a->counts, a->count_type, r0 + (size_t)k, c, add);
                 }
             }
@@ -859,7 +752,7 @@ static pp_status range_grid_build(pp_context *ctx, const pp_histogram_args *a, r
     const int f32 = a->sample_type == PP_F32;
     /* the keys (nbins + 3, doubles first), base, start */
     const size_t key_bytes = (nb + 3) * (f32 ? sizeof(float) : sizeof(double));
-    const size_t cell_bytes = f32 ? (cells + 1) * sizeof(uint64_t) : 0;
+    const size_t cell_bytes = f32 ? cells * sizeof(struct grid_cell_f) : 0;
     const size_t bytes = key_bytes + cell_bytes + (2 * cells + 1) * sizeof(uint32_t);
     const int fail = pp__alloc_fails(ctx);
     unsigned char *p = fail ? NULL : (unsigned char *)malloc(bytes);
@@ -869,7 +762,7 @@ static pp_status range_grid_build(pp_context *ctx, const pp_histogram_args *a, r
     *mem = p;
     float *key_f = f32 ? (float *)p : NULL;
     double *key_d = f32 ? NULL : (double *)p;
-    uint64_t *cell_w = f32 ? (uint64_t *)(p + key_bytes) : NULL;
+    struct grid_cell_f *cell_f = f32 ? (struct grid_cell_f *)(p + key_bytes) : NULL;
     uint32_t *base = (uint32_t *)(p + key_bytes + cell_bytes);
     uint32_t *start = base + cells;
     const double *e = a->edges;
@@ -914,18 +807,17 @@ static pp_status range_grid_build(pp_context *ctx, const pp_histogram_args *a, r
         else
             while (k <= nb && grid_cell_d(key_d[k], lo, inv, topd) == j) ++k;
         base[j] = k - start[j] <= 1 ? start[j] : g->multi;
-        if (f32) cell_w[j] = grid_cell_word(base[j] == g->multi ? NAN : key_f[base[j]], base[j]);
+        if (f32) cell_f[j] = (struct grid_cell_f){base[j], key_f[base[j]]};
     }
     start[cells] = (uint32_t)k; /* nb + 1 */
     g->base = base;
     g->start = start;
     g->key_f = key_f;
     g->key_d = key_d;
-    if (f32) cell_w[cells] = grid_cell_word(NAN, 0); /* NaN samples: below the range */
-    g->cell_w = cell_w;
-    g->words_f = grid_words_f32;
+    g->cell_f = cell_f;
+    g->loop_f = range_f32_loop;
 #ifdef PP_GRID_V16
-    if (__builtin_cpu_supports("avx512f")) g->words_f = grid_words_f32_v16;
+    if (__builtin_cpu_supports("avx512f")) g->loop_f = range_f32_loop_v16;
 #endif
     return PP_OK;
 }
