@@ -220,7 +220,8 @@ static int case_selected(const pb_case *c, const char *only)
     for (const char *p = only;; ++p) {
         const char *q = strchr(p, ',');
         const size_t len = q ? (size_t)(q - p) : strlen(p);
-        for (const char *f = full; len && *f; ++f)
+        if (!len) return 1; /* as strstr: the empty name is in every row */
+        for (const char *f = full; *f; ++f)
             if (!strncmp(f, p, len)) return 1;
         if (!q) return 0;
         p = q;
