@@ -68,7 +68,7 @@ static void usage(FILE *f)
             "  --plot FILE   also draw GB/s per row as an SVG bar chart (parprim and its peer side by\n"
             "                side, the copy row's GB/s as the ceiling line)\n"
             "  --only NAME   run only rows whose \"name dtype\" contains NAME (e.g. argmax, f64,\n"
-            "                scan: every scan row; hist: every histogram row)\n"
+            "                scan: every scan row; hist: every histogram row; NAME,NAME2: either)\n"
             "  --quick       smaller default n and about 0.03 s per row (smoke runs, CI)\n"
             "  --seed S      seed of the input data (default 1); printed in the header\n"
             "  --no-peer     skip the peer columns (also --no-cub)\n"
@@ -162,7 +162,19 @@ static const char *case_label(const pb_case *c, int with_name, char *buf, size_t
 /* Whether --only's NAME is in the row's "name dtype" (left in label, 128 bytes). */
 static int case_selected(const pb_case *c, const char *only, char *label)
 {
-    return strstr(case_label(c, 1, label, 128), only ? only : "") != NULL;
+    const char *full = case_label(c, 1, label, 128);
+    if (!only) return 1;
+    /* NAME may list alternatives separated by commas (e.g. copy,hist_range: a row and the
+     * ceiling in the same run) */
+    for (const char *p = only;; ++p) {
+        const char *q = strchr(p, ',');
+        const size_t len = q ? (size_t)(q - p) : strlen(p);
+        if (!len) return 1; /* as strstr: the empty name is in every row */
+        for (const char *f = full; *f; ++f)
+            if (!strncmp(f, p, len)) return 1;
+        if (!q) return 0;
+        p = q;
+    }
 }
 
 /* ---- input data ------------------------------------------------------------------------- */

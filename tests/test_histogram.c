@@ -662,6 +662,97 @@ static void t_range_grid(void **state)
     free(host);
 }
 
+/* Random edge sets for the cell grid's exactness: sorted draws from a pool that mixes spread
+ * values, float and double subnormals, signed zeros, runs of adjacent floats, doubles between
+ * two adjacent floats (an f32 sample compares with the edge rounded up to a float), duplicated
+ * edges, values beyond the float range (infinite as f32 keys) and infinite edges. */
+static double random_edge(tc_rng *r, const double *e, size_t have)
+{
+    switch (tc_below(r, 10)) {
+    case 0: return (tc_below(r, 2) ? 1 : -1) * ldexp((double)(1 + tc_below(r, 1000)), -149); /* float subnormal */
+    case 1: return (tc_below(r, 2) ? 1 : -1) * 1e-310 * (1 + tc_unit(r));                    /* double subnormal */
+    case 2: return tc_below(r, 2) ? 0.0 : -0.0;
+    case 3: { /* the next float after a pool value, or the double between it and its neighbour */
+        if (!have) return 1.0;
+        const float f = (float)e[tc_below(r, have)];
+        const float g = nextafterf(f, tc_below(r, 2) ? INFINITY : -INFINITY);
+        return tc_below(r, 3) ? (double)g : ((double)f + (double)g) / 2;
+    }
+    case 4: return have ? e[tc_below(r, have)] : 0.0; /* a duplicate */
+    case 5: { /* a huge value: near or past FLT_MAX, or far past it */
+        const double big[] = {3.0e38, 3.4028234663852886e38, 3.5e38, 1e300};
+        return (tc_below(r, 2) ? 1 : -1) * big[tc_below(r, 4)];
+    }
+    case 6: return tc_below(r, 2) ? INFINITY : -INFINITY;
+    default: return -100.0 + 200.0 * tc_unit(r) * tc_unit(r); /* spread, denser near -100 */
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A sample near the edges of e (nb + 1 of them), as type st stores it. */
+static long double sample_near(tc_rng *r, const double *e, size_t nb, pp_dtype st)
+{
+    const unsigned pick = (unsigned)tc_below(r, 8);
+    if (pick == 0 && tc_is_float(st)) {
+        const long double sp[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 1e-45, -1e-45, 1e-310, -1e-310, 3.4e38, -3.4e38};
+        return sp[tc_below(r, sizeof sp / sizeof sp[0])];
+    }
+    double v = e[tc_below(r, nb + 1)];
+    if (pick == 1) v = -100.0 + 200.0 * tc_unit(r);
+    if (st == PP_F32) {
+        float f = (float)v;
+        for (unsigned k = (unsigned)tc_below(r, 4); k > 0; --k) f = nextafterf(f, tc_below(r, 2) ? INFINITY : -INFINITY);
+        return f;
+    }
+    if (st == PP_F64) {
+        if (tc_below(r, 2)) v = nextafter(v, tc_below(r, 2) ? INFINITY : -INFINITY);
+        return v;
+    }
+    if (isinf(v) || v > 2e9 || v < -2e9) v = 0; /* i32 */
+    return floorl((long double)v) + (long double)((int)tc_below(r, 3) - 1);
+}
+
+/* CPU: random edge sets through the cell grid (plan param[1] = 1), f32, f64 and i32 samples
+ * against the oracle. */
+static void t_range_grid_random(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    tc_rng r = tc_rng_for("range grid random");
+    static const size_t nbs[] = {1, 2, 3, 5, 17, 100, 1000, 4096};
+    static const pp_dtype types[] = {PP_F32, PP_F64, PP_I32};
+    const int trials = tc_thorough() ? 6 : 2;
+    const size_t nmax = 4 * (((size_t)16 << 12) + 4096) + 4099; /* n / 4 >= cells + nbins at 4096 bins */
+    void *host = tc_xmalloc(nmax * 8);
+    for (int trial = 0; trial < trials; ++trial)
+        for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi) {
+            const size_t nb = nbs[bi];
+            double *e = (double *)tc_xmalloc((nb + 1) * sizeof *e);
+            for (size_t k = 0; k <= nb; ++k) e[k] = random_edge(&r, e, k);
+            qsort(e, nb + 1, sizeof *e, cmp_double);
+            size_t cells = 1;
+            while (cells < 16 * nb && cells < ((size_t)1 << 18)) cells *= 2;
+            const size_t n = 4 * (cells + nb) + 1 + (size_t)tc_below(&r, 64);
+            for (size_t ti = 0; ti < 3; ++ti) {
+                const pp_dtype st = types[ti];
+                const hspec h = {st, nb, 1, 0, 0, e, (trial + ti) & 1 ? PP_U64 : PP_U32};
+                char what[160];
+                snprintf(what, sizeof what, "random edges (trial %d, edges %.9g .. %.9g)", trial, e[0], e[nb]);
+                for (size_t i = 0; i < n; ++i) store(host, i, st, sample_near(&r, e, nb, st));
+                check_hist(env, host, n, &h, what);
+                const pp_plan p = last_plan(ctx);
+                TC_CHECK(p.param[1] == 1, "%s: the range search was %lld, want 1 (the grid)", what, (long long)p.param[1]);
+            }
+            free(e);
+        }
+    free(host);
+}
+
 /* ---- every GPU strategy, forced ---- */
 
 /* A forced plan: strategy and the options beside it (0: the chooser's). */
@@ -1182,6 +1273,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         TC_BOTH(t_even_f32),     TC_BOTH(t_even_f64),     TC_BOTH(t_even_special), TC_BOTH(t_even_sizes),
         TC_BOTH(t_even_many_bins), TC_CPU(t_even_f32_widths), TC_CPU(t_even_rounds), TC_CPU(t_range_grid),
+        TC_CPU(t_range_grid_random),
         TC_BOTH(t_even_int),     TC_BOTH(t_u8_256),       TC_BOTH(t_range),        TC_BOTH(t_range_uneven),
         TC_HIP(t_hip_strategies_shared), TC_HIP(t_hip_strategies_global),
         TC_HIP(t_hip_strategies_cluster), TC_HIP(t_hip_strategies_cluster_big), TC_HIP(t_hip_strategies_cluster_k2),
