@@ -32,6 +32,8 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     [PP_OPTION_FAIL_ALLOC] = {"fail_alloc", 0, (int64_t)1 << 31, 0},
     /* radix sort family (issue 20) */
     [PP_OPTION_SORT_STRATEGY] = {"sort_strategy", PP_SORT_STRATEGY_AUTO, PP_SORT_STRATEGY_ONESWEEP, 0},
+    /* radix sort performance (issue 20, s2-sortperf) */
+    [PP_OPTION_SORT_ONESWEEP] = {"sort_onesweep", PP_SORT_ONESWEEP_AUTO, PP_SORT_ONESWEEP_EARLY_WINDOW, 0},
 };
 
 static const option_info *info(pp_option o)
