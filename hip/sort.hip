@@ -25,8 +25,7 @@
  *                   or the tuning row): RANKED publishes the counts after the whole ranking,
  *                   then looks back; EARLY publishes them as soon as the match phase has
  *                   counted them (pp_radix_rank_counts), runs the block scan and the ranks
- *                   while the tiles before publish, then looks back, its scatter unrolled by
- *                   4; EARLY_BALLOT matches digits by one ballot per bit (as CUB) instead of
+ *                   while the tiles before publish, then looks back; EARLY_BALLOT matches digits by one ballot per bit (as CUB) instead of
  *                   match.any; EARLY_WINDOW also reads 4 predecessors' counters per look-back
  *                   step;
  *   sort_fixup      the data to the output where the passes left it elsewhere.
@@ -179,12 +178,12 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_starts(sort_desc sd, const un
 /* One onesweep pass j (digit bits [shift, shift + bits)) over tiles of SORT_BLOCK x ITEMS keys.
  * pref: the buffer the host planned for this pass (LOC_X or LOC_Y). argsort: the keys of the
  * last pass that runs are not written. */
-template <typename K, int VB, int ITEMS, int MODE /* pp_sort_onesweep: RANKED, EARLY or EARLY_BALLOT */>
+template <typename K, int VB, int ITEMS, int MODE /* pp_sort_onesweep, not AUTO */>
 __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_MIN_BLOCKS) void onesweep_pass(sort_desc sd, int j, int shift, int bits, unsigned pref,
                                                             sort_bufs<K, val_t<VB>> b, const unsigned long long *start,
                                                             const unsigned *active, unsigned *loc,
                                                             unsigned long long *states, unsigned *ticket,
-                                                            uint64_t tiles, pp_lb_sleeps sl, int argsort, int window)
+                                                            uint64_t tiles, pp_lb_sleeps sl, int argsort)
 {
     using V = val_t<VB>;
     constexpr int TILE = SORT_BLOCK * ITEMS;
@@ -230,11 +229,13 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_MIN_BLOCKS) void onesweep
     load_values();
     const unsigned d = threadIdx.x;
     constexpr bool EARLY = MODE != PP_SORT_ONESWEEP_RANKED;
+    /* a compile-time window: a run-time one cost SGPR spills on gfx90a / gfx940 */
+    constexpr int window = MODE == PP_SORT_ONESWEEP_EARLY_WINDOW ? PP_LB_COUNTER_WINDOW : 1;
     if constexpr (EARLY) {
         /* the counts published as soon as the match phase has them; the block scan and the
          * ranks run while the tiles before publish theirs; then the look-back (staging before
          * it spilled registers on sm_90 with 16 items and values) */
-        const unsigned total = pp_radix_rank_counts<SORT_BLOCK, ITEMS>(dg, bits, cnt, rk, rs, MODE == PP_SORT_ONESWEEP_EARLY_BALLOT);
+        const unsigned total = pp_radix_rank_counts<SORT_BLOCK, ITEMS>(dg, bits, cnt, rk, rs, MODE >= PP_SORT_ONESWEEP_EARLY_BALLOT);
         if (tiles > 1 && d < (unsigned)PP_RADIX) pp_lookback_counter_publish(states, t, d, PP_RADIX, total, (unsigned)j);
         pp_radix_rank_finish<SORT_BLOCK, ITEMS>(dg, cnt, total, rk, rs);
         if (d < (unsigned)PP_RADIX) {
@@ -271,24 +272,11 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_MIN_BLOCKS) void onesweep
     }
     V *vdst = nullptr;
     if constexpr (VB > 0) vdst = to == LOC_X ? b.vx : b.vy;
-    if constexpr (EARLY) { /* unrolled by 4: the shared-memory reads of 4 items overlap */
-#pragma unroll 4
-        for (int i = 0; i < ITEMS; ++i) {
-            const unsigned e = threadIdx.x + (unsigned)(i * SORT_BLOCK);
-            if (e < cnt) {
-                const K kk = skeys[e];
-                const uint64_t g = sdelta[sort_digit(kk, sd, shift, bits)] + e;
-                if (write_keys) kdst[g] = kk;
-                if constexpr (VB > 0) vdst[g] = svals[e];
-            }
-        }
-    } else {
-        for (unsigned e = threadIdx.x; e < cnt; e += SORT_BLOCK) {
-            const K kk = skeys[e];
-            const uint64_t g = sdelta[sort_digit(kk, sd, shift, bits)] + e;
-            if (write_keys) kdst[g] = kk;
-            if constexpr (VB > 0) vdst[g] = svals[e];
-        }
+    for (unsigned e = threadIdx.x; e < cnt; e += SORT_BLOCK) {
+        const K kk = skeys[e];
+        const uint64_t g = sdelta[sort_digit(kk, sd, shift, bits)] + e;
+        if (write_keys) kdst[g] = kk;
+        if constexpr (VB > 0) vdst[g] = svals[e];
     }
 }
 
@@ -573,20 +561,22 @@ template <typename K, int VB> pp_status run_onesweep(pp_context *ctx, const pp_s
     pp_lb_sleeps sl{tu->pause_ns, tu->delay_ns};
     const int64_t forced = pp__option(ctx, PP_OPTION_SORT_ONESWEEP);
     const int variant = forced != PP_SORT_ONESWEEP_AUTO ? (int)forced : tu->onesweep;
-    const int window = variant == PP_SORT_ONESWEEP_EARLY_WINDOW ? PP_LB_COUNTER_WINDOW : 1;
     for (int j = 0; j < P; ++j) {
         const unsigned pref = ((P - 1 - j) & 1) ? LOC_Y : LOC_X;
         const unsigned long long *sj = start + (size_t)j * PP_RADIX;
+        const unsigned g = (unsigned)tiles;
         if (variant == PP_SORT_ONESWEEP_RANKED)
-            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_RANKED><<<(unsigned)tiles, SORT_BLOCK, 0, s>>>(
-                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort, 1);
+            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_RANKED><<<g, SORT_BLOCK, 0, s>>>(
+                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
         else if (variant == PP_SORT_ONESWEEP_EARLY)
-            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY><<<(unsigned)tiles, SORT_BLOCK, 0, s>>>(
-                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort, 1);
-        else /* EARLY_BALLOT, EARLY_WINDOW */
-            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY_BALLOT><<<(unsigned)tiles, SORT_BLOCK, 0, s>>>(
-                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort,
-                window);
+            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY><<<g, SORT_BLOCK, 0, s>>>(
+                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
+        else if (variant == PP_SORT_ONESWEEP_EARLY_BALLOT)
+            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY_BALLOT><<<g, SORT_BLOCK, 0, s>>>(
+                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
+        else
+            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY_WINDOW><<<g, SORT_BLOCK, 0, s>>>(
+                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
         PP_HIP_CHECK_LAUNCH(ctx, "onesweep_pass");
     }
     sort_fixup<K, VB><<<stride_grid(hs, n), SORT_BLOCK, 0, s>>>(n, b, loc, P, argsort);
