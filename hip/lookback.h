@@ -359,6 +359,55 @@ PP_DEVICE unsigned long long pp_lb_counter_word(unsigned epoch, bool inclusive, 
     return (tag << PP_LB_COUNTER_TAG_SHIFT) | (count & PP_LB_COUNTER_MASK);
 }
 
+/* The two halves of pp_lookback_counter, for a caller that works between them (a onesweep
+ * pass publishes its digit counts as soon as it has them, ranks and stages its tile, and only
+ * then waits). pp_lookback_counter_publish: the aggregate `count` of counter c of tile t (tile
+ * 0: its inclusive prefix). pp_lookback_counter_wait: the look-back of tile t > 0, `window`
+ * predecessors' words read at once (independent loads, 1 .. PP_LB_COUNTER_WINDOW), folded
+ * newest first up to the first inclusive prefix (a word not yet published: a pause, then the
+ * window again from that tile); publishes the inclusive prefix and returns the exclusive one. */
+constexpr int PP_LB_COUNTER_WINDOW = 4;
+
+PP_DEVICE void pp_lookback_counter_publish(unsigned long long *st, uint64_t t, unsigned c, unsigned C, uint64_t count,
+                                           unsigned epoch)
+{
+    pp_lb_st(st + t * C + c, pp_lb_counter_word(epoch, t == 0, count));
+}
+
+PP_DEVICE uint64_t pp_lookback_counter_wait(unsigned long long *st, uint64_t t, unsigned c, unsigned C,
+                                            uint64_t count, unsigned epoch, const pp_lb_sleeps &sl, int window)
+{
+    if (t == 0) return 0;
+    if (sl.delay_ns) pp_sleep_ns(sl.delay_ns);
+    const unsigned long long agg_tag = 1ull + 2ull * epoch;
+    uint64_t excl = 0, k = t; /* tiles [k, t) folded */
+    for (;;) {
+        unsigned long long w[PP_LB_COUNTER_WINDOW];
+#pragma unroll
+        for (int i = 0; i < PP_LB_COUNTER_WINDOW; ++i)
+            w[i] = i < window && k > (uint64_t)i ? pp_lb_ld(st + (k - 1 - (uint64_t)i) * C + c) : 0ull;
+        bool done = false, stalled = false;
+        uint64_t used = 0;
+#pragma unroll
+        for (int i = 0; i < PP_LB_COUNTER_WINDOW; ++i) {
+            if (done || stalled || i >= window || k <= (uint64_t)i) continue;
+            const unsigned long long tag = w[i] >> PP_LB_COUNTER_TAG_SHIFT;
+            if (tag != agg_tag && tag != agg_tag + 1) {
+                stalled = true;
+                continue;
+            }
+            excl += w[i] & PP_LB_COUNTER_MASK;
+            ++used;
+            done = tag == agg_tag + 1;
+        }
+        if (done) break;
+        k -= used;
+        if (stalled) pp_lb_pause(sl);
+    }
+    pp_lb_st(st + t * C + c, pp_lb_counter_word(epoch, true, excl + count));
+    return excl;
+}
+
 /* Run by the thread that owns counter c of tile t (every thread of a tile owns one counter,
  * c < C): publishes `count` (tile 0 publishes its inclusive prefix at once), waits for and
  * adds the counts of the tiles before it, newest first, until a tile with an inclusive prefix,
@@ -367,27 +416,8 @@ PP_DEVICE unsigned long long pp_lb_counter_word(unsigned epoch, bool inclusive, 
 PP_DEVICE uint64_t pp_lookback_counter(unsigned long long *st, uint64_t t, unsigned c, unsigned C, uint64_t count,
                                        unsigned epoch, const pp_lb_sleeps &sl)
 {
-    if (t == 0) {
-        pp_lb_st(st + c, pp_lb_counter_word(epoch, true, count));
-        return 0;
-    }
-    pp_lb_st(st + t * C + c, pp_lb_counter_word(epoch, false, count));
-    if (sl.delay_ns) pp_sleep_ns(sl.delay_ns);
-    const unsigned long long agg_tag = 1ull + 2ull * epoch;
-    uint64_t excl = 0;
-    for (uint64_t k = t; k > 0; --k) {
-        unsigned long long w;
-        for (;;) {
-            w = pp_lb_ld(st + (k - 1) * C + c);
-            const unsigned long long tag = w >> PP_LB_COUNTER_TAG_SHIFT;
-            if (tag == agg_tag || tag == agg_tag + 1) break;
-            pp_lb_pause(sl);
-        }
-        excl += w & PP_LB_COUNTER_MASK;
-        if ((w >> PP_LB_COUNTER_TAG_SHIFT) == agg_tag + 1) break;
-    }
-    pp_lb_st(st + t * C + c, pp_lb_counter_word(epoch, true, excl + count));
-    return excl;
+    pp_lookback_counter_publish(st, t, c, C, count, epoch);
+    return pp_lookback_counter_wait(st, t, c, C, count, epoch, sl, 1);
 }
 
 /* ---- many chains, one lane each (the 2-D tiles of sat.hip) ----

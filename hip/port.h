@@ -279,21 +279,31 @@ PP_DEVICE void pp_copy16_async(pp_vec16 *dst, const void *src)
  * result of an invalid lane is of no use). NVIDIA: __match_any_sync (sm_70 and later) on the
  * digit, or a sentinel above every digit for an invalid lane; AMD (no match instruction): one
  * ballot per bit, each lane keeping the lanes that agree with its bit, in 64-bit masks, so
- * that waves of 32 and 64 run the same code. pp_lanemask_lt: the lanes below this one. */
+ * that waves of 32 and 64 run the same code (bits <= 8). pp_lanemask_lt: the lanes below this
+ * one. */
 PP_DEVICE pp_lanemask_t pp_lanemask_lt() { return (1ull << pp_lane_id()) - 1ull; }
+/* The ballot form on every target, MAXB ballots unrolled (d < 2^bits <= 2^MAXB: the bits
+ * above `bits` are 0 in every lane, so their ballots keep every lane): CUB matches digits this
+ * way on NVIDIA too, which it found faster than the match instruction. */
+template <int MAXB> PP_DEVICE pp_lanemask_t pp_match_digit_ballot(unsigned d, int bits, bool valid)
+{
+    (void)bits;
+    pp_lanemask_t m = pp_ballot(valid);
+#pragma unroll
+    for (int b = 0; b < MAXB; ++b) {
+        const bool on = (d >> b) & 1u;
+        const pp_lanemask_t v = pp_ballot(on);
+        m &= on ? v : ~v;
+    }
+    return m;
+}
 PP_DEVICE pp_lanemask_t pp_match_digit(unsigned d, int bits, bool valid)
 {
 #if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
     (void)bits;
     return (pp_lanemask_t)__match_any_sync(PP_FULL_MASK, valid ? d : 0xFFFFFFFFu) & pp_ballot(valid);
 #else
-    pp_lanemask_t m = pp_ballot(valid);
-    for (int b = 0; b < bits; ++b) {
-        const bool on = (d >> b) & 1u;
-        const pp_lanemask_t v = pp_ballot(on);
-        m &= on ? v : ~v;
-    }
-    return m;
+    return pp_match_digit_ballot<8>(d, bits, valid);
 #endif
 }
 

@@ -31,14 +31,15 @@ template <int BLOCK> struct pp_radix_rank_smem {
     uint32_t count[PP_RADIX];                     /* how many elements of the tile hold the digit */
 };
 
-/* Every thread of the block calls it. digit[i]: item i's digit (< 2^bits); an item is valid when
- * its element index (above) is below valid_count, and only valid items are ranked. On return
- * rank[i] is the valid item's position in the tile ordered stably by digit, and sm.start /
- * sm.count hold each digit's start and count (read them after the call: it ends with a
- * barrier). Contains __syncthreads(). BLOCK >= PP_RADIX. */
+/* The first phase of pp_radix_rank: the wave counters of every digit by matching (BALLOT: one
+ * ballot per digit bit on every target, pp_match_digit_ballot, as CUB's MatchAny; else
+ * pp_match_digit), then each digit's wave counters replaced by the waves before. Returns the
+ * tile's count of digit threadIdx.x to the threads below PP_RADIX (0 to the others), which a
+ * onesweep pass publishes at once, before pp_radix_rank_finish. rank[i] holds the rank within
+ * the wave. Contains __syncthreads(); every thread calls it. */
 template <int BLOCK, int ITEMS>
-PP_DEVICE void pp_radix_rank(const unsigned (&digit)[ITEMS], int bits, unsigned valid_count, unsigned (&rank)[ITEMS],
-                             pp_radix_rank_smem<BLOCK> &sm)
+PP_DEVICE unsigned pp_radix_rank_counts(const unsigned (&digit)[ITEMS], int bits, unsigned valid_count,
+                                        unsigned (&rank)[ITEMS], pp_radix_rank_smem<BLOCK> &sm, bool ballot = false)
 {
     constexpr int WAVES = BLOCK / PP_WAVE;
     static_assert(BLOCK >= PP_RADIX && BLOCK % PP_WAVE == 0, "a block holds every digit, in whole waves");
@@ -52,7 +53,8 @@ PP_DEVICE void pp_radix_rank(const unsigned (&digit)[ITEMS], int bits, unsigned 
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const bool valid = first + (unsigned)(i * PP_WAVE) < valid_count;
-        const pp_lanemask_t peers = pp_match_digit(digit[i], bits, valid);
+        const pp_lanemask_t peers = ballot ? pp_match_digit_ballot<PP_RADIX_BITS>(digit[i], bits, valid)
+                                           : pp_match_digit(digit[i], bits, valid);
         const int leader = peers ? 63 - __clzll((long long)peers) : (int)lane;
         unsigned before = 0;
         if (valid && (int)lane == leader) {
@@ -75,12 +77,37 @@ PP_DEVICE void pp_radix_rank(const unsigned (&digit)[ITEMS], int bits, unsigned 
         }
         sm.count[d] = total;
     }
+    return total;
+}
+
+/* The second phase: the digits' starts in the tile (a block scan of the counts `total` that
+ * pp_radix_rank_counts returned) and every valid item's rank in the tile. Contains
+ * __syncthreads(); every thread calls it. */
+template <int BLOCK, int ITEMS>
+PP_DEVICE void pp_radix_rank_finish(const unsigned (&digit)[ITEMS], unsigned valid_count, unsigned total,
+                                    unsigned (&rank)[ITEMS], pp_radix_rank_smem<BLOCK> &sm)
+{
+    const unsigned first = pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id();
+    const uint32_t *mine = sm.wave_cnt[pp_wave_id()];
     const unsigned start = pp_block_scan<pp_op_sum<unsigned>, BLOCK, false>(total);
     if (threadIdx.x < (unsigned)PP_RADIX) sm.start[threadIdx.x] = start;
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
         if (first + (unsigned)(i * PP_WAVE) < valid_count) rank[i] += sm.start[digit[i]] + mine[digit[i]];
+}
+
+/* Every thread of the block calls it. digit[i]: item i's digit (< 2^bits); an item is valid when
+ * its element index (above) is below valid_count, and only valid items are ranked. On return
+ * rank[i] is the valid item's position in the tile ordered stably by digit, and sm.start /
+ * sm.count hold each digit's start and count (read them after the call: it ends with a
+ * barrier). Contains __syncthreads(). BLOCK >= PP_RADIX. */
+template <int BLOCK, int ITEMS>
+PP_DEVICE void pp_radix_rank(const unsigned (&digit)[ITEMS], int bits, unsigned valid_count, unsigned (&rank)[ITEMS],
+                             pp_radix_rank_smem<BLOCK> &sm)
+{
+    const unsigned total = pp_radix_rank_counts<BLOCK, ITEMS>(digit, bits, valid_count, rank, sm);
+    pp_radix_rank_finish<BLOCK, ITEMS>(digit, valid_count, total, rank, sm);
 }
 
 #endif /* PP_HIP_RADIX_RANK_H */

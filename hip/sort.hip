@@ -21,7 +21,13 @@
  *                   each digit's count is published and the counts of the tiles before it are
  *                   looked back (lookback.h, pp_lookback_counter: one counter per thread), the
  *                   tile is staged in shared memory in digit order and written out, each
- *                   digit's run contiguous;
+ *                   digit's run contiguous. Variants (pp_sort_onesweep; PP_OPTION_SORT_ONESWEEP
+ *                   or the tuning row): RANKED publishes the counts after the whole ranking,
+ *                   then looks back; EARLY publishes them as soon as the match phase has
+ *                   counted them (pp_radix_rank_counts), runs the block scan and the ranks
+ *                   while the tiles before publish, then looks back; EARLY_BALLOT matches digits by one ballot per bit (as CUB) instead of
+ *                   match.any; EARLY_WINDOW also reads 4 predecessors' counters per look-back
+ *                   step;
  *   sort_fixup      the data to the output where the passes left it elsewhere.
  * Skipped passes are decided on the device (the host never waits): each pass kernel reads where
  * the data is (loc[j]: the input, the output X, or the scratch buffer Y) and whether it runs,
@@ -172,7 +178,7 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_starts(sort_desc sd, const un
 /* One onesweep pass j (digit bits [shift, shift + bits)) over tiles of SORT_BLOCK x ITEMS keys.
  * pref: the buffer the host planned for this pass (LOC_X or LOC_Y). argsort: the keys of the
  * last pass that runs are not written. */
-template <typename K, int VB, int ITEMS>
+template <typename K, int VB, int ITEMS, int MODE /* pp_sort_onesweep, not AUTO */>
 __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_MIN_BLOCKS) void onesweep_pass(sort_desc sd, int j, int shift, int bits, unsigned pref,
                                                             sort_bufs<K, val_t<VB>> b, const unsigned long long *start,
                                                             const unsigned *active, unsigned *loc,
@@ -210,27 +216,53 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_MIN_BLOCKS) void onesweep
         k[i] = e < cnt ? ksrc[base + e] : K(0);
         dg[i] = sort_digit(k[i], sd, shift, bits);
     }
-    if constexpr (VB > 0) {
-        const V *vsrc = sort_src(from, b.vin, b.vx, b.vy);
+    const auto load_values = [&]() {
+        if constexpr (VB > 0) {
+            const V *vsrc = sort_src(from, b.vin, b.vx, b.vy);
 #pragma unroll
-        for (int i = 0; i < ITEMS; ++i) {
-            const unsigned e = first + (unsigned)(i * PP_WAVE);
-            v[i] = e < cnt ? (vsrc ? vsrc[base + e] : (V)(base + e)) : V(0);
+            for (int i = 0; i < ITEMS; ++i) {
+                const unsigned e = first + (unsigned)(i * PP_WAVE);
+                v[i] = e < cnt ? (vsrc ? vsrc[base + e] : (V)(base + e)) : V(0);
+            }
         }
-    }
-    pp_radix_rank<SORT_BLOCK, ITEMS>(dg, bits, cnt, rk, rs);
-    if (threadIdx.x < (unsigned)PP_RADIX) {
-        const unsigned d = threadIdx.x;
-        const uint64_t before =
-            tiles > 1 ? pp_lookback_counter(states, t, d, PP_RADIX, rs.count[d], (unsigned)j, sl) : 0;
-        sdelta[d] = start[d] + before - rs.start[d];
-    }
+    };
+    load_values();
+    const unsigned d = threadIdx.x;
+    constexpr bool EARLY = MODE != PP_SORT_ONESWEEP_RANKED;
+    /* a compile-time window: a run-time one cost SGPR spills on gfx90a / gfx940 */
+    constexpr int window = MODE == PP_SORT_ONESWEEP_EARLY_WINDOW ? PP_LB_COUNTER_WINDOW : 1;
+    if constexpr (EARLY) {
+        /* the counts published as soon as the match phase has them; the block scan and the
+         * ranks run while the tiles before publish theirs; then the look-back (staging before
+         * it spilled registers on sm_90 with 16 items and values) */
+        const unsigned total = pp_radix_rank_counts<SORT_BLOCK, ITEMS>(dg, bits, cnt, rk, rs, MODE >= PP_SORT_ONESWEEP_EARLY_BALLOT);
+        if (tiles > 1 && d < (unsigned)PP_RADIX) pp_lookback_counter_publish(states, t, d, PP_RADIX, total, (unsigned)j);
+        pp_radix_rank_finish<SORT_BLOCK, ITEMS>(dg, cnt, total, rk, rs);
+        if (d < (unsigned)PP_RADIX) {
+            const uint64_t before =
+                tiles > 1 ? pp_lookback_counter_wait(states, t, d, PP_RADIX, rs.count[d], (unsigned)j, sl, window) : 0;
+            sdelta[d] = start[d] + before - rs.start[d];
+        }
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i)
-        if (first + (unsigned)(i * PP_WAVE) < cnt) {
-            skeys[rk[i]] = k[i];
-            if constexpr (VB > 0) svals[rk[i]] = v[i];
+        for (int i = 0; i < ITEMS; ++i)
+            if (first + (unsigned)(i * PP_WAVE) < cnt) {
+                skeys[rk[i]] = k[i];
+                if constexpr (VB > 0) svals[rk[i]] = v[i];
+            }
+    } else {
+        pp_radix_rank<SORT_BLOCK, ITEMS>(dg, bits, cnt, rk, rs);
+        if (d < (unsigned)PP_RADIX) {
+            const uint64_t before =
+                tiles > 1 ? pp_lookback_counter(states, t, d, PP_RADIX, rs.count[d], (unsigned)j, sl) : 0;
+            sdelta[d] = start[d] + before - rs.start[d];
         }
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i)
+            if (first + (unsigned)(i * PP_WAVE) < cnt) {
+                skeys[rk[i]] = k[i];
+                if constexpr (VB > 0) svals[rk[i]] = v[i];
+            }
+    }
     __syncthreads();
     /* the keys of an argsort's last running pass are of no use */
     bool write_keys = true;
@@ -527,16 +559,29 @@ template <typename K, int VB> pp_status run_onesweep(pp_context *ctx, const pp_s
     PP_HIP_CHECK_LAUNCH(ctx, "sort_starts");
     const pp_sort_tuning *tu = pp_sort_tuning_for(&hs->dev);
     pp_lb_sleeps sl{tu->pause_ns, tu->delay_ns};
+    const int64_t forced = pp__option(ctx, PP_OPTION_SORT_ONESWEEP);
+    const int variant = forced != PP_SORT_ONESWEEP_AUTO ? (int)forced : tu->onesweep;
     for (int j = 0; j < P; ++j) {
         const unsigned pref = ((P - 1 - j) & 1) ? LOC_Y : LOC_X;
-        onesweep_pass<K, VB, ITEMS><<<(unsigned)tiles, SORT_BLOCK, 0, s>>>(
-            sd, j, sd.shift[j], sd.bits[j], pref, b, start + (size_t)j * PP_RADIX, active, loc, states, tickets + j,
-            tiles, sl, argsort);
+        const unsigned long long *sj = start + (size_t)j * PP_RADIX;
+        const unsigned g = (unsigned)tiles;
+        if (variant == PP_SORT_ONESWEEP_RANKED)
+            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_RANKED><<<g, SORT_BLOCK, 0, s>>>(
+                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
+        else if (variant == PP_SORT_ONESWEEP_EARLY)
+            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY><<<g, SORT_BLOCK, 0, s>>>(
+                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
+        else if (variant == PP_SORT_ONESWEEP_EARLY_BALLOT)
+            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY_BALLOT><<<g, SORT_BLOCK, 0, s>>>(
+                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
+        else
+            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY_WINDOW><<<g, SORT_BLOCK, 0, s>>>(
+                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
         PP_HIP_CHECK_LAUNCH(ctx, "onesweep_pass");
     }
     sort_fixup<K, VB><<<stride_grid(hs, n), SORT_BLOCK, 0, s>>>(n, b, loc, P, argsort);
     PP_HIP_CHECK_LAUNCH(ctx, "sort_fixup");
-    pp__set_plan(ctx, "sort", "onesweep", tiles, tiles, P, ITEMS, (int64_t)TILE, 0);
+    pp__set_plan(ctx, "sort", "onesweep", tiles, tiles, P, ITEMS, (int64_t)TILE, variant);
     return PP_OK;
 }
 

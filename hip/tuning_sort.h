@@ -38,16 +38,18 @@ struct pp_sort_tuning {
     unsigned pause_ns;        /* look-back: between polls (0: the shortest back-off) */
     unsigned delay_ns;        /* look-back: once before the first poll */
     uint64_t tile_max_n;      /* the chooser sorts n <= this with the tile sort alone (one tile) */
+    int onesweep;             /* the onesweep pass's variant (pp_sort_onesweep, not AUTO) */
 };
 
-/* No row is measured yet (no sleeps; one tile of the tile sort). The first row of a platform is
- * its fallback. */
+/* No row is measured yet (no sleeps; one tile of the tile sort; the onesweep variant of the
+ * first measured version, PP_SORT_ONESWEEP_RANKED). The first row of a platform is its
+ * fallback. */
 static const pp_sort_tuning pp_sort_tuning_table[] = {
-    {"sm_90", 0, 0, SORT_TILE},
-    {"sm_80", 0, 0, SORT_TILE},
-    {"gfx90a", 0, 0, SORT_TILE},
-    {"gfx940", 0, 0, SORT_TILE},
-    {"gfx1030", 0, 0, SORT_TILE},
+    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
+    {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
+    {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
+    {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
+    {"gfx1030", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
 };
 
 /* The row for the context's device. */

@@ -833,6 +833,10 @@ typedef enum pp_option {
     PP_OPTION_SORT_STRATEGY = 17,       /* PP_SORT_STRATEGY_AUTO .. PP_SORT_STRATEGY_ONESWEEP */
     /* summed-area table (issue 21), HIP: force a strategy (pp_sat_strategy). */
     PP_OPTION_SAT_STRATEGY = 18,        /* PP_SAT_STRATEGY_AUTO .. PP_SAT_STRATEGY_TWO_PASS */
+    /* radix sort performance (issue 20, s2-sortperf) */
+    /* HIP onesweep pass: how a tile publishes and looks back its digit counts
+     * (pp_sort_onesweep; 0: the device's tuning row). */
+    PP_OPTION_SORT_ONESWEEP = 19,       /* PP_SORT_ONESWEEP_AUTO .. PP_SORT_ONESWEEP_EARLY_WINDOW */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 
@@ -858,6 +862,16 @@ typedef enum pp_sat_strategy {
     PP_SAT_STRATEGY_ONE_PASS = 1, /* tiles with a 2-D look-back: read once, written once */
     PP_SAT_STRATEGY_TWO_PASS = 2  /* every row scanned, then every column (reads and writes twice) */
 } pp_sat_strategy;
+
+/* radix sort performance (issue 20, s2-sortperf): the onesweep pass's variants (the plan's
+ * param[3] says which ran) */
+typedef enum pp_sort_onesweep {
+    PP_SORT_ONESWEEP_AUTO = 0,         /* the device's tuning row (hip/tuning_sort.h) */
+    PP_SORT_ONESWEEP_RANKED = 1,       /* the counts published after the whole ranking, then the look-back */
+    PP_SORT_ONESWEEP_EARLY = 2,        /* published as soon as counted; look-back after ranking and staging */
+    PP_SORT_ONESWEEP_EARLY_BALLOT = 3, /* EARLY, digits matched by one ballot per bit (not match.any) */
+    PP_SORT_ONESWEEP_EARLY_WINDOW = 4  /* EARLY_BALLOT, the look-back reading 4 predecessors at once */
+} pp_sort_onesweep;
 
 /* Set an option on the context. Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL, unknown option,
  * value outside pp_option_bounds: the message names both). */

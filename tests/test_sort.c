@@ -384,6 +384,50 @@ static void t_sort_strategies(void **state)
     }
 }
 
+/* HIP: every onesweep variant (s2-sortperf) forced at sizes of one tile and of many (tiles of
+ * 2048 and 4096 keys, so the look-back and its window run), keys, pairs and argsort, 1-, 4- and
+ * 8-byte keys, a bit range of 2 passes; each must run (the plan's param[3]) and give the
+ * oracle's bits. */
+static void t_sort_onesweep_variants(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    const size_t sizes[] = {1, 100, 4095, 4097, 20000, 300001, ((size_t)1 << 20) + 3};
+    const pp_dtype types[] = {PP_U8, PP_U32, PP_F32, PP_I64, PP_F64};
+    static const char *const names[] = {"", "onesweep ranked", "onesweep early", "onesweep early ballot",
+                                        "onesweep early window"};
+    tc_rng r = tc_rng_for("sort onesweep variants");
+    int ran[5] = {0, 0, 0, 0, 0};
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_STRATEGY, PP_SORT_STRATEGY_ONESWEEP));
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+        for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ++ti) {
+            if (!tc_thorough() && si >= 5 && ti % 2) continue;
+            const pp_dtype t = types[ti];
+            const size_t n = sizes[si];
+            unsigned char *keys = (unsigned char *)tc_xmalloc(n * tc_size(t));
+            fill_layout(&r, keys, n, t, tc_is_float(t) ? L_SPECIAL : (si % 2 ? L_FEW : L_RANDOM));
+            for (int v = PP_SORT_ONESWEEP_RANKED; v <= PP_SORT_ONESWEEP_EARLY_WINDOW; ++v) {
+                TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_ONESWEEP, v));
+                for (int k = 0; k < 3; ++k) {
+                    sort_call c = {(sort_kind)k, t, k == 2 ? PP_U64 : PP_U32, (int)(si + ti + (size_t)k) % 2, 0, 0, 0};
+                    if (k == 1 && !tc_is_float(t) && tc_size(t) > 1) c.end_bit = 16; /* 2 passes */
+                    run_check(env, &c, keys, n, names[v]);
+                    pp_plan plan;
+                    TC_OK(ctx, pp_context_last_plan(ctx, &plan));
+                    if (!strcmp(plan.strategy, "onesweep") && plan.param[3] == v) ran[v] = 1;
+                }
+            }
+            TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_ONESWEEP, PP_SORT_ONESWEEP_AUTO));
+            free(keys);
+        }
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_STRATEGY, PP_SORT_STRATEGY_AUTO));
+    for (int v = PP_SORT_ONESWEEP_RANKED; v <= PP_SORT_ONESWEEP_EARLY_WINDOW; ++v)
+        if (!ran[v]) {
+            fprintf(stderr, "t_sort_onesweep_variants: the device ran no %s\n", names[v]);
+            skip();
+        }
+}
+
 /* CPU: the parallel passes with 1, 2, 3 and 5 threads (uneven chunks; the next pass's counts
  * kept per owning thread), above the size that sorts on one thread. */
 static void t_cpu_threads(void **state)
@@ -433,6 +477,8 @@ int main(void)
         TC_BOTH(t_sort_f64),   TC_BOTH(t_sort_layouts),  TC_BOTH(t_sort_float_specials),
         TC_BOTH(t_sort_bits),  TC_BOTH(t_sort_in_place), TC_HIP(t_sort_strategies),
         TC_BOTH(t_sort_empty), TC_CPU(t_cpu_threads),
+        /* radix sort performance (s2-sortperf) */
+        TC_HIP(t_sort_onesweep_variants),
     };
     return TC_RUN("sort", tests);
 }
