@@ -14,19 +14,30 @@
  *   scan   -- the lanes' counts, block-wide (blocks.h), give each kept element its place in
  *             the tile; the tile's positions list (2 bytes an element) says which element goes
  *             to each place (partition: the rejected ones after the kept ones);
- *   carry  -- wave 0 publishes the tile's count and looks back for the count before it; the
- *             tile's payload is gathered into shared memory before (so that in place, where a
- *             later tile may overwrite this tile's input once it knows its offset, every read
- *             of the tile is done by the time it publishes);
+ *   carry  -- wave 0 publishes the tile's count and looks back for the count before it. When
+ *             is a variant (PP_OPTION_COMPACT_PUBLISH, the tuning table): 1 after the positions
+ *             and the payload's gather into shared memory; 2 the count right after the block
+ *             scan (every read of the tile's input is done by then), the look-back after the
+ *             staging; 3 both right after the block scan, the other waves staging meanwhile. A
+ *             payload written in place (payload_out == payload) is read by the gather, so such
+ *             a call publishes after it (1): in place, a later tile may overwrite this tile's
+ *             input once it knows its offset;
  *   write  -- consecutive threads write consecutive outputs from the staged tile: the kept
  *             elements contiguously at their offset (and the payload, and the indices); the
  *             last tile writes the count.
- * Partition: the rejected elements are written from the back (out[n - 1 - r] for the r-th
- * rejected, all that is known in one pass without the total), then compact_reverse puts them
- * in input order. Run-length encoding: the runs' starts are written as indices (into the
+ * Blocks (PP_OPTION_COMPACT_BLOCKS): one tile each, or persistent blocks (as many as fit) that
+ * take their next ticket after the look-back and start that tile's loads into a second buffer
+ * (dynamic shared memory) while the current tile is written, as the scan does on NVIDIA.
+ * Partition (PP_OPTION_COMPACT_PARTITION): the rejected elements are written from the back
+ * (out[n - 1 - r] for the r-th rejected, all that is known in one pass without the total),
+ * then compact_reverse puts them in input order (reads and writes the rejected part again);
+ * or compact_count first counts the kept elements (reads the flags, or the keys for a
+ * predicate) and the tile kernel writes the r-th rejected at out[kept + r]. Run-length
+ * encoding: the runs' starts are written as indices (into the
  * lengths buffer where they fit, else into scratch), then rle_bounds and rle_lengths turn them
  * into lengths. A single tile is one launch (no look-back, no state to clear). Elements, keys
- * and payloads move as bits by size (1, 4, 8 bytes): 9 tile kernels (3 sizes x 3 keep modes).
+ * and payloads move as bits by size (1, 4, 8 bytes): 18 tile kernels (3 sizes x 3 keep modes
+ * x one tile per block or persistent).
  * Memory traffic of a select: read n elements (and n flags), write the kept ones.
  */
 #include <string.h>
@@ -58,6 +69,9 @@ struct compact_params {
     pp_keep_pred pred;
     unsigned psz, isz;
     int enc, partition, write_vals, vec_in, vec_flags;
+    int publish;            /* 1 .. 3 (tuning_compaction.h) */
+    int persistent;         /* blocks loop over tiles, loading the next one ahead */
+    const uint64_t *kept_total; /* partition counted first: the number kept, else NULL */
     pp_lb_sleeps sleeps;
 };
 
@@ -74,64 +88,54 @@ PP_DEVICE void put_sized(void *p, uint64_t i, unsigned size, uint64_t v)
     else ((uint64_t *)p)[i] = v;
 }
 
-template <int KW, int MODE>
-__global__ __launch_bounds__(COMPACT_THREADS) void compact_tiles(const typename word_of<KW>::type *in, compact_params prm)
+/* The dynamic shared memory of the tile kernel: the payload's staging (psz x TILE bytes,
+ * whole vectors), then, for persistent blocks, the second input buffer. */
+template <int KW> constexpr size_t stage_vecs(unsigned psz)
 {
-    using K = typename word_of<KW>::type;
-    using SH = compact_shape<KW>;
-    using L = pp_lane_run<K, SH::items>;
-    constexpr int ITEMS = SH::items, THREADS = SH::threads, WAVES = THREADS / PP_WAVE;
-    constexpr uint32_t WAVE_ITEMS = (uint32_t)PP_WAVE * ITEMS;
-    constexpr uint64_t TILE = SH::tile;
-    __shared__ pp_vec16 xbuf[WAVES][L::VECS]; /* the tile's input, until it is written */
-    __shared__ uint16_t pos[TILE];             /* place j of the tile's output: its element */
-    __shared__ uint64_t tile_no, tile_prefix;
-    extern __shared__ pp_vec16 pstage[];       /* the payload of the tile's outputs (psz > 0) */
+    return ((size_t)psz * compact_shape<KW>::tile + 15) / 16;
+}
+template <int KW> constexpr size_t ibuf_vecs() { return (size_t)compact_shape<KW>::tile * KW / 16; }
 
-    const unsigned lane = pp_lane_id(), w = pp_wave_id();
-    if (threadIdx.x == 0) tile_no = prm.tiles > 1 ? pp_tile_ticket(prm.ticket) : 0;
-    __syncthreads();
-    const uint64_t t = tile_no, tbase = t * TILE;
-    const uint64_t wbase = tbase + (uint64_t)w * WAVE_ITEMS;
-    const uint64_t left = wbase < prm.n ? prm.n - wbase : 0;
-    const uint32_t valid = left < WAVE_ITEMS ? (uint32_t)left : WAVE_ITEMS;
-    const bool whole = valid == WAVE_ITEMS;
+/* Start the loads of wave w's run of tile u (of TILE elements) into its part of buffer b, if
+ * the run is whole and aligned; whether it did. */
+template <typename K, int ITEMS, uint64_t TILE>
+PP_DEVICE bool compact_prefetch(const K *in, const compact_params &prm, uint64_t u, unsigned w, pp_vec16 *b)
+{
+    using L = pp_lane_run<K, ITEMS>;
+    const uint64_t base = u * TILE + (uint64_t)w * L::RUN;
+    const bool ok = prm.vec_in && base < prm.n && prm.n - base >= L::RUN;
+    if (ok) pp_tile_load_start<K, ITEMS>(in + base, b + w * L::VECS);
+    return ok;
+}
 
-    /* ---- load ---- */
-    const bool started = whole && prm.vec_in;
-    if (started) pp_tile_load_start<K, ITEMS>(in + wbase, xbuf[w]);
-    uint32_t fm = 0;
-    if constexpr (MODE == PP_KEEP_FLAGS) fm = pp_tile_load_flags<ITEMS>(prm.flags + wbase, valid, whole && prm.vec_flags);
-    K x[ITEMS];
-    pp_tile_load_finish<K, ITEMS>(in + wbase, valid, started, xbuf[w], xbuf[w], x);
-
-    /* ---- keep bits ---- */
-    const uint32_t li0 = w * WAVE_ITEMS + lane * ITEMS; /* the tile index of x[0] */
-    const uint32_t first = lane * ITEMS;
-    const uint32_t mine = first < valid ? (valid - first < (uint32_t)ITEMS ? valid - first : (uint32_t)ITEMS) : 0;
-    K prev = 0;
-    if constexpr (MODE == PP_KEEP_RUN_HEAD) {
-        __syncthreads(); /* the element before x[0] may be in another wave's buffer */
-        if (mine && li0 > 0) prev = pp_run_elem<K, ITEMS>(&xbuf[0][0], li0 - 1);
-        else if (mine && tbase > 0) prev = in[tbase - 1];
+/* Wave 0 of tile t with `total` kept: the count before the tile (the look-back, which
+ * publishes the tile's count first unless it was published early) into *prefix; the last tile
+ * writes the count; persistent blocks take their next ticket into *next once it is done (as
+ * the scan does: a tile's count is then published soon after its ticket is taken). */
+template <bool PERSIST>
+PP_DEVICE void compact_lookback(const compact_params &prm, uint64_t t, uint32_t total, const pp_lb_sleeps &sleeps,
+                                uint64_t *prefix, uint64_t *next)
+{
+    uint64_t p = 0;
+    const bool publish = !COMPACT_VARIANTS_BUILT || prm.publish == 1; /* else published early */
+    if (prm.tiles > 1)
+        p = pp_lookback_chain<count_op, false>(reinterpret_cast<pp_lb_entry<count_op> *>(prm.state), prm.tiles, t,
+                                               count_op::make(total, 0), publish, sleeps)
+                .v;
+    if (pp_lane_id() == 0) {
+        *prefix = p;
+        if (t == prm.tiles - 1) *prm.count = p + total;
+        if (PERSIST) *next = pp_tile_ticket(prm.ticket);
     }
-    const pp_keep_pred pred = prm.pred;
-    const int enc = prm.enc;
-    const pp_lb_sleeps sleeps = prm.sleeps; /* a copy: no reference into the parameters */
-    uint32_t keep = 0;
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        if ((uint32_t)k >= mine) continue;
-        bool kk;
-        if constexpr (MODE == PP_KEEP_FLAGS) kk = (fm >> k) & 1u;
-        else if constexpr (MODE == PP_KEEP_PRED) kk = pp_keep_eval(&pred, (uint64_t)x[k], KW, enc) != 0;
-        else kk = (tbase + li0 + k == 0) || !pp_same_key((uint64_t)(k ? x[k - 1] : prev), (uint64_t)x[k], KW, enc);
-        keep |= (uint32_t)kk << k;
-    }
+}
 
-    /* ---- places in the tile ---- */
-    uint32_t total;
-    const uint32_t before = pp_block_scan<pp_op_sum<uint32_t>, THREADS, false>((uint32_t)__popc(keep), &total);
+/* The tile's positions list (place j of the output: its element; partition: the rejected
+ * after the kept) and the payload of its outputs gathered into pstage; every thread of the
+ * block calls it (two block barriers). Returns the tile's outputs. */
+template <int ITEMS, int THREADS, uint64_t TILE>
+PP_DEVICE uint32_t compact_stage(const compact_params &prm, uint32_t keep, uint32_t mine, uint32_t before,
+                                 uint32_t total, uint32_t li0, uint64_t tbase, uint16_t *pos, pp_vec16 *pstage)
+{
     uint32_t o = before, r = total + (li0 - before);
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
@@ -147,30 +151,120 @@ __global__ __launch_bounds__(COMPACT_THREADS) void compact_tiles(const typename 
         for (uint32_t j = threadIdx.x; j < outs; j += THREADS)
             put_sized(pstage, j, psz, get_sized(prm.payload, tbase + pos[j], psz));
     __syncthreads(); /* every read of the tile's inputs is done */
+    return outs;
+}
 
-    /* ---- the count before the tile ---- */
-    if (w == 0) {
-        uint64_t p = 0;
-        if (prm.tiles > 1)
-            p = pp_lookback_chain<count_op, false>(reinterpret_cast<pp_lb_entry<count_op> *>(prm.state), prm.tiles, t,
-                                                   count_op::make(total, 0), true, sleeps)
-                    .v;
-        if (lane == 0) {
-            tile_prefix = p;
-            if (t == prm.tiles - 1) *prm.count = p + total;
-        }
-    }
+template <int KW, int MODE, bool PERSIST>
+__global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE>())) void compact_tiles(
+    const typename word_of<KW>::type *in, compact_params prm)
+{
+    using K = typename word_of<KW>::type;
+    using SH = compact_shape<KW>;
+    using L = pp_lane_run<K, SH::items>;
+    constexpr int ITEMS = SH::items, THREADS = SH::threads, WAVES = THREADS / PP_WAVE;
+    constexpr uint32_t WAVE_ITEMS = (uint32_t)PP_WAVE * ITEMS;
+    constexpr uint64_t TILE = SH::tile;
+    __shared__ pp_vec16 xbuf[WAVES][L::VECS]; /* the tile's input, until it is written */
+    __shared__ uint16_t pos[TILE];             /* place j of the tile's output: its element */
+    __shared__ uint64_t tile_no[2], tile_prefix; /* this tile, the next one (persistent) */
+    extern __shared__ pp_vec16 pstage[];       /* the payload of the tile's outputs (psz > 0) */
+    /* the input buffers: persistent blocks alternate between xbuf and a dynamic one */
+    pp_vec16 *const buf0 = &xbuf[0][0], *const buf1 = pstage + stage_vecs<KW>(prm.psz);
+
+    const unsigned lane = pp_lane_id(), w = pp_wave_id();
+    const pp_keep_pred pred = prm.pred;
+    const int enc = prm.enc;
+    const pp_lb_sleeps sleeps = prm.sleeps; /* a copy: no reference into the parameters */
+    const unsigned psz = prm.psz, isz = prm.isz;
+    const int publish = COMPACT_VARIANTS_BUILT ? prm.publish : 1;
+    if (threadIdx.x == 0) tile_no[0] = prm.tiles > 1 ? pp_tile_ticket(prm.ticket) : 0;
     __syncthreads();
+    uint64_t t = tile_no[0];
+    if (t >= prm.tiles) return;
+    int cur = 0;
+    bool pre = compact_prefetch<K, ITEMS, TILE>(in, prm, t, w, buf0);
+    for (;;) {
+        pp_vec16 *const xb = cur ? buf1 : buf0;
+        const uint64_t tbase = t * TILE;
+        const uint64_t wbase = tbase + (uint64_t)w * WAVE_ITEMS;
+        const uint64_t left = wbase < prm.n ? prm.n - wbase : 0;
+        const uint32_t valid = left < WAVE_ITEMS ? (uint32_t)left : WAVE_ITEMS;
+        const bool whole = valid == WAVE_ITEMS;
 
-    /* ---- write ---- */
-    const uint64_t pre = tile_prefix, rej_before = tbase - pre;
-    const unsigned isz = prm.isz;
-    for (uint32_t j = threadIdx.x; j < outs; j += THREADS) {
-        const uint32_t li = pos[j];
-        const uint64_t dst = j < total ? pre + j : prm.n - 1 - (rej_before + (j - total));
-        if (prm.write_vals) reinterpret_cast<K *>(prm.out)[dst] = pp_run_elem<K, ITEMS>(&xbuf[0][0], li);
-        if (psz) put_sized(prm.pout, dst, psz, get_sized(pstage, j, psz));
-        if (isz) put_sized(prm.idx, dst, isz, tbase + li);
+        /* ---- load (started by prefetch) ---- */
+        uint32_t fm = 0;
+        if constexpr (MODE == PP_KEEP_FLAGS)
+            fm = pp_tile_load_flags<ITEMS>(prm.flags + wbase, valid, whole && prm.vec_flags);
+        K x[ITEMS];
+        pp_tile_load_finish<K, ITEMS>(in + wbase, valid, pre, xb + w * L::VECS, xb + w * L::VECS, x);
+
+        /* ---- keep bits ---- */
+        const uint32_t li0 = w * WAVE_ITEMS + lane * ITEMS; /* the tile index of x[0] */
+        const uint32_t first = lane * ITEMS;
+        const uint32_t mine = first < valid ? (valid - first < (uint32_t)ITEMS ? valid - first : (uint32_t)ITEMS) : 0;
+        K prev = 0;
+        if constexpr (MODE == PP_KEEP_RUN_HEAD) {
+            __syncthreads(); /* the element before x[0] may be in another wave's buffer */
+            if (mine && li0 > 0) prev = pp_run_elem<K, ITEMS>(xb, li0 - 1);
+            else if (mine && tbase > 0) prev = in[tbase - 1];
+        }
+        uint32_t keep = 0;
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            if ((uint32_t)k >= mine) continue;
+            bool kk;
+            if constexpr (MODE == PP_KEEP_FLAGS) kk = (fm >> k) & 1u;
+            else if constexpr (MODE == PP_KEEP_PRED) kk = pp_keep_eval(&pred, (uint64_t)x[k], KW, enc) != 0;
+            else kk = (tbase + li0 + k == 0) || !pp_same_key((uint64_t)(k ? x[k - 1] : prev), (uint64_t)x[k], KW, enc);
+            keep |= (uint32_t)kk << k;
+        }
+
+        /* ---- places in the tile ---- */
+        uint32_t total;
+        const uint32_t before = pp_block_scan<pp_op_sum<uint32_t>, THREADS, false>((uint32_t)__popc(keep), &total);
+        /* Early publication: every read of the tile's input (all in shared memory and registers
+         * since the block scan's barrier) is done; the payload, read later, is not written in
+         * place (the host asks publish 1 then). */
+        if (publish != 1 && prm.tiles > 1 && threadIdx.x == 0) {
+            auto *st = reinterpret_cast<pp_lb_entry<count_op> *>(prm.state);
+            if (t == 0) pp_lb_publish<count_op>(st + prm.tiles, 0, count_op::make(total, 0));
+            else pp_lb_publish<count_op>(st, t, count_op::make(total, 0));
+        }
+        /* The staging (positions, payload) and the look-back, in the variant's order: publish 3
+         * looks back first (the other waves staging meanwhile), the others after the staging.
+         * The staging has two call sites, the look-back one (two inlined copies of the
+         * look-back cost the AMD kernels SGPR spills, gfx90a: 7-21). */
+        uint32_t outs = 0;
+        if (publish != 3)
+            outs = compact_stage<ITEMS, THREADS, TILE>(prm, keep, mine, before, total, li0, tbase, pos, pstage);
+        if (w == 0) compact_lookback<PERSIST>(prm, t, total, sleeps, &tile_prefix, &tile_no[1]);
+        if (publish == 3)
+            outs = compact_stage<ITEMS, THREADS, TILE>(prm, keep, mine, before, total, li0, tbase, pos, pstage);
+        else
+            __syncthreads(); /* the prefix */
+
+        /* ---- the next tile's loads (persistent), in flight while this one is written ---- */
+        const uint64_t t_next = PERSIST ? tile_no[1] : prm.tiles;
+        const bool pre_next =
+            t_next < prm.tiles && compact_prefetch<K, ITEMS, TILE>(in, prm, t_next, w, cur ? buf0 : buf1);
+
+        /* ---- write ---- */
+        const uint64_t pre_t = tile_prefix, rej_before = tbase - pre_t;
+        /* partition: the rejected ones in order after the kept total (counted first), or
+         * from the back, reversed later */
+        const uint64_t kept_all = prm.kept_total ? *prm.kept_total : 0;
+        for (uint32_t j = threadIdx.x; j < outs; j += THREADS) {
+            const uint32_t li = pos[j];
+            const uint64_t rj = rej_before + (j - total);
+            const uint64_t dst = j < total ? pre_t + j : prm.kept_total ? kept_all + rj : prm.n - 1 - rj;
+            if (prm.write_vals) reinterpret_cast<K *>(prm.out)[dst] = pp_run_elem<K, ITEMS>(xb, li);
+            if (psz) put_sized(prm.pout, dst, psz, get_sized(pstage, j, psz));
+            if (isz) put_sized(prm.idx, dst, isz, tbase + li);
+        }
+        if (!PERSIST || t_next >= prm.tiles) break;
+        t = t_next;
+        pre = pre_next;
+        cur ^= 1;
     }
 }
 
@@ -194,6 +288,67 @@ __global__ __launch_bounds__(AUX_BLOCK) void compact_reverse(void *out, unsigned
             put_sized(pout, b, psz, pa);
         }
     }
+}
+
+/* Partition counted first: the number of kept elements, added into *total (zeroed before):
+ * the flags' or the predicate's keep bits, 16 bytes a load where aligned. */
+template <int KW, int MODE>
+__global__ __launch_bounds__(AUX_BLOCK) void compact_count(const typename word_of<KW>::type *in, compact_params prm,
+                                                           uint64_t *total)
+{
+    using K = typename word_of<KW>::type;
+    constexpr int BATCH = 4; /* vectors in flight per thread */
+    const pp_keep_pred pred = prm.pred;
+    const int enc = prm.enc;
+    const uint64_t n = prm.n, stride = (uint64_t)gridDim.x * AUX_BLOCK;
+    const uint64_t gid = (uint64_t)blockIdx.x * AUX_BLOCK + threadIdx.x;
+    const bool flags = MODE == PP_KEEP_FLAGS;
+    const uint8_t *src = flags ? prm.flags : reinterpret_cast<const uint8_t *>(in);
+    const int esz = flags ? 1 : KW;
+    const uint64_t epv = (uint64_t)(16 / esz); /* elements per vector */
+    /* the keep bits of one 16-byte vector */
+    auto count16 = [&](const uint4 q) -> uint32_t {
+        if constexpr (MODE == PP_KEEP_FLAGS) {
+            const uint32_t u[4] = {q.x, q.y, q.z, q.w};
+            uint32_t c = 0;
+#pragma unroll
+            for (int k = 0; k < 4; ++k) /* bit 7 of each nonzero byte */
+                c += (uint32_t)__popc((int)((((u[k] & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | u[k]) & 0x80808080u));
+            return c;
+        } else {
+            union {
+                uint4 q;
+                K e[16 / KW];
+            } u;
+            u.q = q;
+            uint32_t c = 0;
+#pragma unroll
+            for (int k = 0; k < 16 / KW; ++k) c += pp_keep_eval(&pred, (uint64_t)u.e[k], KW, enc) != 0;
+            return c;
+        }
+    };
+    uint64_t c = 0, done = 0; /* elements counted by vectors */
+    if (flags ? prm.vec_flags : prm.vec_in) {
+        const uint4 *vp = reinterpret_cast<const uint4 *>(src);
+        const uint64_t nv = n / epv;
+        uint64_t v = gid;
+        for (; v + (BATCH - 1) * stride < nv; v += BATCH * stride) {
+            uint4 q[BATCH];
+#pragma unroll
+            for (int b = 0; b < BATCH; ++b) q[b] = vp[v + b * stride];
+#pragma unroll
+            for (int b = 0; b < BATCH; ++b) c += count16(q[b]);
+        }
+        for (; v < nv; v += stride) c += count16(vp[v]);
+        done = nv * epv;
+    }
+    for (uint64_t i = done + gid; i < n; i += stride) {
+        if constexpr (MODE == PP_KEEP_FLAGS) c += prm.flags[i] != 0;
+        else c += pp_keep_eval(&pred, (uint64_t)in[i], KW, enc) != 0;
+    }
+    uint64_t sum;
+    (void)pp_block_scan<pp_op_sum<uint64_t>, AUX_BLOCK, false>(c, &sum);
+    if (threadIdx.x == 0 && sum) atomicAdd(reinterpret_cast<unsigned long long *>(total), (unsigned long long)sum);
 }
 
 /* Run-length encoding, step 1: for every chunk of AUX_BLOCK runs, the start of the run after it
@@ -238,22 +393,62 @@ int encoding_of(pp_dtype t)
 }
 
 template <int KW, int MODE>
-pp_status launch_tiles(pp_context *ctx, const void *in, const compact_params &prm, size_t smem)
+pp_status launch_tiles(pp_context *ctx, const void *in, const compact_params &prm, size_t smem, uint64_t grid,
+                       uint64_t count_grid)
 {
     using K = typename word_of<KW>::type;
+    pp_hip_state *hs = pp_hip(ctx);
+    if (prm.kept_total) {
+        if constexpr (MODE != PP_KEEP_RUN_HEAD) {
+            uint64_t *kept = const_cast<uint64_t *>(prm.kept_total);
+            compact_count<KW, MODE><<<(unsigned)count_grid, AUX_BLOCK, 0, hs->stream>>>((const K *)in, prm, kept);
+            PP_HIP_CHECK_LAUNCH(ctx, "compact_count");
+        }
+    }
+    auto kernel = compact_tiles<KW, MODE, false>;
+#if COMPACT_VARIANTS_BUILT
+    if (prm.persistent) kernel = compact_tiles<KW, MODE, true>;
+#endif
     if (smem)
-        PP_HIP_TRY(ctx, hipFuncSetAttribute(reinterpret_cast<const void *>(compact_tiles<KW, MODE>),
+        PP_HIP_TRY(ctx, hipFuncSetAttribute(reinterpret_cast<const void *>(kernel),
                                             hipFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    compact_tiles<KW, MODE><<<(unsigned)prm.tiles, COMPACT_THREADS, smem, pp_hip(ctx)->stream>>>((const K *)in, prm);
+    kernel<<<(unsigned)grid, COMPACT_THREADS, smem, hs->stream>>>((const K *)in, prm);
     PP_HIP_CHECK_LAUNCH(ctx, "compact_tiles");
     return PP_OK;
 }
 
-template <int KW> pp_status launch_mode(pp_context *ctx, int mode, const void *in, const compact_params &prm, size_t smem)
+/* Persistent blocks of compact_tiles<KW, MODE> that fit on one compute unit with smem bytes of
+ * dynamic shared memory (at least 1). */
+template <int KW, int MODE> int tiles_per_cu(size_t smem)
 {
-    if (mode == PP_KEEP_FLAGS) return launch_tiles<KW, PP_KEEP_FLAGS>(ctx, in, prm, smem);
-    if (mode == PP_KEEP_PRED) return launch_tiles<KW, PP_KEEP_PRED>(ctx, in, prm, smem);
-    return launch_tiles<KW, PP_KEEP_RUN_HEAD>(ctx, in, prm, smem);
+    int per_cu = 1;
+#if COMPACT_VARIANTS_BUILT
+    if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, compact_tiles<KW, MODE, true>, COMPACT_THREADS, smem) !=
+            hipSuccess ||
+        per_cu < 1) {
+        (void)hipGetLastError();
+        per_cu = 1;
+    }
+#else
+    (void)smem;
+#endif
+    return per_cu;
+}
+
+template <int KW>
+pp_status launch_mode(pp_context *ctx, int mode, const void *in, const compact_params &prm, size_t smem, uint64_t grid,
+                      uint64_t count_grid)
+{
+    if (mode == PP_KEEP_FLAGS) return launch_tiles<KW, PP_KEEP_FLAGS>(ctx, in, prm, smem, grid, count_grid);
+    if (mode == PP_KEEP_PRED) return launch_tiles<KW, PP_KEEP_PRED>(ctx, in, prm, smem, grid, count_grid);
+    return launch_tiles<KW, PP_KEEP_RUN_HEAD>(ctx, in, prm, smem, grid, count_grid);
+}
+
+template <int KW> int per_cu_of(int mode, size_t smem)
+{
+    if (mode == PP_KEEP_FLAGS) return tiles_per_cu<KW, PP_KEEP_FLAGS>(smem);
+    if (mode == PP_KEEP_PRED) return tiles_per_cu<KW, PP_KEEP_PRED>(smem);
+    return tiles_per_cu<KW, PP_KEEP_RUN_HEAD>(smem);
 }
 
 template <int KW> constexpr uint64_t tile_of() { return compact_shape<KW>::tile; }
@@ -276,7 +471,8 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
     const unsigned ssz = rle ? (a->length_size == 8 || n <= 0xFFFFFFFFull ? (unsigned)a->length_size : 8u) : 0;
     const bool starts_apart = rle && ssz != a->length_size;
 
-    /* Scratch: [count slot, 256] [ticket, 256] [tile states] [starts (u64, if apart)] [bounds] */
+    /* Scratch: [count slot, kept count (partition counted first), 256] [ticket, 256] [tile states]
+     * [starts (u64, if apart)] [bounds] */
     using CE = pp_lb_carry<uint64_t>::entry;
     const size_t state_bytes = tiles > 1 ? 256 + pp_align256(pp_lb_chain_entries(tiles) * sizeof(CE)) : 0;
     const size_t starts_bytes = starts_apart ? pp_align256(n * 8) : 0;
@@ -295,9 +491,43 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
     prm.sleeps.pause_ns = opt_pause >= 0 ? (unsigned)opt_pause : tu->pause_ns;
     prm.sleeps.delay_ns = opt_delay >= 0 ? (unsigned)opt_delay : tu->delay_ns;
     const int items = esz == 8 ? compact_shape<8>::items : 16;
-    /* The plan: param = {elements per thread, threads per block, delay, pause (ns)}. */
-    pp__set_plan(ctx, "compaction", tiles <= 1 ? "single_tile" : "tiles", tiles, tiles, items, COMPACT_THREADS,
-                 prm.sleeps.delay_ns, prm.sleeps.pause_ns);
+    /* The variants (tuning_compaction.h): the table's row unless the context forces one. A
+     * payload written in place is read after the publication of the tile's count, so such a
+     * call publishes late. */
+    const int64_t opt_pub = pp__option(ctx, PP_OPTION_COMPACT_PUBLISH);
+    const int64_t opt_blk = pp__option(ctx, PP_OPTION_COMPACT_BLOCKS);
+    const int64_t opt_part = pp__option(ctx, PP_OPTION_COMPACT_PARTITION);
+    prm.publish = opt_pub > 0 ? (int)opt_pub : tu->publish;
+    if (!COMPACT_VARIANTS_BUILT || (a->payload_size && a->payload_out == a->payload)) prm.publish = 1;
+    const bool partition = a->kind == PP_COMPACT_PARTITION;
+    const int part_variant = partition ? (opt_part > 0 ? (int)opt_part : tu->partition) : 0;
+    /* Persistent blocks: the second input buffer in dynamic shared memory, where it fits. */
+    const size_t stage_bytes = 16 * (esz == 8 ? stage_vecs<8>((unsigned)a->payload_size)
+                                     : esz == 4 ? stage_vecs<4>((unsigned)a->payload_size)
+                                                : stage_vecs<1>((unsigned)a->payload_size));
+    const size_t ibuf_bytes = 16 * (esz == 8 ? ibuf_vecs<8>() : esz == 4 ? ibuf_vecs<4>() : ibuf_vecs<1>());
+    const size_t static_bytes = ibuf_bytes + tile * 2 + 256; /* xbuf, pos, the rest (at most) */
+    prm.persistent = COMPACT_VARIANTS_BUILT && tiles > 1 && (opt_blk > 0 ? opt_blk : tu->blocks) == 2 &&
+                     static_bytes + stage_bytes + ibuf_bytes <= (size_t)hs->dev.smem_block;
+    const size_t smem = stage_bytes + (prm.persistent ? ibuf_bytes : 0);
+    uint64_t grid = tiles;
+    if (prm.persistent) {
+        const int per_cu = esz == 8   ? per_cu_of<8>(a->keep, smem)
+                           : esz == 4 ? per_cu_of<4>(a->keep, smem)
+                                      : per_cu_of<1>(a->keep, smem);
+        const uint64_t fit = (uint64_t)hs->dev.cu_count * (unsigned)per_cu;
+        if (grid > fit) grid = fit;
+        /* PP_OPTION_SCAN_MAX_BLOCKS caps it too: tests loop blocks over many tiles */
+        const int64_t cap = pp__option(ctx, PP_OPTION_SCAN_MAX_BLOCKS);
+        if (cap > 0 && grid > (uint64_t)cap) grid = (uint64_t)cap;
+    }
+    /* The plan: param = {elements per thread, the variant as decimal digits (whether the
+     * publish / blocks variants are built for the target, publish, blocks, partition: 0 where
+     * the call is no partition), delay, pause (ns)}. */
+    const int64_t variant =
+        COMPACT_VARIANTS_BUILT * 1000 + prm.publish * 100 + (prm.persistent ? 2 : 1) * 10 + part_variant;
+    pp__set_plan(ctx, "compaction", tiles <= 1 ? "single_tile" : prm.persistent ? "persistent" : "tiles", grid, tiles,
+                 items, variant, prm.sleeps.delay_ns, prm.sleeps.pause_ns);
     if (n == 0) {
         PP_HIP_TRY(ctx, hipMemsetAsync(dcount, 0, 8, hs->stream));
     } else {
@@ -314,7 +544,7 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
         prm.out = a->out;
         prm.pout = a->payload_out;
         prm.write_vals = a->kind != PP_COMPACT_WHERE;
-        prm.partition = a->kind == PP_COMPACT_PARTITION;
+        prm.partition = partition;
         if (a->kind == PP_COMPACT_WHERE) {
             prm.idx = a->indices;
             prm.isz = (unsigned)a->index_size;
@@ -329,15 +559,19 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
         prm.enc = encoding_of(a->dtype);
         prm.vec_in = aligned16(a->in);
         prm.vec_flags = prm.flags && aligned16(prm.flags);
-        const size_t smem = (size_t)prm.psz * tile;
-        pp_status st = esz == 8 ? launch_mode<8>(ctx, a->keep, a->in, prm, smem)
-                       : esz == 4 ? launch_mode<4>(ctx, a->keep, a->in, prm, smem)
-                                  : launch_mode<1>(ctx, a->keep, a->in, prm, smem);
-        if (st != PP_OK) return st;
         uint64_t g = (n + AUX_BLOCK - 1) / AUX_BLOCK;
         const uint64_t gmax = (uint64_t)hs->dev.cu_count * 8;
         if (g > gmax) g = gmax;
-        if (prm.partition) {
+        if (part_variant == 2) { /* the count pass's sum, in the count slot's 256 bytes */
+            uint64_t *kt = (uint64_t *)(scratch + 8);
+            PP_HIP_TRY(ctx, hipMemsetAsync(kt, 0, 8, hs->stream));
+            prm.kept_total = kt;
+        }
+        pp_status st = esz == 8 ? launch_mode<8>(ctx, a->keep, a->in, prm, smem, grid, g)
+                       : esz == 4 ? launch_mode<4>(ctx, a->keep, a->in, prm, smem, grid, g)
+                                  : launch_mode<1>(ctx, a->keep, a->in, prm, smem, grid, g);
+        if (st != PP_OK) return st;
+        if (prm.partition && !prm.kept_total) {
             compact_reverse<<<(unsigned)g, AUX_BLOCK, 0, hs->stream>>>(a->out, esz, a->payload_out, prm.psz, n, dcount);
             PP_HIP_CHECK_LAUNCH(ctx, "compact_reverse");
         }

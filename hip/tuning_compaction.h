@@ -26,24 +26,66 @@ template <int KW> struct compact_shape {
     static constexpr int tile = threads * items;
 };
 
-/* ---- look-back sleeps (per target, at run time) ----
+/* Blocks per compute unit the registers are capped for (__launch_bounds__'s second argument),
+ * NVIDIA only (ptxas of CUDA 13, sm_90, 256 threads). One tile per block: 8 for predicates and
+ * run heads (32 registers, the first version's occupancy; the 4-byte run-head kernel spills 8
+ * bytes there, and 7 blocks round to the same 32 registers), 5 for flags (48; at 8 they
+ * spilled 28 bytes); without a cap the variants' code (below) took the kernels from the first
+ * version's 32-48 registers to 47-56. Persistent blocks (PP_OPTION_COMPACT_BLOCKS 2): 4 (44-56
+ * registers; uncapped, the loop took 80-108): two input buffers and the positions list are
+ * 40 KB of shared memory for 4-byte elements, 5 blocks in the H100's 228 KB anyway.
+ * AMD: the first version's kernel only (publish 1, one tile per block: the options are ignored
+ * there, and the plan says so), no cap: the early publication cost gfx90a / gfx940 4-12 SGPR
+ * spills, the persistent loop 100-148 VGPRs and 50-70 SGPR spills, and there is no AMD device
+ * to measure whether either pays. */
+#ifdef PP_PORT_NVIDIA
+#define COMPACT_VARIANTS_BUILT 1
+#define COMPACT_PRED_MIN_BLOCKS 8
+#define COMPACT_RUN_MIN_BLOCKS 8
+#define COMPACT_FLAGS_MIN_BLOCKS 5
+#define COMPACT_PERSIST_MIN_BLOCKS 4
+#else
+#define COMPACT_VARIANTS_BUILT 0
+#define COMPACT_PRED_MIN_BLOCKS 1
+#define COMPACT_RUN_MIN_BLOCKS 1
+#define COMPACT_FLAGS_MIN_BLOCKS 1
+#define COMPACT_PERSIST_MIN_BLOCKS 1
+#endif
+template <bool PERSIST, int MODE> constexpr int compact_min_blocks()
+{
+    return PERSIST                  ? COMPACT_PERSIST_MIN_BLOCKS
+           : MODE == PP_KEEP_FLAGS ? COMPACT_FLAGS_MIN_BLOCKS
+           : MODE == PP_KEEP_PRED  ? COMPACT_PRED_MIN_BLOCKS
+                                   : COMPACT_RUN_MIN_BLOCKS;
+}
+
+/* ---- look-back sleeps and kernel variants (per target, at run time) ----
  * The carry is a count (the chain of lookback.h). sm_90 / sm_80: the scan's chain sleeps for
  * blocks that do not load ahead (tuning_scan.h: 1500 ns before the first poll, 700 between
  * polls; measured there on the H100 for u32 scans, not for compaction). AMD: none (not
- * measured: no AMD GPU here). The first row of a platform is its fallback. */
+ * measured: no AMD GPU here). The variants (PP_OPTION_COMPACT_PUBLISH / _BLOCKS / _PARTITION
+ * override them): when the tile's count is published (1 after the staging, 2 after the block
+ * scan, 3 after the block scan with the look-back before the staging), the blocks (1 one per
+ * tile, 2 persistent, loading the next tile ahead), partition's rejected elements (1 reversed
+ * by a second kernel, 2 a count pass first). Every row: the first version's (1, 1, 1), the
+ * only one measured (bench/NOTES.md "compaction"). The first row of a platform is its
+ * fallback. */
 struct pp_compact_tuning {
     const char *target;   /* as pp_hip_device::arch names it */
     unsigned pause_ns;    /* between two polls */
     unsigned delay_ns;    /* before the first poll */
+    int publish;          /* 1 .. 3 */
+    int blocks;           /* 1 .. 2 */
+    int partition;        /* 1 .. 2 */
 };
 
 static const pp_compact_tuning pp_compact_tuning_table[] = {
-    /* target    pause  delay */
-    {"sm_90", 700, 1500},
-    {"sm_80", 700, 1500},
-    {"gfx90a", 0, 0},
-    {"gfx940", 0, 0},
-    {"gfx1030", 0, 0},
+    /* target    pause  delay  publish blocks partition */
+    {"sm_90", 700, 1500, 1, 1, 1},
+    {"sm_80", 700, 1500, 1, 1, 1},
+    {"gfx90a", 0, 0, 1, 1, 1},
+    {"gfx940", 0, 0, 1, 1, 1},
+    {"gfx1030", 0, 0, 1, 1, 1},
 };
 
 /* The row for the context's device. */

@@ -837,6 +837,17 @@ typedef enum pp_option {
     /* HIP onesweep pass: how a tile publishes and looks back its digit counts
      * (pp_sort_onesweep; 0: the device's tuning row). */
     PP_OPTION_SORT_ONESWEEP = 19,       /* PP_SORT_ONESWEEP_AUTO .. PP_SORT_ONESWEEP_EARLY_WINDOW */
+    /* compaction family (issue 19), HIP: variants of the tile kernel (0: the device's table).
+     * Publish: 1 the tile's count after the staging (first version), 2 right after the block
+     * scan (the look-back after the staging), 3 right after the block scan with the look-back
+     * there too; a call with payload_out == payload publishes after the staging whatever this
+     * says. Blocks: 1 one tile per block, 2 persistent blocks (as many as fit, capped by
+     * PP_OPTION_SCAN_MAX_BLOCKS) loading their next tile during the current one's writes.
+     * Partition: 1 rejected written from the back then reversed by a second kernel, 2 a count
+     * pass first, then the rejected written in order. No variant changes a result. */
+    PP_OPTION_COMPACT_PUBLISH = 20,     /* 0 .. 3 */
+    PP_OPTION_COMPACT_BLOCKS = 21,      /* 0 .. 2 */
+    PP_OPTION_COMPACT_PARTITION = 22,   /* 0 .. 2 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

@@ -524,6 +524,91 @@ static void t_small(void **state)
     free(pay);
 }
 
+/* The HIP kernel's variants (PP_OPTION_COMPACT_PUBLISH / _BLOCKS / _PARTITION), each forced
+ * and checked through pp_context_last_plan (param[1]: the digits built, publish, blocks,
+ * partition): every form over many tiles, aligned and misaligned, in place with and without a payload (a
+ * payload written in place publishes late whatever the option says); persistent blocks capped
+ * at 3 (PP_OPTION_SCAN_MAX_BLOCKS) so that each loops over many tiles. The CPU backend has
+ * none of them: its cases run (the options are ignored) and the test then skips visibly. */
+static void t_variants(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const int hip = env->backend == PP_BACKEND_HIP;
+    static const size_t sizes[] = {2 * 4096 + 1, 13 * 4096 + 77};
+    const size_t nmax = 13 * 4096 + 77;
+    static const pp_dtype ts[3] = {PP_U8, PP_F32, PP_F64};
+    tc_rng r = tc_rng_for("compaction variants");
+    size_t lacking = 0; /* cases whose variant the device's target does not build */
+    uint8_t *f = (uint8_t *)tc_xmalloc(nmax);
+    unsigned char *in = (unsigned char *)tc_xmalloc(nmax * 8), *pay = (unsigned char *)tc_xmalloc(nmax * 8);
+    fill_payload(pay, nmax, PP_U32);
+    pp_predicate p;
+    memset(&p, 0, sizeof p);
+    p.kind = PP_PRED_NONZERO;
+    for (int pub = 1; pub <= 3; ++pub)
+        for (int blk = 1; blk <= 2; ++blk)
+            for (int part = 1; part <= 2; ++part) {
+                if (part == 2 && pub != 2) continue; /* partition's variants once per block kind */
+                TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_COMPACT_PUBLISH, pub));
+                TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_COMPACT_BLOCKS, blk));
+                TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_COMPACT_PARTITION, part));
+                TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SCAN_MAX_BLOCKS, blk == 2 ? 3 : 0));
+                for (int ti = 0; ti < 3; ++ti)
+                    for (size_t si = 0; si < 2; ++si)
+                        for (int op = PO_SELECT; op <= PO_WHERE + 2; ++op) {
+                            /* PO_WHERE + 1, + 2: select in place, without and with a payload */
+                            const int inpl = op > PO_WHERE;
+                            const po_compact_op o = inpl ? PO_SELECT : (po_compact_op)op;
+                            if (o == PO_UNIQUE || o == PO_RLE) fill_runs(&r, in, sizes[si], ts[ti], 3);
+                            else tc_fill(&r, in, sizes[si], ts[ti], TC_FEW);
+                            fill_flags(&r, f, sizes[si], SEL_HALF);
+                            const int by_flags = (o == PO_SELECT || o == PO_PARTITION) && ((si + (size_t)ti) & 1);
+                            const int with_pay = (o <= PO_UNIQUE && !inpl) || op == PO_WHERE + 2;
+                            ccase c = {o, ts[ti], sizes[si], in, by_flags ? f : NULL,
+                                       by_flags || o == PO_UNIQUE || o == PO_RLE ? NULL : &p, with_pay ? pay : NULL,
+                                       PP_U32, (si & 1) ? PP_U32 : PP_U64, inpl,
+                                       (si & 1) ? PP_RESULT_HOST : PP_RESULT_CONTEXT, (size_t)(ti == 1 && si == 1)};
+                            run_check(env, &c);
+                            if (!hip) continue;
+                            pp_plan plan;
+                            TC_OK(ctx, pp_context_last_plan(ctx, &plan));
+                            /* a target without the publish / blocks variants (digit 1000 off)
+                             * runs publish 1 in one tile per block */
+                            const int built = plan.param[1] >= 1000;
+                            const int want_pub = op == PO_WHERE + 2 || !built ? 1 : pub;
+                            const int want_blk = built ? blk : 1;
+                            const int64_t want =
+                                built * 1000 + want_pub * 100 + want_blk * 10 + (o == PO_PARTITION ? part : 0);
+                            lacking += !built && (pub != 1 || blk != 1);
+                            TC_CHECK(plan.tiles > 1 && plan.param[1] == want &&
+                                         strcmp(plan.strategy, want_blk == 2 ? "persistent" : "tiles") == 0 &&
+                                         (want_blk == 1 ? plan.grid == plan.tiles : plan.grid <= 3),
+                                     "plan %s grid %llu tiles %llu variant %lld, expected %lld", plan.strategy,
+                                     (unsigned long long)plan.grid, (unsigned long long)plan.tiles,
+                                     (long long)plan.param[1], (long long)want);
+                        }
+            }
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_COMPACT_PUBLISH, 0));
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_COMPACT_BLOCKS, 0));
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_COMPACT_PARTITION, 0));
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SCAN_MAX_BLOCKS, 0));
+    free(f);
+    free(in);
+    free(pay);
+    if (!hip) {
+        print_message("    (skipped: the kernel variants are the HIP backend's; the cases ran on %s)\n",
+                      pp_backend_name(env->backend));
+        skip();
+    }
+    if (lacking) {
+        print_message("    (skipped: %zu cases ran the first version's kernel: the device's target builds no "
+                      "publish / blocks variants)\n",
+                      lacking);
+        skip();
+    }
+}
+
 int main(void)
 {
     tc_init("test_compaction");
@@ -531,7 +616,7 @@ int main(void)
         TC_BOTH(t_select_flagged), TC_BOTH(t_partition_flagged), TC_BOTH(t_select_if),
         TC_BOTH(t_partition_if),   TC_BOTH(t_where),             TC_BOTH(t_pred_selections),
         TC_BOTH(t_unique_rle),     TC_BOTH(t_in_place),          TC_BOTH(t_misaligned),
-        TC_BOTH(t_empty_and_plan), TC_BOTH(t_small),
+        TC_BOTH(t_empty_and_plan), TC_BOTH(t_small),        TC_BOTH(t_variants),
     };
     return TC_RUN("test_compaction", tests);
 }
