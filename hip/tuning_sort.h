@@ -41,11 +41,16 @@ struct pp_sort_tuning {
     int onesweep;             /* the onesweep pass's variant (pp_sort_onesweep, not AUTO) */
 };
 
-/* No row is measured yet (no sleeps; one tile of the tile sort; the onesweep variant of the
- * first measured version, PP_SORT_ONESWEEP_RANKED). The first row of a platform is its
- * fallback. */
+/* Sleeps and tile_max_n are not measured yet (no sleeps; one tile of the tile sort). The
+ * onesweep variant: sm_90 measured (2026-11-26, H100 80GB HBM3, commit ea151f8 merged into
+ * main, CUB 3.0.1 in the same process, n = 2^28, u64 2^27; ms per sort, variants 1 / 2 / 3 / 4
+ * = RANKED / EARLY / EARLY_BALLOT / EARLY_WINDOW): u32 keys 12.07 / 12.04 / 10.56 / 10.16
+ * (CUB 6.42); f32 keys 11.58 (1) / 10.97 (4) (CUB 5.73); u32 pairs 13.85 / 12.31 (CUB
+ * 8.73); u64 keys 20.02 / 15.85 (CUB 8.55); argsort f32 17.12 / 14.85 (CUB 8.32): EARLY_WINDOW.
+ * The others keep the first measured version's RANKED until measured on their card. The first
+ * row of a platform is its fallback. */
 static const pp_sort_tuning pp_sort_tuning_table[] = {
-    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
+    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_EARLY_WINDOW},
     {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
     {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
     {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
