@@ -25,7 +25,8 @@
  *   write  -- consecutive threads write consecutive outputs from the staged tile: the kept
  *             elements contiguously at their offset (and the payload, and the indices); the
  *             last tile writes the count.
- * Blocks (PP_OPTION_COMPACT_BLOCKS): one tile each, or persistent blocks (as many as fit) that
+ * Blocks (PP_OPTION_COMPACT_BLOCKS): one tile each (by ticket, or, 3, by block index as CUB's
+ * kernels do, no atomic per tile), or persistent blocks (as many as fit) that
  * take their next ticket after the look-back and start that tile's loads into a second buffer
  * (dynamic shared memory) while the current tile is written, as the scan does on NVIDIA.
  * Partition (PP_OPTION_COMPACT_PARTITION): the rejected elements are written from the back
@@ -71,6 +72,7 @@ struct compact_params {
     int enc, partition, write_vals, vec_in, vec_flags;
     int publish;            /* 1 .. 3 (tuning_compaction.h) */
     int persistent;         /* blocks loop over tiles, loading the next one ahead */
+    int by_index;           /* a block per tile, the tile its block index (no ticket) */
     const uint64_t *kept_total; /* partition counted first: the number kept, else NULL */
     pp_lb_sleeps sleeps;
 };
@@ -177,7 +179,12 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE>
     const pp_lb_sleeps sleeps = prm.sleeps; /* a copy: no reference into the parameters */
     const unsigned psz = prm.psz, isz = prm.isz;
     const int publish = COMPACT_VARIANTS_BUILT ? prm.publish : 1;
-    if (threadIdx.x == 0) tile_no[0] = prm.tiles > 1 ? pp_tile_ticket(prm.ticket) : 0;
+    /* the tile: a ticket, or (by_index, NVIDIA only) the block's index, as CUB does: blocks
+     * start in index order there, so a tile still waits only on tiles that have started */
+    if (threadIdx.x == 0)
+        tile_no[0] = prm.tiles <= 1                             ? 0
+                     : COMPACT_VARIANTS_BUILT && prm.by_index ? blockIdx.x
+                                                              : pp_tile_ticket(prm.ticket);
     __syncthreads();
     uint64_t t = tile_no[0];
     if (t >= prm.tiles) return;
@@ -507,7 +514,9 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
                                                 : stage_vecs<1>((unsigned)a->payload_size));
     const size_t ibuf_bytes = 16 * (esz == 8 ? ibuf_vecs<8>() : esz == 4 ? ibuf_vecs<4>() : ibuf_vecs<1>());
     const size_t static_bytes = ibuf_bytes + tile * 2 + 256; /* xbuf, pos, the rest (at most) */
-    prm.persistent = COMPACT_VARIANTS_BUILT && tiles > 1 && (opt_blk > 0 ? opt_blk : tu->blocks) == 2 &&
+    const int blocks = opt_blk > 0 ? (int)opt_blk : tu->blocks;
+    prm.by_index = COMPACT_VARIANTS_BUILT && tiles > 1 && blocks == 3;
+    prm.persistent = COMPACT_VARIANTS_BUILT && tiles > 1 && blocks == 2 &&
                      static_bytes + stage_bytes + ibuf_bytes <= (size_t)hs->dev.smem_block;
     const size_t smem = stage_bytes + (prm.persistent ? ibuf_bytes : 0);
     uint64_t grid = tiles;
@@ -525,7 +534,7 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
      * publish / blocks variants are built for the target, publish, blocks, partition: 0 where
      * the call is no partition), delay, pause (ns)}. */
     const int64_t variant =
-        COMPACT_VARIANTS_BUILT * 1000 + prm.publish * 100 + (prm.persistent ? 2 : 1) * 10 + part_variant;
+        COMPACT_VARIANTS_BUILT * 1000 + prm.publish * 100 + (prm.persistent ? 2 : prm.by_index ? 3 : 1) * 10 + part_variant;
     pp__set_plan(ctx, "compaction", tiles <= 1 ? "single_tile" : prm.persistent ? "persistent" : "tiles", grid, tiles,
                  items, variant, prm.sleeps.delay_ns, prm.sleeps.pause_ns);
     if (n == 0) {

@@ -66,22 +66,28 @@ template <bool PERSIST, int MODE> constexpr int compact_min_blocks()
  * measured: no AMD GPU here). The variants (PP_OPTION_COMPACT_PUBLISH / _BLOCKS / _PARTITION
  * override them): when the tile's count is published (1 after the staging, 2 after the block
  * scan, 3 after the block scan with the look-back before the staging), the blocks (1 one per
- * tile, 2 persistent, loading the next tile ahead), partition's rejected elements (1 reversed
- * by a second kernel, 2 a count pass first). Every row: the first version's (1, 1, 1), the
- * only one measured (bench/NOTES.md "compaction"). The first row of a platform is its
- * fallback. */
+ * tile by ticket, 2 persistent, loading the next tile ahead, 3 one per tile by block index), partition's rejected elements (1 reversed
+ * by a second kernel, 2 a count pass first). The first row of a platform is its fallback.
+ * sm_90, measured on an H100 (2026-11-26, one device call, 2^28 f32, 20 repetitions each,
+ * bench/NOTES.md "compaction: the variants"): compact_select_if_lt1 (1% kept) ran 816-827 us
+ * with every publish variant (1: 826.5, 2: 821.7, 3: 822.7) and every sleep tried (delay /
+ * pause 0/0: 819.4, 0/100: 816.6, 300/100: 816.1, table 1500/700: 821.7), all within the
+ * runs' noise: publish 1 and the scan's sleeps stay; persistent blocks ran 1.03-1.14 ms (25%
+ * slower): blocks 1; partition_if with the count pass 1.943 ms against 2.182 with the reverse
+ * kernel (both persistent, publish 2, 0/100): partition 2. Blocks 3 (tiles by block index)
+ * not measured yet. sm_80 and AMD: the first version's (1, 1, 1), not measured. */
 struct pp_compact_tuning {
     const char *target;   /* as pp_hip_device::arch names it */
     unsigned pause_ns;    /* between two polls */
     unsigned delay_ns;    /* before the first poll */
     int publish;          /* 1 .. 3 */
-    int blocks;           /* 1 .. 2 */
+    int blocks;           /* 1 .. 3 */
     int partition;        /* 1 .. 2 */
 };
 
 static const pp_compact_tuning pp_compact_tuning_table[] = {
     /* target    pause  delay  publish blocks partition */
-    {"sm_90", 700, 1500, 1, 1, 1},
+    {"sm_90", 700, 1500, 1, 1, 2},
     {"sm_80", 700, 1500, 1, 1, 1},
     {"gfx90a", 0, 0, 1, 1, 1},
     {"gfx940", 0, 0, 1, 1, 1},
