@@ -697,6 +697,13 @@ static int run_backend(pp_backend backend, const options *o)
     const int gpu = backend == PP_BACKEND_HIP;
     const size_t n = o->n ? o->n : (size_t)1 << (gpu ? (o->quick ? 24 : 28) : (o->quick ? 22 : 26));
     pb_run r = {.opt = o, .n = n, .len = n > 1024 ? n : 1024, .gpu = gpu};
+    char sel[128];
+    for (size_t k = 0; k < pb_n_families; k++) /* the input arrays also serve the fixed-size rows */
+        for (size_t i = 0; i < pb_families[k]->count; i++) {
+            const pb_case *c = &pb_families[k]->cases[i];
+            const size_t len = c->fixed_n * (c->n_mul ? c->n_mul : 1);
+            if (len > r.len && case_selected(c, o->only, sel)) r.len = len;
+        }
     const char *timing_how = gpu ? "host clock + pp_context_synchronize (no event timer built)" : "host clock";
     const char *peer = "peer";
     char peer_desc[96] = "", nbuf[24], label[128];
