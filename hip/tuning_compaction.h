@@ -18,7 +18,7 @@
  * written, with 2 bytes per element for the positions of the kept ones, and the payload's
  * staging (dynamic, 0 .. 32 KB). Every target the same (first version; not measured against
  * other shapes: no device time for a sweep). The block's wave totals are scanned by one
- * wave, so a block has at most PP_WAVE waves (256 / 32 = 8). */
+ * wave, so a block has at most PP_WAVE waves (256 threads: 8 waves of 32 or 4 of 64). */
 #define COMPACT_THREADS 256
 template <int KW> struct compact_shape {
     static constexpr int threads = COMPACT_THREADS;
