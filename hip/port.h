@@ -282,20 +282,41 @@ PP_DEVICE void pp_copy16_async(pp_vec16 *dst, const void *src)
  * that waves of 32 and 64 run the same code (bits <= 8). pp_lanemask_lt: the lanes below this
  * one. */
 PP_DEVICE pp_lanemask_t pp_lanemask_lt() { return (1ull << pp_lane_id()) - 1ull; }
+/* A lane mask in the width of this pass's waves (pp_wavemask_t: 32 bits where PP_WAVE is 32,
+ * else 64), for the inner loops of the ranking, where 64-bit masks on waves of 32 doubled the
+ * logic (each AND / XOR / POPC a pair of instructions on NVIDIA). pp_ballot_wave: the ballot
+ * in that width; pp_wavemask_lt: the lanes below this one; pp_wavemask_top: the highest lane
+ * of a non-zero mask. */
+#if PP_WAVE == 32
+typedef uint32_t pp_wavemask_t;
+PP_DEVICE int pp_wavemask_top(pp_wavemask_t m) { return 31 - __clz((int)m); }
+PP_DEVICE unsigned pp_wavemask_popc(pp_wavemask_t m) { return (unsigned)__popc(m); }
+#else
+typedef uint64_t pp_wavemask_t;
+PP_DEVICE int pp_wavemask_top(pp_wavemask_t m) { return 63 - __clzll((long long)m); }
+PP_DEVICE unsigned pp_wavemask_popc(pp_wavemask_t m) { return (unsigned)__popcll(m); }
+#endif
+PP_DEVICE pp_wavemask_t pp_ballot_wave(int pred) { return (pp_wavemask_t)pp_ballot(pred); }
+PP_DEVICE pp_wavemask_t pp_wavemask_lt() { return (pp_wavemask_t)pp_lanemask_lt(); }
 /* The ballot form on every target, MAXB ballots unrolled (d < 2^bits <= 2^MAXB: the bits
  * above `bits` are 0 in every lane, so their ballots keep every lane): CUB matches digits this
- * way on NVIDIA too, which it found faster than the match instruction. */
+ * way on NVIDIA too, which it found faster than the match instruction. Each bit costs a
+ * ballot and one three-input logic op: with s all ones where this lane's bit is set, the
+ * lanes that agree with it are ~(ballot ^ s). */
+template <int MAXB> PP_DEVICE pp_wavemask_t pp_match_digit_wave(unsigned d, bool valid)
+{
+    pp_wavemask_t m = pp_ballot_wave(valid);
+#pragma unroll
+    for (int b = 0; b < MAXB; ++b) {
+        const pp_wavemask_t s = (pp_wavemask_t)0 - (pp_wavemask_t)((d >> b) & 1u);
+        m &= ~(pp_ballot_wave(s != 0) ^ s);
+    }
+    return m;
+}
 template <int MAXB> PP_DEVICE pp_lanemask_t pp_match_digit_ballot(unsigned d, int bits, bool valid)
 {
     (void)bits;
-    pp_lanemask_t m = pp_ballot(valid);
-#pragma unroll
-    for (int b = 0; b < MAXB; ++b) {
-        const bool on = (d >> b) & 1u;
-        const pp_lanemask_t v = pp_ballot(on);
-        m &= on ? v : ~v;
-    }
-    return m;
+    return (pp_lanemask_t)pp_match_digit_wave<MAXB>(d, valid);
 }
 PP_DEVICE pp_lanemask_t pp_match_digit(unsigned d, int bits, bool valid)
 {

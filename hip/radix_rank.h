@@ -7,14 +7,17 @@
  * Match ranking (as CUB's BlockRadixRankMatch and rocPRIM's match-based block radix rank): a
  * tile is wave-striped (item i of lane l of wave w is element w * PP_WAVE * ITEMS + i * PP_WAVE
  * + l, so a wave's items come in element order, item by item, lane by lane). For each item the
- * wave finds the lanes holding the same digit (pp_match_digit: NVIDIA's match instruction, or
- * one ballot per digit bit in 64-bit masks on AMD, so waves of 32 and 64 run the same code);
- * the highest of them adds the group's size to the wave's counter of that digit in shared
- * memory, and each lane's rank within the wave is the counter before the add plus the group's
- * lanes below it. Then each digit's wave counters are scanned across the waves (one thread per
- * digit) and the digit totals across the block (a block scan): rank = start of the digit in the
- * tile + the waves before + the rank within the wave. Equal digits keep element order, so the
- * rank is stable.
+ * wave finds the lanes holding the same digit (pp_match_digit: NVIDIA's match instruction;
+ * or pp_match_digit_wave, one ballot per digit bit, on every target and always on AMD), in
+ * masks of the wave's own width (pp_wavemask_t: 32 bits on waves of 32, 64 on waves of 64,
+ * from PP_WAVE, so waves of 32 and 64 run the same code); the highest of them adds the group's
+ * size to the wave's counter of that digit in shared memory, and each lane's rank within the
+ * wave is the counter before the add plus the group's lanes below it. Then each digit's wave
+ * counters are scanned across the waves (one thread per digit) and the digit totals across
+ * the block (a block scan), whose starts are added to the wave counters: rank = that counter
+ * + the rank within the wave. Equal digits keep element order, so the rank is stable. The
+ * counters sit at pp_radix_slot(digit), a permutation that keeps strided digits (sorted
+ * input) off a few banks.
  */
 #ifndef PP_HIP_RADIX_RANK_H
 #define PP_HIP_RADIX_RANK_H
@@ -24,55 +27,75 @@
 constexpr int PP_RADIX_BITS = 8;
 constexpr int PP_RADIX = 1 << PP_RADIX_BITS;
 
+/* The slot of digit d in the per-digit arrays that lanes index by their items' digits (the wave
+ * counters, a onesweep pass's digit offsets): d with its bits 0..2 flipped by its bits 5..7, a
+ * permutation of [0, PP_RADIX) that keeps each aligned run of 32 digits in place (so thread d
+ * reaching slot pp_radix_slot(d) stays conflict-free) and spreads digits of a common stride
+ * over the banks: sorted keys give a wave digits 16 apart (16 lanes on 2 of the 32 banks, an
+ * 8-way conflict on every counter update, measured 7.8-way on the H100) or 32 apart. */
+PP_DEVICE unsigned pp_radix_slot(unsigned d) { return d ^ (d >> 5); }
+
 /* Shared memory of pp_radix_rank for blocks of BLOCK threads. */
 template <int BLOCK> struct pp_radix_rank_smem {
-    uint32_t wave_cnt[BLOCK / PP_WAVE][PP_RADIX]; /* per wave and digit: count, then the waves before */
+    uint32_t wave_cnt[BLOCK / PP_WAVE][PP_RADIX]; /* per wave and digit slot: count, then the rank base */
     uint32_t start[PP_RADIX];                     /* the digit's first position in the tile */
     uint32_t count[PP_RADIX];                     /* how many elements of the tile hold the digit */
 };
 
-/* The first phase of pp_radix_rank: the wave counters of every digit by matching (BALLOT: one
- * ballot per digit bit on every target, pp_match_digit_ballot, as CUB's MatchAny; else
- * pp_match_digit), then each digit's wave counters replaced by the waves before. Returns the
- * tile's count of digit threadIdx.x to the threads below PP_RADIX (0 to the others), which a
- * onesweep pass publishes at once, before pp_radix_rank_finish. rank[i] holds the rank within
- * the wave. Contains __syncthreads(); every thread calls it. */
+/* Items in packed form, one register each: the digit in the bits from PP_RADIX_DR_SHIFT up,
+ * the rank (below 2^PP_RADIX_DR_SHIFT: a tile holds at most that many elements) below. A
+ * onesweep pass keeps its 16 items' digits and ranks this way: as two arrays, with 16 keys
+ * and 16 values, they spilled registers on sm_90 (80 registers, three blocks per SM). */
+constexpr int PP_RADIX_DR_SHIFT = 16;
+PP_DEVICE unsigned pp_dr_digit(unsigned dr) { return dr >> PP_RADIX_DR_SHIFT; }
+PP_DEVICE unsigned pp_dr_rank(unsigned dr) { return dr & ((1u << PP_RADIX_DR_SHIFT) - 1u); }
+
+/* The first phase of the ranking, on packed items (dr[i] = digit << PP_RADIX_DR_SHIFT, rank
+ * bits 0): the wave counters of every digit by matching (BALLOT: one ballot per digit bit on
+ * every target, pp_match_digit_wave, as CUB's MatchAny; else pp_match_digit), then each
+ * digit's wave counters replaced by the waves before. Returns the tile's count of digit
+ * threadIdx.x to the threads below PP_RADIX (0 to the others), which a onesweep pass publishes
+ * at once, before pp_radix_rank_finish_dr. The rank bits of dr[i] hold the rank within the
+ * wave. Contains __syncthreads(); every thread calls it. */
 template <int BLOCK, int ITEMS>
-PP_DEVICE unsigned pp_radix_rank_counts(const unsigned (&digit)[ITEMS], int bits, unsigned valid_count,
-                                        unsigned (&rank)[ITEMS], pp_radix_rank_smem<BLOCK> &sm, bool ballot = false)
+PP_DEVICE unsigned pp_radix_rank_counts_dr(unsigned (&dr)[ITEMS], int bits, unsigned valid_count,
+                                           pp_radix_rank_smem<BLOCK> &sm, bool ballot = false)
 {
     constexpr int WAVES = BLOCK / PP_WAVE;
     static_assert(BLOCK >= PP_RADIX && BLOCK % PP_WAVE == 0, "a block holds every digit, in whole waves");
+    static_assert(BLOCK * ITEMS <= (1 << PP_RADIX_DR_SHIFT), "a rank fits below the digit");
     const unsigned lane = pp_lane_id(), w = pp_wave_id();
     uint32_t *flat = &sm.wave_cnt[0][0];
     for (unsigned k = threadIdx.x; k < (unsigned)(WAVES * PP_RADIX); k += BLOCK) flat[k] = 0;
     __syncthreads();
     uint32_t *mine = sm.wave_cnt[w];
-    const pp_lanemask_t below = pp_lanemask_lt();
+    const pp_wavemask_t below = pp_wavemask_lt();
     const unsigned first = w * PP_WAVE * ITEMS + lane;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const bool valid = first + (unsigned)(i * PP_WAVE) < valid_count;
-        const pp_lanemask_t peers = ballot ? pp_match_digit_ballot<PP_RADIX_BITS>(digit[i], bits, valid)
-                                           : pp_match_digit(digit[i], bits, valid);
-        const int leader = peers ? 63 - __clzll((long long)peers) : (int)lane;
+        const unsigned digit = pp_dr_digit(dr[i]);
+        const pp_wavemask_t peers = ballot ? pp_match_digit_wave<PP_RADIX_BITS>(digit, valid)
+                                           : (pp_wavemask_t)pp_match_digit(digit, bits, valid);
+        const int leader = peers ? pp_wavemask_top(peers) : (int)lane;
+        const unsigned slot = pp_radix_slot(digit);
         unsigned before = 0;
         if (valid && (int)lane == leader) {
-            before = mine[digit[i]];
-            mine[digit[i]] = before + (unsigned)__popcll(peers);
+            before = mine[slot];
+            mine[slot] = before + pp_wavemask_popc(peers);
         }
         before = pp_shfl(before, leader);
-        rank[i] = before + (unsigned)__popcll(peers & below);
+        dr[i] += before + pp_wavemask_popc(peers & below);
         pp_wave_sync();
     }
     __syncthreads();
     unsigned total = 0;
     if (threadIdx.x < (unsigned)PP_RADIX) {
-        const unsigned d = threadIdx.x;
+        const unsigned d = threadIdx.x, slot = pp_radix_slot(d);
 #pragma unroll
         for (int v = 0; v < WAVES; ++v) {
-            const unsigned c = sm.wave_cnt[v][d];
-            sm.wave_cnt[v][d] = total;
+            const unsigned c = sm.wave_cnt[v][slot];
+            sm.wave_cnt[v][slot] = total;
             total += c;
         }
         sm.count[d] = total;
@@ -81,33 +104,46 @@ PP_DEVICE unsigned pp_radix_rank_counts(const unsigned (&digit)[ITEMS], int bits
 }
 
 /* The second phase: the digits' starts in the tile (a block scan of the counts `total` that
- * pp_radix_rank_counts returned) and every valid item's rank in the tile. Contains
- * __syncthreads(); every thread calls it. */
+ * pp_radix_rank_counts_dr returned), added to each digit's wave counters, and every valid
+ * item's rank in the tile into the rank bits of dr[i]. Contains __syncthreads(); every thread
+ * calls it. */
 template <int BLOCK, int ITEMS>
-PP_DEVICE void pp_radix_rank_finish(const unsigned (&digit)[ITEMS], unsigned valid_count, unsigned total,
-                                    unsigned (&rank)[ITEMS], pp_radix_rank_smem<BLOCK> &sm)
+PP_DEVICE void pp_radix_rank_finish_dr(unsigned (&dr)[ITEMS], unsigned valid_count, unsigned total,
+                                       pp_radix_rank_smem<BLOCK> &sm)
 {
+    constexpr int WAVES = BLOCK / PP_WAVE;
     const unsigned first = pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id();
     const uint32_t *mine = sm.wave_cnt[pp_wave_id()];
     const unsigned start = pp_block_scan<pp_op_sum<unsigned>, BLOCK, false>(total);
-    if (threadIdx.x < (unsigned)PP_RADIX) sm.start[threadIdx.x] = start;
+    if (threadIdx.x < (unsigned)PP_RADIX) {
+        const unsigned slot = pp_radix_slot(threadIdx.x);
+        sm.start[threadIdx.x] = start;
+#pragma unroll
+        for (int v = 0; v < WAVES; ++v) sm.wave_cnt[v][slot] += start;
+    }
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
-        if (first + (unsigned)(i * PP_WAVE) < valid_count) rank[i] += sm.start[digit[i]] + mine[digit[i]];
+        if (first + (unsigned)(i * PP_WAVE) < valid_count) dr[i] += mine[pp_radix_slot(pp_dr_digit(dr[i]))];
 }
 
 /* Every thread of the block calls it. digit[i]: item i's digit (< 2^bits); an item is valid when
  * its element index (above) is below valid_count, and only valid items are ranked. On return
  * rank[i] is the valid item's position in the tile ordered stably by digit, and sm.start /
  * sm.count hold each digit's start and count (read them after the call: it ends with a
- * barrier). Contains __syncthreads(). BLOCK >= PP_RADIX. */
+ * barrier). Contains __syncthreads(). BLOCK >= PP_RADIX. (The packed form above with separate
+ * arrays.) */
 template <int BLOCK, int ITEMS>
 PP_DEVICE void pp_radix_rank(const unsigned (&digit)[ITEMS], int bits, unsigned valid_count, unsigned (&rank)[ITEMS],
-                             pp_radix_rank_smem<BLOCK> &sm)
+                             pp_radix_rank_smem<BLOCK> &sm, bool ballot = false)
 {
-    const unsigned total = pp_radix_rank_counts<BLOCK, ITEMS>(digit, bits, valid_count, rank, sm);
-    pp_radix_rank_finish<BLOCK, ITEMS>(digit, valid_count, total, rank, sm);
+    unsigned dr[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) dr[i] = digit[i] << PP_RADIX_DR_SHIFT;
+    const unsigned total = pp_radix_rank_counts_dr<BLOCK, ITEMS>(dr, bits, valid_count, sm, ballot);
+    pp_radix_rank_finish_dr<BLOCK, ITEMS>(dr, valid_count, total, sm);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) rank[i] = pp_dr_rank(dr[i]);
 }
 
 #endif /* PP_HIP_RADIX_RANK_H */

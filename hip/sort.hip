@@ -24,7 +24,7 @@
  *                   digit's run contiguous. Variants (pp_sort_onesweep; PP_OPTION_SORT_ONESWEEP
  *                   or the tuning row): RANKED publishes the counts after the whole ranking,
  *                   then looks back; EARLY publishes them as soon as the match phase has
- *                   counted them (pp_radix_rank_counts), runs the block scan and the ranks
+ *                   counted them (pp_radix_rank_counts_dr), runs the block scan and the ranks
  *                   while the tiles before publish, then looks back; EARLY_BALLOT matches digits by one ballot per bit (as CUB) instead of
  *                   match.any; EARLY_WINDOW also reads 4 predecessors' counters per look-back
  *                   step;
@@ -175,11 +175,18 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_starts(sort_desc sd, const un
     if (d == 0) loc[0] = loc0;
 }
 
+/* Where a onesweep pass stages the element of rank r in shared memory: r with its bits 0..4
+ * flipped by its bits 5..9, a permutation of each aligned run of 32 (so the scatter's reads of
+ * consecutive elements stay conflict-free) that spreads ranks of a common stride over the banks:
+ * sorted keys give the lanes of a wave ranks 256 apart (16 digits of 256 keys each), all on 2
+ * banks, a 16-way conflict on every store of the tile (4-way with the slot). */
+PP_DEVICE unsigned stage_slot(unsigned r) { return r ^ ((r >> 5) & 31u); }
+
 /* One onesweep pass j (digit bits [shift, shift + bits)) over tiles of SORT_BLOCK x ITEMS keys.
  * pref: the buffer the host planned for this pass (LOC_X or LOC_Y). argsort: the keys of the
  * last pass that runs are not written. */
 template <typename K, int VB, int ITEMS, int MODE /* pp_sort_onesweep, not AUTO */>
-__global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_MIN_BLOCKS) void onesweep_pass(sort_desc sd, int j, int shift, int bits, unsigned pref,
+__global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB)) void onesweep_pass(sort_desc sd, int j, int shift, int bits, unsigned pref,
                                                             sort_bufs<K, val_t<VB>> b, const unsigned long long *start,
                                                             const unsigned *active, unsigned *loc,
                                                             unsigned long long *states, unsigned *ticket,
@@ -190,7 +197,7 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_MIN_BLOCKS) void onesweep
     __shared__ pp_radix_rank_smem<SORT_BLOCK> rs;
     __shared__ K skeys[TILE];
     __shared__ V svals[VB ? TILE : 1];
-    __shared__ unsigned long long sdelta[PP_RADIX];
+    __shared__ uint32_t sdlo[PP_RADIX], sdhi[PP_RADIX]; /* digit offsets (64 bits) at pp_radix_slot */
     __shared__ unsigned s_tile;
     const unsigned from = loc[j];
     if (!active[j]) {
@@ -209,12 +216,12 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_MIN_BLOCKS) void onesweep
 
     K k[ITEMS];
     V v[VB ? ITEMS : 1];
-    unsigned dg[ITEMS], rk[ITEMS];
+    unsigned dr[ITEMS]; /* digit and rank, packed (radix_rank.h) */
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const unsigned e = first + (unsigned)(i * PP_WAVE);
         k[i] = e < cnt ? ksrc[base + e] : K(0);
-        dg[i] = sort_digit(k[i], sd, shift, bits);
+        dr[i] = sort_digit(k[i], sd, shift, bits) << PP_RADIX_DR_SHIFT;
     }
     const auto load_values = [&]() {
         if constexpr (VB > 0) {
@@ -228,40 +235,50 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_MIN_BLOCKS) void onesweep
     };
     load_values();
     const unsigned d = threadIdx.x;
+    /* the tile in shared memory in digit order, at stage_slot of its rank */
+    const auto stage = [&]() {
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i)
+            if (first + (unsigned)(i * PP_WAVE) < cnt) {
+                const unsigned p = stage_slot(pp_dr_rank(dr[i]));
+                skeys[p] = k[i];
+                if constexpr (VB > 0) svals[p] = v[i];
+            }
+    };
+    /* digit d's offset: where its run of this tile starts in the output, less its start in the tile */
+    const auto put_delta = [&](unsigned dd, uint64_t delta) {
+        const unsigned slot = pp_radix_slot(dd);
+        sdlo[slot] = (uint32_t)delta;
+        sdhi[slot] = (uint32_t)(delta >> 32);
+    };
     constexpr bool EARLY = MODE != PP_SORT_ONESWEEP_RANKED;
-    /* a compile-time window: a run-time one cost SGPR spills on gfx90a / gfx940 */
-    constexpr int window = MODE == PP_SORT_ONESWEEP_EARLY_WINDOW ? PP_LB_COUNTER_WINDOW : 1;
+    /* a compile-time window: a run-time one cost SGPR spills on gfx90a / gfx940; 2 with
+     * values (4 spilled 4 to 14 bytes on sm_90 with 16 items and 4-byte values) */
+    constexpr int window = MODE != PP_SORT_ONESWEEP_EARLY_WINDOW ? 1 : VB > 0 ? 2 : PP_LB_COUNTER_WINDOW;
     if constexpr (EARLY) {
         /* the counts published as soon as the match phase has them; the block scan and the
          * ranks run while the tiles before publish theirs; then the look-back (staging before
          * it spilled registers on sm_90 with 16 items and values) */
-        const unsigned total = pp_radix_rank_counts<SORT_BLOCK, ITEMS>(dg, bits, cnt, rk, rs, MODE >= PP_SORT_ONESWEEP_EARLY_BALLOT);
+        const unsigned total =
+            pp_radix_rank_counts_dr<SORT_BLOCK, ITEMS>(dr, bits, cnt, rs, MODE >= PP_SORT_ONESWEEP_EARLY_BALLOT);
         if (tiles > 1 && d < (unsigned)PP_RADIX) pp_lookback_counter_publish(states, t, d, PP_RADIX, total, (unsigned)j);
-        pp_radix_rank_finish<SORT_BLOCK, ITEMS>(dg, cnt, total, rk, rs);
+
+        pp_radix_rank_finish_dr<SORT_BLOCK, ITEMS>(dr, cnt, total, rs);
         if (d < (unsigned)PP_RADIX) {
             const uint64_t before =
                 tiles > 1 ? pp_lookback_counter_wait(states, t, d, PP_RADIX, rs.count[d], (unsigned)j, sl, window) : 0;
-            sdelta[d] = start[d] + before - rs.start[d];
+            put_delta(d, start[d] + before - rs.start[d]);
         }
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i)
-            if (first + (unsigned)(i * PP_WAVE) < cnt) {
-                skeys[rk[i]] = k[i];
-                if constexpr (VB > 0) svals[rk[i]] = v[i];
-            }
+        stage();
     } else {
-        pp_radix_rank<SORT_BLOCK, ITEMS>(dg, bits, cnt, rk, rs);
+        const unsigned total = pp_radix_rank_counts_dr<SORT_BLOCK, ITEMS>(dr, bits, cnt, rs);
+        pp_radix_rank_finish_dr<SORT_BLOCK, ITEMS>(dr, cnt, total, rs);
         if (d < (unsigned)PP_RADIX) {
             const uint64_t before =
                 tiles > 1 ? pp_lookback_counter(states, t, d, PP_RADIX, rs.count[d], (unsigned)j, sl) : 0;
-            sdelta[d] = start[d] + before - rs.start[d];
+            put_delta(d, start[d] + before - rs.start[d]);
         }
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i)
-            if (first + (unsigned)(i * PP_WAVE) < cnt) {
-                skeys[rk[i]] = k[i];
-                if constexpr (VB > 0) svals[rk[i]] = v[i];
-            }
+        stage();
     }
     __syncthreads();
     /* the keys of an argsort's last running pass are of no use */
@@ -272,11 +289,36 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_MIN_BLOCKS) void onesweep
     }
     V *vdst = nullptr;
     if constexpr (VB > 0) vdst = to == LOC_X ? b.vx : b.vy;
-    for (unsigned e = threadIdx.x; e < cnt; e += SORT_BLOCK) {
-        const K kk = skeys[e];
-        const uint64_t g = sdelta[sort_digit(kk, sd, shift, bits)] + e;
-        if (write_keys) kdst[g] = kk;
-        if constexpr (VB > 0) vdst[g] = svals[e];
+    /* Element e of the staged tile goes to offset[digit] + e: in 32 bits where every position
+     * fits them (n <= 2^32; the offset wraps, the sum does not), else in 64. Unrolled, so that
+     * a thread's shared-memory reads are in flight together (keys only: with values the whole
+     * unroll spilled registers on sm_90). */
+    constexpr int UNROLL = VB > 0 ? 2 : ITEMS;
+    if (sd.n <= 0xFFFFFFFFull) {
+#pragma unroll UNROLL
+        for (int i = 0; i < ITEMS; ++i) {
+            const unsigned e = threadIdx.x + (unsigned)(i * SORT_BLOCK);
+            if (e < cnt) {
+                const unsigned p = stage_slot(e);
+                const K kk = skeys[p];
+                const uint32_t g = sdlo[pp_radix_slot(sort_digit(kk, sd, shift, bits))] + e;
+                if (write_keys) kdst[g] = kk;
+                if constexpr (VB > 0) vdst[g] = svals[p];
+            }
+        }
+    } else {
+#pragma unroll UNROLL
+        for (int i = 0; i < ITEMS; ++i) {
+            const unsigned e = threadIdx.x + (unsigned)(i * SORT_BLOCK);
+            if (e < cnt) {
+                const unsigned p = stage_slot(e);
+                const K kk = skeys[p];
+                const unsigned slot = pp_radix_slot(sort_digit(kk, sd, shift, bits));
+                const uint64_t g = ((uint64_t)sdhi[slot] << 32 | sdlo[slot]) + e;
+                if (write_keys) kdst[g] = kk;
+                if constexpr (VB > 0) vdst[g] = svals[p];
+            }
+        }
     }
 }
 
@@ -345,7 +387,7 @@ PP_DEVICE void tile_sort_range(const sort_desc &sd, const K *kin, K *kout, unsig
         const int bits = end - shift < PP_RADIX_BITS ? end - shift : PP_RADIX_BITS;
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) dg[i] = sort_digit(k[i], sd, shift, bits);
-        pp_radix_rank<SORT_BLOCK, ITEMS>(dg, bits, cnt, rk, rs);
+        pp_radix_rank<SORT_BLOCK, ITEMS>(dg, bits, cnt, rk, rs, true);
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i)
             if (first + (unsigned)(i * PP_WAVE) < cnt) {

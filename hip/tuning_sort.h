@@ -26,10 +26,15 @@
 #define SORT_BLOCK 256
 #define SORT_TILE_ITEMS 8
 #define SORT_TILE (SORT_BLOCK * SORT_TILE_ITEMS)
-/* onesweep blocks per SM / CU the register allocation must allow (tiles in flight) */
+/* onesweep blocks per SM / CU the register allocation must allow (tiles in flight), for keys
+ * of at most 4 bytes without values (KEYS) and for the others */
 #ifndef SORT_ONESWEEP_MIN_BLOCKS
 #define SORT_ONESWEEP_MIN_BLOCKS 3
 #endif
+#ifndef SORT_ONESWEEP_MIN_BLOCKS_KEYS
+#define SORT_ONESWEEP_MIN_BLOCKS_KEYS SORT_ONESWEEP_MIN_BLOCKS
+#endif
+#define SORT_ONESWEEP_BLOCKS(KB, VB) ((KB) <= 4 && (VB) == 0 ? SORT_ONESWEEP_MIN_BLOCKS_KEYS : SORT_ONESWEEP_MIN_BLOCKS)
 /* onesweep items per thread for keys of KB bytes and values of VB bytes */
 #define SORT_ONESWEEP_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
 
