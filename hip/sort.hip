@@ -14,8 +14,9 @@
  *   sort_histogram  one read of the keys counts the digits of every 8-bit pass (shared-memory
  *                   counters per block, each thread adding runs of equal digits at once, so
  *                   that sorted and all-equal inputs do not pile atomics on one counter);
- *   sort_starts     one block: each pass's digit starts (an exclusive scan of the counts) and
- *                   whether one digit holds every key (then the pass is skipped);
+ *                   its last block to finish (sort_starts) turns them into each pass's digit
+ *                   starts (an exclusive scan of the counts) and whether one digit holds every
+ *                   key (then the pass is skipped);
  *   onesweep_pass   per pass, a tile (SORT_BLOCK x ITEMS keys, taken in ticket order) is ranked
  *                   by its digit in registers and shared memory (radix_rank.h: match ranking),
  *                   each digit's count is published and the counts of the tiles before it are
@@ -25,18 +26,21 @@
  *                   or the tuning row): RANKED publishes the counts after the whole ranking,
  *                   then looks back; EARLY publishes them as soon as the match phase has
  *                   counted them (pp_radix_rank_counts_dr), runs the block scan and the ranks
- *                   while the tiles before publish, then looks back; EARLY_BALLOT matches digits by one ballot per bit (as CUB) instead of
- *                   match.any; EARLY_WINDOW also reads 4 predecessors' counters per look-back
- *                   step;
- *   sort_fixup      the data to the output where the passes left it elsewhere.
+ *                   while the tiles before publish, then looks back; EARLY_BALLOT matches
+ *                   digits by one ballot per bit (as CUB) instead of match.any; EARLY_WINDOW
+ *                   also reads 4 predecessors' counters per look-back step (2 with values);
+ *   sort_fixup      in place only (or with no digit to sort on): the data to the output where
+ *                   the passes left it elsewhere.
  * Skipped passes are decided on the device (the host never waits): each pass kernel reads where
  * the data is (loc[j]: the input, the output X, or the scratch buffer Y) and whether it runs,
- * and writes where it left the data (loc[j + 1]). A running pass writes to the buffer the host
- * planned for it (the last pass into X) unless the data is already there, then to the other.
- * In place (keys_out == keys_in, values_out == values_in), the input is X from the start.
- * Memory traffic per pass: the keys (and values) read and written once, plus the look-back's
- * 256 counters of 8 bytes per tile; one memset clears the counts, tickets and counters of
- * every pass.
+ * and writes where it left the data (loc[j + 1]). A running pass writes X when an even number
+ * of running passes follow it, else Y, so the last running pass writes the output, unless the
+ * data is already there (in place: keys_out == keys_in, values_out == values_in, the input is X
+ * from the start), then the other buffer, and sort_fixup copies at the end; when no pass runs,
+ * the last pass copies the input to the output tile by tile. Launches of a sort of P passes
+ * (not in place): one memset, the histogram, P passes. Memory traffic per pass: the keys (and
+ * values) read and written once, plus the look-back's 256 counters of 8 bytes per tile; the
+ * memset clears the counts, tickets and counters of every pass.
  *
  * Tile sort + bitonic merge (small inputs in one launch; the seed's algorithm, forced at any n
  * through PP_OPTION_SORT_STRATEGY; n < 2^32 - 1):
@@ -118,12 +122,35 @@ template <typename T> PP_DEVICE const T *sort_src(unsigned loc, const T *in, T *
 
 /* ---- onesweep ---- */
 
-/* Every pass's digit counts: hist[p * 256 + d] (zeroed before). Each thread walks its keys in
- * a grid stride and adds a run of equal digits with one shared atomic. */
+/* Run by the last block of sort_histogram, once every block's counts are in hist:
+ * start[p * 256 + d] = the keys of pass p with a smaller digit; active[p] = 0 when one digit
+ * holds every key; loc[0] = where the data starts. */
+PP_DEVICE void sort_starts(const sort_desc &sd, const unsigned long long *hist, unsigned long long *start,
+                           unsigned *active, unsigned *loc, unsigned loc0)
+{
+    const unsigned d = threadIdx.x;
+    for (int p = 0; p < sd.passes; ++p) {
+        const unsigned long long c = d < (unsigned)PP_RADIX ? pp_lb_ld(hist + p * PP_RADIX + d) : 0ull;
+        const unsigned long long s = pp_block_scan<pp_op_sum<unsigned long long>, SORT_BLOCK, false>(c);
+        if (d < (unsigned)PP_RADIX) start[p * PP_RADIX + d] = s;
+        const int constant = __syncthreads_or(c == sd.n);
+        if (d == 0) active[p] = !constant;
+    }
+    if (d == 0) loc[0] = loc0;
+}
+
+/* Every pass's digit counts: hist[p * 256 + d] (zeroed before, as *done). Each thread walks its
+ * keys in a grid stride and adds a run of equal digits with one shared atomic. The last block to
+ * finish (a counter after a fence, as a one-kernel reduction) turns the counts into the passes'
+ * digit starts (sort_starts): one launch fewer per sort than a kernel of its own. */
 template <typename K>
 __global__ __launch_bounds__(SORT_BLOCK) void sort_histogram(sort_desc sd, const K *__restrict__ keys,
-                                                             unsigned long long *__restrict__ hist)
+                                                             unsigned long long *__restrict__ hist,
+                                                             unsigned long long *__restrict__ start,
+                                                             unsigned *__restrict__ active, unsigned *__restrict__ loc,
+                                                             unsigned loc0, unsigned *done)
 {
+    __shared__ int s_last;
     __shared__ unsigned cnt[SORT_MAX_PASSES * PP_RADIX];
     const int P = sd.passes;
     for (unsigned k = threadIdx.x; k < (unsigned)(P * PP_RADIX); k += SORT_BLOCK) cnt[k] = 0;
@@ -155,24 +182,14 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_histogram(sort_desc sd, const
     __syncthreads();
     for (unsigned k = threadIdx.x; k < (unsigned)(P * PP_RADIX); k += SORT_BLOCK)
         if (cnt[k]) atomicAdd(&hist[k], (unsigned long long)cnt[k]);
-}
-
-/* One block: start[p * 256 + d] = the keys of pass p with a smaller digit; active[p] = 0 when one
- * digit holds every key; loc[0] = where the data starts. */
-__global__ __launch_bounds__(SORT_BLOCK) void sort_starts(sort_desc sd, const unsigned long long *__restrict__ hist,
-                                                          unsigned long long *__restrict__ start,
-                                                          unsigned *__restrict__ active, unsigned *__restrict__ loc,
-                                                          unsigned loc0)
-{
-    const unsigned d = threadIdx.x;
-    for (int p = 0; p < sd.passes; ++p) {
-        const unsigned long long c = d < (unsigned)PP_RADIX ? hist[p * PP_RADIX + d] : 0ull;
-        const unsigned long long s = pp_block_scan<pp_op_sum<unsigned long long>, SORT_BLOCK, false>(c);
-        if (d < (unsigned)PP_RADIX) start[p * PP_RADIX + d] = s;
-        const int constant = __syncthreads_or(c == sd.n);
-        if (d == 0) active[p] = !constant;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = atomicAdd(done, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (s_last) {
+        __threadfence();
+        sort_starts(sd, hist, start, active, loc, loc0);
     }
-    if (d == 0) loc[0] = loc0;
 }
 
 /* Where a onesweep pass stages the element of rank r in shared memory: r with its bits 0..4
@@ -182,11 +199,32 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_starts(sort_desc sd, const un
  * banks, a 16-way conflict on every store of the tile (4-way with the slot). */
 PP_DEVICE unsigned stage_slot(unsigned r) { return r ^ ((r >> 5) & 31u); }
 
+/* Elements [begin, end) of the data where the passes left it (from) to X, or the positions
+ * where the values are an argsort's (no input values). */
+template <typename K, typename V, int VB>
+PP_DEVICE void sort_copy_out(const sort_bufs<K, V> &b, unsigned from, int argsort, uint64_t begin, uint64_t end,
+                             uint64_t stride)
+{
+    const K *ks = sort_src(from, b.kin, b.kx, b.ky);
+    const V *vs = nullptr;
+    if constexpr (VB > 0) vs = sort_src(from, b.vin, b.vx, b.vy);
+    for (uint64_t i = begin; i < end; i += stride) {
+        if (!argsort && ks != b.kx) b.kx[i] = ks[i];
+        if constexpr (VB > 0) {
+            if (vs != b.vx) b.vx[i] = vs ? vs[i] : (V)i;
+        }
+    }
+}
+
 /* One onesweep pass j (digit bits [shift, shift + bits)) over tiles of SORT_BLOCK x ITEMS keys.
- * pref: the buffer the host planned for this pass (LOC_X or LOC_Y). argsort: the keys of the
- * last pass that runs are not written. */
+ * The pass writes X when an even number of running passes follow it, else Y, so that the last
+ * running pass writes X (the output) and no copy is needed after the passes; where that is the
+ * buffer it reads (in place: the input is X), it writes the other one, and sort_fixup copies at
+ * the end. copy_out (not in place): the last pass, if it does not run and no pass ran, copies
+ * its tile (the tile of its block index) from the input to X. argsort: the keys of the last
+ * pass that runs are not written. */
 template <typename K, int VB, int ITEMS, int MODE /* pp_sort_onesweep, not AUTO */>
-__global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB)) void onesweep_pass(sort_desc sd, int j, int shift, int bits, unsigned pref,
+__global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB)) void onesweep_pass(sort_desc sd, int j, int shift, int bits, int copy_out,
                                                             sort_bufs<K, val_t<VB>> b, const unsigned long long *start,
                                                             const unsigned *active, unsigned *loc,
                                                             unsigned long long *states, unsigned *ticket,
@@ -202,8 +240,15 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB
     const unsigned from = loc[j];
     if (!active[j]) {
         if (blockIdx.x == 0 && threadIdx.x == 0) loc[j + 1] = from;
+        if (copy_out && j + 1 == sd.passes && from != LOC_X) {
+            const uint64_t base = (uint64_t)blockIdx.x * TILE, end = sd.n - base < (uint64_t)TILE ? sd.n : base + TILE;
+            sort_copy_out<K, V, VB>(b, from, argsort, base + threadIdx.x, end, SORT_BLOCK);
+        }
         return;
     }
+    unsigned later = 0; /* running passes after this one */
+    for (int q = j + 1; q < sd.passes; ++q) later += active[q] != 0u;
+    const unsigned pref = later & 1u ? LOC_Y : LOC_X;
     const unsigned to = pref != from ? pref : LOC_X + LOC_Y - pref;
     if (blockIdx.x == 0 && threadIdx.x == 0) loc[j + 1] = to;
     if (threadIdx.x == 0) s_tile = (unsigned)pp_tile_ticket(ticket);
@@ -282,11 +327,7 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB
     }
     __syncthreads();
     /* the keys of an argsort's last running pass are of no use */
-    bool write_keys = true;
-    if (argsort) {
-        write_keys = false;
-        for (int q = j + 1; q < sd.passes; ++q) write_keys = write_keys || active[q];
-    }
+    const bool write_keys = !argsort || later > 0;
     V *vdst = nullptr;
     if constexpr (VB > 0) vdst = to == LOC_X ? b.vx : b.vy;
     /* Element e of the staged tile goes to offset[digit] + e: in 32 bits where every position
@@ -325,21 +366,12 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB
 /* Where the passes left the data is not X: copy it there (or write the positions). */
 template <typename K, int VB>
 __global__ __launch_bounds__(SORT_BLOCK) void sort_fixup(uint64_t n, sort_bufs<K, val_t<VB>> b, const unsigned *loc,
-                                                         int passes, int argsort)
+                                                         int passes, unsigned loc0, int argsort)
 {
-    using V = val_t<VB>;
-    const unsigned from = loc[passes];
+    const unsigned from = passes ? loc[passes] : loc0;
     if (from == LOC_X) return;
-    const K *ks = sort_src(from, b.kin, b.kx, b.ky);
-    const V *vs = nullptr;
-    if constexpr (VB > 0) vs = sort_src(from, b.vin, b.vx, b.vy);
     const uint64_t stride = (uint64_t)gridDim.x * SORT_BLOCK;
-    for (uint64_t i = (uint64_t)blockIdx.x * SORT_BLOCK + threadIdx.x; i < n; i += stride) {
-        if (!argsort && ks != b.kx) b.kx[i] = ks[i];
-        if constexpr (VB > 0) {
-            if (vs != b.vx) b.vx[i] = vs ? vs[i] : (V)i;
-        }
-    }
+    sort_copy_out<K, val_t<VB>, VB>(b, from, argsort, (uint64_t)blockIdx.x * SORT_BLOCK + threadIdx.x, n, stride);
 }
 
 /* ---- tile sort and bitonic merge ---- */
@@ -560,11 +592,13 @@ template <typename K, int VB> pp_status run_onesweep(pp_context *ctx, const pp_s
     const bool kin_place = !argsort && a->keys_out == a->keys_in;
     const bool vin_place = vals && a->values_in && a->values_out == a->values_in;
     const bool in_place = kin_place || vin_place;
-    /* sizes: the Y buffers (and argsort's X keys), then the zeroed block (counts, tickets, states) */
+    /* sizes: the Y buffers (and argsort's X keys), then the zeroed block (counts, the passes'
+     * tickets and the histogram's counter of finished blocks, states) */
     size_t bytes = pp_align256(n * sizeof(K)) + (argsort ? pp_align256(n * sizeof(K)) : 0) +
                    (vals ? pp_align256(n * sizeof(V)) : 0);
-    const size_t zero_bytes = pp_align256((size_t)P * PP_RADIX * 8) + pp_align256((size_t)P * 4) +
-                              (tiles > 1 ? pp_align256((size_t)tiles * PP_RADIX * 8) : 0);
+    const size_t zero_bytes = P == 0 ? 0
+                                     : pp_align256((size_t)P * PP_RADIX * 8) + pp_align256((size_t)(P + 1) * 4) +
+                                           (tiles > 1 ? pp_align256((size_t)tiles * PP_RADIX * 8) : 0);
     bytes += zero_bytes + 2 * pp_align256((size_t)P * PP_RADIX * 8) + 2 * pp_align256((size_t)(P + 1) * 4);
     void *scratch = nullptr;
     PP_TRY(pp__scratch(ctx, bytes, &scratch));
@@ -578,7 +612,7 @@ template <typename K, int VB> pp_status run_onesweep(pp_context *ctx, const pp_s
     b.vy = vals ? c.take<V>(n) : nullptr;
     char *zero = c.p + c.off;
     unsigned long long *hist = c.take<unsigned long long>((size_t)P * PP_RADIX);
-    unsigned *tickets = c.take<unsigned>((size_t)P);
+    unsigned *tickets = c.take<unsigned>((size_t)P + 1); /* tickets[P]: the histogram's blocks done */
     unsigned long long *states = tiles > 1 ? c.take<unsigned long long>((size_t)tiles * PP_RADIX) : nullptr;
     unsigned long long *start = c.take<unsigned long long>((size_t)P * PP_RADIX);
     unsigned *active = c.take<unsigned>((size_t)P);
@@ -593,36 +627,42 @@ template <typename K, int VB> pp_status run_onesweep(pp_context *ctx, const pp_s
         else PP_HIP_TRY(ctx, hipMemcpyAsync(b.vx, b.vin, n * sizeof(V), hipMemcpyDeviceToDevice, s));
     }
     if (zero_bytes) PP_HIP_TRY(ctx, hipMemsetAsync(zero, 0, zero_bytes, s));
+    const unsigned loc0 = in_place ? LOC_X : LOC_IN;
     if (P > 0) {
-        sort_histogram<K><<<stride_grid(hs, n), SORT_BLOCK, 0, s>>>(sd, b.kin, hist);
+        sort_histogram<K><<<stride_grid(hs, n), SORT_BLOCK, 0, s>>>(sd, b.kin, hist, start, active, loc, loc0,
+                                                                    tickets + P);
         PP_HIP_CHECK_LAUNCH(ctx, "sort_histogram");
     }
-    sort_starts<<<1, SORT_BLOCK, 0, s>>>(sd, hist, start, active, loc, in_place ? LOC_X : LOC_IN);
-    PP_HIP_CHECK_LAUNCH(ctx, "sort_starts");
     const pp_sort_tuning *tu = pp_sort_tuning_for(&hs->dev);
-    pp_lb_sleeps sl{tu->pause_ns, tu->delay_ns};
+    /* the look-back's sleeps: the tuning row's, or the look-back options that scan and
+     * compaction read too (-1: the row) */
+    const int64_t opt_pause = pp__option(ctx, PP_OPTION_SCAN_PAUSE_NS), opt_delay = pp__option(ctx, PP_OPTION_SCAN_DELAY_NS);
+    pp_lb_sleeps sl{opt_pause >= 0 ? (unsigned)opt_pause : tu->pause_ns, opt_delay >= 0 ? (unsigned)opt_delay : tu->delay_ns};
     const int64_t forced = pp__option(ctx, PP_OPTION_SORT_ONESWEEP);
     const int variant = forced != PP_SORT_ONESWEEP_AUTO ? (int)forced : tu->onesweep;
+    const int copy_out = !in_place;
     for (int j = 0; j < P; ++j) {
-        const unsigned pref = ((P - 1 - j) & 1) ? LOC_Y : LOC_X;
         const unsigned long long *sj = start + (size_t)j * PP_RADIX;
         const unsigned g = (unsigned)tiles;
         if (variant == PP_SORT_ONESWEEP_RANKED)
             onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_RANKED><<<g, SORT_BLOCK, 0, s>>>(
-                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
+                sd, j, sd.shift[j], sd.bits[j], copy_out, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
         else if (variant == PP_SORT_ONESWEEP_EARLY)
             onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY><<<g, SORT_BLOCK, 0, s>>>(
-                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
+                sd, j, sd.shift[j], sd.bits[j], copy_out, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
         else if (variant == PP_SORT_ONESWEEP_EARLY_BALLOT)
             onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY_BALLOT><<<g, SORT_BLOCK, 0, s>>>(
-                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
+                sd, j, sd.shift[j], sd.bits[j], copy_out, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
         else
             onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY_WINDOW><<<g, SORT_BLOCK, 0, s>>>(
-                sd, j, sd.shift[j], sd.bits[j], pref, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
+                sd, j, sd.shift[j], sd.bits[j], copy_out, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
         PP_HIP_CHECK_LAUNCH(ctx, "onesweep_pass");
     }
-    sort_fixup<K, VB><<<stride_grid(hs, n), SORT_BLOCK, 0, s>>>(n, b, loc, P, argsort);
-    PP_HIP_CHECK_LAUNCH(ctx, "sort_fixup");
+    /* not in place, the last running pass wrote X, or the last pass copied the input */
+    if (in_place || P == 0) {
+        sort_fixup<K, VB><<<stride_grid(hs, n), SORT_BLOCK, 0, s>>>(n, b, loc, P, loc0, argsort);
+        PP_HIP_CHECK_LAUNCH(ctx, "sort_fixup");
+    }
     pp__set_plan(ctx, "sort", "onesweep", tiles, tiles, P, ITEMS, (int64_t)TILE, variant);
     return PP_OK;
 }

@@ -31,11 +31,20 @@
 #ifndef SORT_ONESWEEP_MIN_BLOCKS
 #define SORT_ONESWEEP_MIN_BLOCKS 3
 #endif
+/* Keys only on NVIDIA: 4 (64 registers, no spill since digits and ranks are packed; smem
+ * allows 4 blocks of 28.7 KB): H100 80GB HBM3, 2026-11-26, commit 6b22389, CUB 3.0.1 in the
+ * same run, ms at 2^28, 3 -> 4 blocks: u32 10.47 -> 10.23, f32 11.14 -> 11.01, sorted u32
+ * 10.52 -> 10.45, 16 distinct i32 10.45 -> 10.32. AMD keeps 3 (not measured). */
 #ifndef SORT_ONESWEEP_MIN_BLOCKS_KEYS
+#if defined(PP_PORT_NVIDIA)
+#define SORT_ONESWEEP_MIN_BLOCKS_KEYS 4
+#else
 #define SORT_ONESWEEP_MIN_BLOCKS_KEYS SORT_ONESWEEP_MIN_BLOCKS
 #endif
+#endif
 #define SORT_ONESWEEP_BLOCKS(KB, VB) ((KB) <= 4 && (VB) == 0 ? SORT_ONESWEEP_MIN_BLOCKS_KEYS : SORT_ONESWEEP_MIN_BLOCKS)
-/* onesweep items per thread for keys of KB bytes and values of VB bytes */
+/* onesweep items per thread for keys of KB bytes and values of VB bytes (20 for 4-byte keys
+ * spilled 8 to 306 bytes on sm_90 at 3 blocks per SM, 96 to 136 at 4) */
 #define SORT_ONESWEEP_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
 
 struct pp_sort_tuning {
