@@ -14,7 +14,8 @@
  *   NVIDIA                       32
  * In the host pass PP_WAVE is the *largest* width (64), for sizing only; host code asks the
  * device for its real width (pp_hip_wave_width in backend.hip) where it matters.
- * Lane masks are 64-bit everywhere (pp_lanemask_t).
+ * Lane masks are 64-bit everywhere (pp_lanemask_t); pp_wavemask_t is the wave's own width, for
+ * inner loops that only stay within a wave.
  */
 #ifndef PP_HIP_PORT_H
 #define PP_HIP_PORT_H
@@ -289,20 +290,20 @@ PP_DEVICE pp_lanemask_t pp_lanemask_lt() { return (1ull << pp_lane_id()) - 1ull;
  * of a non-zero mask. */
 #if PP_WAVE == 32
 typedef uint32_t pp_wavemask_t;
-PP_DEVICE int pp_wavemask_top(pp_wavemask_t m) { return 31 - __clz((int)m); }
+PP_DEVICE int pp_wavemask_top(pp_wavemask_t m) { return (PP_WAVE - 1) - __clz((int)m); }
 PP_DEVICE unsigned pp_wavemask_popc(pp_wavemask_t m) { return (unsigned)__popc(m); }
 #else
 typedef uint64_t pp_wavemask_t;
-PP_DEVICE int pp_wavemask_top(pp_wavemask_t m) { return 63 - __clzll((long long)m); }
+PP_DEVICE int pp_wavemask_top(pp_wavemask_t m) { return (PP_WAVE - 1) - __clzll((long long)m); }
 PP_DEVICE unsigned pp_wavemask_popc(pp_wavemask_t m) { return (unsigned)__popcll(m); }
 #endif
 PP_DEVICE pp_wavemask_t pp_ballot_wave(int pred) { return (pp_wavemask_t)pp_ballot(pred); }
 PP_DEVICE pp_wavemask_t pp_wavemask_lt() { return (pp_wavemask_t)pp_lanemask_lt(); }
 /* The ballot form on every target, MAXB ballots unrolled (d < 2^bits <= 2^MAXB: the bits
  * above `bits` are 0 in every lane, so their ballots keep every lane): CUB matches digits this
- * way on NVIDIA too, which it found faster than the match instruction. Each bit costs a
- * ballot and one three-input logic op: with s all ones where this lane's bit is set, the
- * lanes that agree with it are ~(ballot ^ s). */
+ * way on NVIDIA too, which it found faster than the match instruction. With s all ones where
+ * this lane's bit is set, the lanes that agree with it are ~(ballot ^ s) (sm_90 makes that 6
+ * instructions a bit, of which 2 could go: bench/NOTES.md "sort: third session"). */
 template <int MAXB> PP_DEVICE pp_wavemask_t pp_match_digit_wave(unsigned d, bool valid)
 {
     pp_wavemask_t m = pp_ballot_wave(valid);
