@@ -13,20 +13,30 @@
  *     the tile row, and one thread per row looks back along its row (lookback.h,
  *     pp_lookback_lane: in tile order, so the same bits every run) for the row prefix of the
  *     tiles to the left. P(r, c) = left carry + wave prefix + lane prefix + the lane's own run.
- *   column carries (column scans, the table): each column's running fold Q down the tile is
- *     published as the aggregate of the column's chain, one chain per column of the tile
- *     column; each thread looks back up its ITEMS columns for the carry B of the tiles above
- *     (which holds the above-left tiles too: B(c) is the table's row above the tile). The
- *     output is B(c) + Q(r, c).
- *   the table: the column pass runs over the row prefixes P, so each tile combines its left,
- *     above and above-left neighbours' prefixes from the two look-backs; the image is read
- *     once and written once (plus two state entries per column and tile, two per row).
+ *   column carries (column scans): each column's running fold Q down the tile is published as
+ *     the aggregate of the column's chain, one chain per column of the tile column; each
+ *     thread looks back up its ITEMS columns for the carry B of the tiles above. The output is
+ *     B(c) + Q(r, c).
+ *   the table: P(r, c) = L(r) + Pl(r, c), L the row carry from the tiles to the left, Pl the
+ *     tile-local row prefix. So that no chain waits on another tile's look-back, a tile
+ *     publishes its row totals and the column sums of Pl right after its own scan (both
+ *     tile-local), and then looks back along both at once (wave 0 the rows, every thread its
+ *     columns); the row carries' sum S = sum_r L(r) of the tile travels down the tile column
+ *     on a third chain, one entry a tile (its aggregate needs the tile's row look-back, but
+ *     the tile above finished its own long before). The carry of column c is then the fold of
+ *     the Pl column sums above plus the fold of S above (the table at the tile's top-left
+ *     corner), and out(r, c) = carry(c) + sum over r' <= r of (L(r') + Pl(r', c)). Before
+ *     (third session of 2026-11-26), a tile published its column sums of P only after its row
+ *     look-back, so every column chain inherited the row chains' waits.
+ *   Chains of floats fold in tile order (pp_lookback_lane SEQ: the same bits every run);
+ *   integer chains fold as they walk back (any association gives the same bits).
  * The forced two-pass table (PP_OPTION_SAT_STRATEGY) runs the same kernel twice: the row scan
- * into the output, then the column scan over it in place; since the one-pass table computes
- * exactly the row scan's P and then the column scan's sums, both give the same bits.
+ * into the output, then the column scan over it in place; integer tables are the same bits as
+ * the one-pass table's, float tables add in another order (both within the bound).
  * Float order: P is sequential over the tiles to the left (one rounding each) and a tree
- * within the tile (ITEMS + log2 threads); B is sequential over the tiles above; Q sequential
- * down the tile: parprim.h's D = (r + 1) + (c + 1) + PP_SAT_DEPTH_SLACK covers it.
+ * within the tile (ITEMS + log2 threads); the column carries are sequential over the tiles
+ * above (Pl's column sums, S: a fixed tree over the rows); Q sequential down the tile:
+ * parprim.h's D = (r + 1) + (c + 1) + PP_SAT_DEPTH_SLACK covers it.
  * A single row (not a column scan) is the 1-D scan of scan.hip.
  *
  * The transpose: tiles of TRANSPOSE_TILE x TRANSPOSE_TILE through shared memory, read by rows
@@ -58,6 +68,7 @@ struct grid_params {
     int mode, exclusive;
     int vec_in, vec_out;      /* rows aligned to a lane's run of ITEMS elements */
     void *hstate, *vstate;    /* row chains (2 x ROWS x tiles entries), column chains (2 x TW x tiles) */
+    void *cstate;             /* the table: the corner chains (2 x tiles entries, one a tile column) */
     unsigned *ticket;
     void *border;             /* integral table: the first element of its zero column (row 1), else NULL */
     pp_lb_sleeps sleeps;
@@ -74,15 +85,19 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     using Op = typename P::op;
     using SO = pp_scan_op<Op, A, false>;
     using E = pp_lb_entry<SO>;
+    using SOT = typename SO::T;
+    constexpr bool SEQ = std::is_floating_point<A>::value; /* float chains fold in tile order */
+    constexpr int LBW = SAT_LB_WINDOW;
     constexpr int ROWS = sat_rows<A>(), ITEMS = SAT_ITEMS, TW = SAT_TILE_COLS;
     constexpr int WAVES = SAT_THREADS / PP_WAVE;
-    static_assert(SAT_THREADS % PP_WAVE == 0 && ROWS <= SAT_THREADS, "rows served by one thread each");
+    static_assert(SAT_THREADS % PP_WAVE == 0 && ROWS <= PP_LB_RADIX, "rows served by one lane of wave 0 each");
 
     __shared__ uint64_t s_tile;
     __shared__ A s_wave[ROWS][WAVES]; /* wave totals of each row, then their exclusive prefixes */
     __shared__ A s_left[ROWS];        /* each row's carry from the tiles to the left */
     __shared__ A s_lex[ROWS][SAT_THREADS]; /* each lane's exclusive prefix in its wave, per row
                                             * (kept here, not in registers: the tile holds them) */
+    __shared__ A s_corner;            /* the table: the fold of S down the tiles above */
 
     const unsigned tid = threadIdx.x, lane = pp_lane_id(), w = pp_wave_id();
     const pp_lb_sleeps sleeps = prm.sleeps;
@@ -108,6 +123,8 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     }
 
     /* ---- row prefixes ---- */
+    SOT row_agg = SO::identity(); /* thread r < ROWS: row r's tile total */
+    const bool sat = prm.mode == MODE_SAT;
     if (prm.mode != MODE_COLS) {
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
@@ -129,18 +146,18 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
                 acc = Op::apply(acc, tot);
             }
             const bool init_here = excl && tc == 0; /* an exclusive row scan starts at init */
-            using SOT = typename SO::T;
-            const SOT agg = SO::make(init_here ? Op::apply(init, acc) : acc, 0);
+            row_agg = SO::make(init_here ? Op::apply(init, acc) : acc, 0);
             E *aggs = reinterpret_cast<E *>(prm.hstate) + tr * prm.ntc * ROWS;
-            E *incl = aggs + prm.tiles * ROWS;
-            if (tc > 0) pp_lb_publish<SO>(aggs, tc * ROWS + r, agg);
-            const A left = pp_lookback_lane<SO>(aggs, incl, ROWS, tc, r, agg, sleeps).v;
-            s_left[r] = tc > 0 ? left : excl ? init : Op::identity();
+            if (tc > 0) pp_lb_publish<SO>(aggs, tc * ROWS + r, row_agg);
+            if (!sat) { /* the table looks back later, beside its columns */
+                const A left = pp_lookback_lane<SO, SEQ, LBW>(aggs, aggs + prm.tiles * ROWS, ROWS, tc, r, row_agg, sleeps).v;
+                s_left[r] = tc > 0 ? left : excl ? init : Op::identity();
+            }
         }
         __syncthreads();
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-            A s = Op::apply(Op::apply(s_left[r], s_wave[r][w]), s_lex[r][tid]);
+        for (int r = 0; r < ROWS; ++r) { /* the table: the tile-local prefix, the carry comes later */
+            A s = Op::apply(sat ? s_wave[r][w] : Op::apply(s_left[r], s_wave[r][w]), s_lex[r][tid]);
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 const A v = Op::apply(s, x[r][k]);
@@ -151,36 +168,60 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     }
 
     /* ---- column carries ---- */
-    A carry[ITEMS];
-    bool have = false;
     if (prm.mode != MODE_ROWS) {
         const bool excl_c = excl && prm.mode == MODE_COLS;
         E *aggs = reinterpret_cast<E *>(prm.vstate);
         E *incl = aggs + prm.tiles * TW;
         const uint64_t stride = prm.ntc * TW;
-        using SOT = typename SO::T;
         SOT agg[ITEMS];
+        A carry[ITEMS];
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
+        for (int k = 0; k < ITEMS; ++k) { /* the table: sums of the tile-local prefixes */
             A q = Op::identity();
 #pragma unroll
             for (int r = 0; r < ROWS; ++r) q = Op::apply(q, x[r][k]);
             agg[k] = SO::make(excl_c && tr == 0 ? Op::apply(init, q) : q, 0);
             if (tr > 0) pp_lb_publish<SO>(aggs, tr * stride + cb + k, agg[k]);
         }
+        if (sat && w == 0) {
+            /* wave 0: the row carries L(r) from the tiles to the left (lane r), then their sum
+             * S = sum_r L(r), the tile's share of the column carries of the tiles below, on its
+             * own chain down the tile column: the carry of tile (tr, tc)'s columns is the
+             * chains' fold of the tile-local column sums above plus the fold of S above (the
+             * table at the tile's top-left corner, r0 - 1, c0 - 1). */
+            A left = Op::identity();
+            if (tid < (unsigned)ROWS) {
+                E *ha = reinterpret_cast<E *>(prm.hstate) + tr * prm.ntc * ROWS;
+                left = pp_lookback_lane<SO, SEQ, LBW>(ha, ha + prm.tiles * ROWS, ROWS, tc, tid, row_agg, sleeps).v;
+                s_left[tid] = left;
+            }
+            const A sum = pp_wave_reduce_ordered<Op, PP_LB_RADIX>(left);
+            if (tid == 0) {
+                E *ca = reinterpret_cast<E *>(prm.cstate);
+                if (tr > 0) pp_lb_publish<SO>(ca, tr * prm.ntc + tc, SO::make(sum, 0));
+                s_corner = pp_lookback_lane<SO, SEQ, LBW>(ca, ca + prm.tiles, prm.ntc, tr, tc, SO::make(sum, 0), sleeps).v;
+            }
+        }
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) carry[k] = pp_lookback_lane<SO>(aggs, incl, stride, tr, cb + k, agg[k], sleeps).v;
-        have = tr > 0 || excl_c;
+        for (int k = 0; k < ITEMS; ++k) carry[k] = pp_lookback_lane<SO, SEQ, LBW>(aggs, incl, stride, tr, cb + k, agg[k], sleeps).v;
+        const bool have = tr > 0 || excl_c;
         if (tr == 0 && excl_c) {
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) carry[k] = init;
+        }
+        if (sat) {
+            __syncthreads();
+            if (tr > 0) {
+#pragma unroll
+                for (int k = 0; k < ITEMS; ++k) carry[k] = Op::apply(carry[k], s_corner);
+            }
         }
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             A q = Op::identity();
 #pragma unroll
             for (int r = 0; r < ROWS; ++r) {
-                const A v = Op::apply(q, x[r][k]);
+                const A v = Op::apply(q, sat ? Op::apply(s_left[r], x[r][k]) : x[r][k]);
                 const A o = excl_c ? q : v;
                 x[r][k] = have ? Op::apply(carry[k], o) : o;
                 q = v;
@@ -222,13 +263,14 @@ static bool rows_aligned(const void *p, uint64_t pitch, size_t size, size_t byte
 }
 
 /* The look-back states of a launch over rows x cols in `mode`: the row chains' (2 entries a row
- * of every tile) and the column chains' (2 a column of every tile), 256-byte aligned. */
+ * of every tile; the table's corner chains after them, 2 a tile) and the column chains' (2 a
+ * column of every tile), 256-byte aligned. */
 template <typename A> void grid_state_bytes(int mode, uint64_t rows, uint64_t cols, size_t *h, size_t *v)
 {
     using E = typename pp_lb_carry<A>::entry;
     constexpr int ROWS = sat_rows<A>(), TW = SAT_TILE_COLS;
     const uint64_t tiles = ((rows + ROWS - 1) / ROWS) * ((cols + TW - 1) / TW);
-    *h = mode != MODE_COLS ? pp_align256(2 * tiles * ROWS * sizeof(E)) : 0;
+    *h = mode != MODE_COLS ? pp_align256(2 * tiles * (ROWS + (mode == MODE_SAT ? 1 : 0)) * sizeof(E)) : 0;
     *v = mode != MODE_ROWS ? pp_align256(2 * tiles * TW * sizeof(E)) : 0;
 }
 
@@ -271,6 +313,7 @@ pp_status grid_launch(pp_context *ctx, int mode, const void *in, uint64_t in_pit
     prm.ticket = (unsigned *)scratch;
     prm.hstate = hbytes ? scratch + 256 : nullptr;
     prm.vstate = vbytes ? scratch + 256 + hbytes : nullptr;
+    prm.cstate = mode == MODE_SAT ? scratch + 256 + 2 * tiles * ROWS * sizeof(typename pp_lb_carry<A>::entry) : nullptr;
     prm.border = border;
     const pp_sat_tuning *tu = pp_sat_tuning_for(&hs->dev);
     prm.sleeps.pause_ns = tu->pause_ns;
@@ -352,20 +395,69 @@ template <typename In, typename Out> pp_status grid_io(pp_context *ctx, const pp
 
 /* ---- transpose ---- */
 
+/* Tiles of TD x TD elements; a whole tile of a matrix whose rows are aligned to VW elements
+ * (`vec`) moves in vectors of VW elements both ways (4-byte elements: 16 bytes; 1-byte: 4):
+ * thread (ty, tx) loads the vectors at columns [VW tx, VW tx + VW) of rows ty, ty + TY, ...
+ * and scatters their elements into the tile, then gathers VW elements of a tile column --
+ * rows [VW tx, VW tx + VW) of column j -- into the vector it stores at output row j. The
+ * element order within the scatter and the gather is rotated by `rot` = (tx / 8) x VW / (TX /
+ * 8) (for 4-byte elements, 2 for lanes 8 .. 15 of a row: the two rows a wave of 32 covers land
+ * on the other half of each group of 4 banks; for 1-byte ones, 0 .. 3 for the four groups of
+ * 8 lanes of a wave of 32), so that the lanes of one access hit distinct banks. Other tiles
+ * (the edges, unaligned rows, 8-byte elements) move element by element. */
+template <typename T> constexpr int transpose_tile() { return sizeof(T) == 1 ? 2 * TRANSPOSE_TILE : TRANSPOSE_TILE; }
+template <typename T> constexpr int transpose_vw() { return sizeof(T) <= 4 ? 4 : 1; }
+
 template <typename T>
 __global__ __launch_bounds__(TRANSPOSE_THREADS) void transpose_tiles(const T *in, T *out, uint64_t rows, uint64_t cols,
                                                                       uint64_t ip, uint64_t op, uint64_t tiles_r,
-                                                                      uint64_t tiles_c, uint64_t total)
+                                                                      uint64_t tiles_c, uint64_t total, int vec)
 {
-    constexpr int TD = TRANSPOSE_TILE, STEP = TRANSPOSE_THREADS / TRANSPOSE_TILE;
+    constexpr int TD = transpose_tile<T>(), STEP = TRANSPOSE_THREADS / TD;
     constexpr int PAD = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1; /* an odd number of banks per row */
+    constexpr int VW = transpose_vw<T>(), TX = TD / VW, TY = TRANSPOSE_THREADS / TX;
+    static_assert(TD % VW == 0 && TRANSPOSE_THREADS % TX == 0 && TD % TY == 0, "the vector layout covers the tile");
     __shared__ T tile[TD][TD + PAD];
     const unsigned tx = threadIdx.x % TD, ty = threadIdx.x / TD;
+    const unsigned vx = threadIdx.x % TX, vy = threadIdx.x / TX;
+    const unsigned rot = TX >= 8 ? (vx / 8) * (VW / (TX / 8 > 0 ? TX / 8 : 1)) : 0;
     for (uint64_t b = blockIdx.x; b < total; b += gridDim.x) {
         const uint64_t per = tiles_r * tiles_c, k = b / per, i = (b % per) / tiles_c, j = b % tiles_c;
         const T *x = in + k * rows * ip;
         T *y = out + k * cols * op;
         const uint64_t r0 = i * TD, c0 = j * TD;
+        if (VW > 1 && vec && r0 + TD <= rows && c0 + TD <= cols) {
+#pragma unroll
+            for (int q0 = 0; q0 < TD; q0 += TY) {
+                const unsigned q = q0 + vy;
+                T v[VW];
+                pp_lane_load<T, VW>(x + (r0 + q) * ip + c0 + (uint64_t)vx * VW, VW, true, v);
+#pragma unroll
+                for (int e = 0; e < VW; ++e) {
+                    const unsigned m = (e + rot) % VW;
+#pragma unroll
+                    for (int f = 0; f < VW; ++f) /* v[m], without a dynamic register index */
+                        if ((unsigned)f == m) tile[q][vx * VW + f] = v[f];
+                }
+            }
+            __syncthreads();
+#pragma unroll
+            for (int q0 = 0; q0 < TD; q0 += TY) {
+                const unsigned q = q0 + vy; /* output row: tile column q */
+                T v[VW];
+#pragma unroll
+                for (int e = 0; e < VW; ++e) {
+                    const unsigned m = (e + rot) % VW;
+                    const T t = tile[vx * VW + m][q];
+#pragma unroll
+                    for (int f = 0; f < VW; ++f)
+                        if ((unsigned)f == m) v[f] = t;
+                }
+                pp_lane_store<T, VW>(y + (c0 + q) * op + r0 + (uint64_t)vx * VW, VW, true, v);
+            }
+            __syncthreads();
+            continue;
+        }
 #pragma unroll
         for (int q0 = 0; q0 < TD; q0 += STEP) {
             const unsigned q = q0 + ty;
@@ -384,13 +476,19 @@ __global__ __launch_bounds__(TRANSPOSE_THREADS) void transpose_tiles(const T *in
 template <typename T> pp_status transpose_launch(pp_context *ctx, const pp_transpose_args *a)
 {
     pp_hip_state *hs = pp_hip(ctx);
-    const uint64_t tr = (a->rows + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE, tc = (a->cols + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE;
+    constexpr int TD = transpose_tile<T>(), VW = transpose_vw<T>();
+    const uint64_t tr = (a->rows + TD - 1) / TD, tc = (a->cols + TD - 1) / TD;
     const uint64_t total = tr * tc * a->batch;
     const uint64_t grid = total < 0x7FFFFFFFull ? total : 0x7FFFFFFFull;
-    /* The plan: family "transpose", strategy "tiles", grid, tiles, param = {tile side, threads}. */
-    pp__set_plan(ctx, "transpose", "tiles", grid, total, TRANSPOSE_TILE, TRANSPOSE_THREADS, 0, 0);
+    /* every row of both matrices (and of the batch's other matrices) aligned to a vector */
+    const size_t vb = VW * sizeof(T);
+    const int vec = VW > 1 && (uintptr_t)a->in % vb == 0 && (uintptr_t)a->out % vb == 0 && a->in_pitch % VW == 0 &&
+                    a->out_pitch % VW == 0;
+    /* The plan: family "transpose", strategy "tiles", grid, tiles, param = {tile side, threads,
+     * vector elements (1: element by element)}. */
+    pp__set_plan(ctx, "transpose", "tiles", grid, total, TD, TRANSPOSE_THREADS, vec ? VW : 1, 0);
     transpose_tiles<T><<<(unsigned)grid, TRANSPOSE_THREADS, 0, hs->stream>>>(
-        (const T *)a->in, (T *)a->out, a->rows, a->cols, a->in_pitch, a->out_pitch, tr, tc, total);
+        (const T *)a->in, (T *)a->out, a->rows, a->cols, a->in_pitch, a->out_pitch, tr, tc, total, vec);
     PP_HIP_CHECK_LAUNCH(ctx, "transpose_tiles");
     return PP_OK;
 }

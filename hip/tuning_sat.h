@@ -33,10 +33,14 @@ template <typename A> constexpr int sat_rows() { return 16; }
 template <typename A> constexpr int sat_rows() { return sizeof(A) <= 4 ? 32 : 16; }
 #endif
 constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
+#ifndef SAT_LB_WINDOW
+#define SAT_LB_WINDOW 2
+#endif
 
-/* The transpose: tiles of TRANSPOSE_TILE x TRANSPOSE_TILE elements through shared memory, a
- * block of TRANSPOSE_THREADS threads (TRANSPOSE_TILE columns x TRANSPOSE_THREADS /
- * TRANSPOSE_TILE rows at a time). Not measured. */
+/* The transpose: tiles of TRANSPOSE_TILE x TRANSPOSE_TILE elements (1-byte elements: twice
+ * that, so that a row of a tile is 128 bytes) through shared memory, a block of
+ * TRANSPOSE_THREADS threads; whole tiles of 4- and 1-byte elements move in vectors of 4
+ * elements (sat.hip). */
 #define TRANSPOSE_TILE 64
 #define TRANSPOSE_THREADS 256
 
