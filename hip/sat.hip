@@ -60,15 +60,14 @@
 
 namespace {
 
-enum { MODE_ROWS = 1, MODE_COLS = 2, MODE_SAT = 3 };
+enum { MODE_ROWS = 1, MODE_COLS = 2, MODE_SAT = 3, MODE_MASK = 3, F_EXCL = 4, F_VEC_IN = 8, F_VEC_OUT = 16 };
 
 struct grid_params {
     uint64_t rows, cols, in_pitch, out_pitch;
     uint64_t ntc, tiles;      /* tile columns, all tiles */
-    int mode, exclusive;
-    int vec_in, vec_out;      /* rows aligned to a lane's run of ITEMS elements */
+    unsigned flags;           /* the mode (bits 0-1); F_EXCL; F_VEC_IN, F_VEC_OUT: rows aligned to a
+                               * lane's run of ITEMS elements (one word: fewer scalar registers) */
     void *hstate, *vstate;    /* row chains (2 x ROWS x tiles entries), column chains (2 x TW x tiles) */
-    void *cstate;             /* the table: the corner chains (2 x tiles entries, one a tile column) */
     unsigned *ticket;
     void *border;             /* integral table: the first element of its zero column (row 1), else NULL */
     pp_lb_sleeps sleeps;
@@ -109,14 +108,15 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     const uint64_t r0 = tr * ROWS, cb = tc * TW + (uint64_t)tid * ITEMS;
     const uint32_t nrows = prm.rows - r0 < (uint64_t)ROWS ? (uint32_t)(prm.rows - r0) : (uint32_t)ROWS;
     const uint32_t valid = cb < prm.cols ? (prm.cols - cb < (uint64_t)ITEMS ? (uint32_t)(prm.cols - cb) : ITEMS) : 0;
-    const bool excl = prm.exclusive != 0;
+    const unsigned mode = prm.flags & MODE_MASK;
+    const bool excl = (prm.flags & F_EXCL) != 0;
 
     /* ---- the tile, in registers (identity outside the matrix) ---- */
     A x[ROWS][ITEMS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         In v[ITEMS];
-        if ((uint32_t)r < nrows && valid > 0) pp_lane_load<In, ITEMS>(in + (r0 + r) * prm.in_pitch + cb, valid, prm.vec_in, v);
+        if ((uint32_t)r < nrows && valid > 0) pp_lane_load<In, ITEMS>(in + (r0 + r) * prm.in_pitch + cb, valid, (prm.flags & F_VEC_IN) != 0, v);
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k)
             x[r][k] = (uint32_t)r < nrows && (uint32_t)k < valid ? P::make(v[k], 0) : Op::identity();
@@ -124,8 +124,8 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
 
     /* ---- row prefixes ---- */
     SOT row_agg = SO::identity(); /* thread r < ROWS: row r's tile total */
-    const bool sat = prm.mode == MODE_SAT;
-    if (prm.mode != MODE_COLS) {
+    const bool sat = mode == MODE_SAT;
+    if (mode != MODE_COLS) {
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             A s = x[r][0];
@@ -161,15 +161,15 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 const A v = Op::apply(s, x[r][k]);
-                x[r][k] = excl && prm.mode == MODE_ROWS ? s : v;
+                x[r][k] = excl && mode == MODE_ROWS ? s : v;
                 s = v;
             }
         }
     }
 
     /* ---- column carries ---- */
-    if (prm.mode != MODE_ROWS) {
-        const bool excl_c = excl && prm.mode == MODE_COLS;
+    if (mode != MODE_ROWS) {
+        const bool excl_c = excl && mode == MODE_COLS;
         E *aggs = reinterpret_cast<E *>(prm.vstate);
         E *incl = aggs + prm.tiles * TW;
         const uint64_t stride = prm.ntc * TW;
@@ -183,6 +183,10 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
             agg[k] = SO::make(excl_c && tr == 0 ? Op::apply(init, q) : q, 0);
             if (tr > 0) pp_lb_publish<SO>(aggs, tr * stride + cb + k, agg[k]);
         }
+        /* the tile's last column waits in s_lex during the look-backs (each thread's own slots,
+         * free since the row prefixes): registers for the look-backs */
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) s_lex[r][tid] = x[r][ITEMS - 1];
         if (sat && w == 0) {
             /* wave 0: the row carries L(r) from the tiles to the left (lane r), then their sum
              * S = sum_r L(r), the tile's share of the column carries of the tiles below, on its
@@ -197,7 +201,7 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
             }
             const A sum = pp_wave_reduce_ordered<Op, PP_LB_RADIX>(left);
             if (tid == 0) {
-                E *ca = reinterpret_cast<E *>(prm.cstate);
+                E *ca = reinterpret_cast<E *>(prm.hstate) + 2 * prm.tiles * ROWS; /* after the row chains */
                 if (tr > 0) pp_lb_publish<SO>(ca, tr * prm.ntc + tc, SO::make(sum, 0));
                 s_corner = pp_lookback_lane<SO, SEQ, LBW>(ca, ca + prm.tiles, prm.ntc, tr, tc, SO::make(sum, 0), sleeps).v;
             }
@@ -216,6 +220,8 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
                 for (int k = 0; k < ITEMS; ++k) carry[k] = Op::apply(carry[k], s_corner);
             }
         }
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) x[r][ITEMS - 1] = s_lex[r][tid];
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             A q = Op::identity();
@@ -237,7 +243,7 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
         Out y[ITEMS];
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) y[k] = Out(x[r][k]);
-        if ((uint32_t)r < nrows) pp_lane_store<Out, ITEMS>(out + (r0 + r) * prm.out_pitch + cb, valid, prm.vec_out, y);
+        if ((uint32_t)r < nrows) pp_lane_store<Out, ITEMS>(out + (r0 + r) * prm.out_pitch + cb, valid, (prm.flags & F_VEC_OUT) != 0, y);
     }
 }
 
@@ -306,14 +312,12 @@ pp_status grid_launch(pp_context *ctx, int mode, const void *in, uint64_t in_pit
     prm.out_pitch = out_pitch;
     prm.ntc = ntc;
     prm.tiles = tiles;
-    prm.mode = mode;
-    prm.exclusive = a->exclusive;
-    prm.vec_in = rows_aligned(in, in_pitch, sizeof(In), SAT_ITEMS * sizeof(In));
-    prm.vec_out = rows_aligned(out, out_pitch, sizeof(Out), SAT_ITEMS * sizeof(Out));
+    prm.flags = (unsigned)mode | (a->exclusive ? F_EXCL : 0u) |
+                (rows_aligned(in, in_pitch, sizeof(In), SAT_ITEMS * sizeof(In)) ? F_VEC_IN : 0u) |
+                (rows_aligned(out, out_pitch, sizeof(Out), SAT_ITEMS * sizeof(Out)) ? F_VEC_OUT : 0u);
     prm.ticket = (unsigned *)scratch;
     prm.hstate = hbytes ? scratch + 256 : nullptr;
     prm.vstate = vbytes ? scratch + 256 + hbytes : nullptr;
-    prm.cstate = mode == MODE_SAT ? scratch + 256 + 2 * tiles * ROWS * sizeof(typename pp_lb_carry<A>::entry) : nullptr;
     prm.border = border;
     const pp_sat_tuning *tu = pp_sat_tuning_for(&hs->dev);
     prm.sleeps.pause_ns = tu->pause_ns;
