@@ -39,18 +39,19 @@ if [ -n "$BASE" ] && [ -x /tmp/bbase/bench/parprim-bench ]; then
     echo "== BASE again"; bench /tmp/bbase "$VAR_ROWS" | tee -a "$OUT/bench-base.txt"
 fi
 el "benches done"
-san() {
+san() {  # tool, cmocka filter, log name
     PP_TEST_FILTER="$2" timeout "${SAN_TIMEOUT:-90}" compute-sanitizer --tool "$1" --error-exitcode 9 \
-        /tmp/bsat/tests/test_sat >"$OUT/san-$1.full" 2>&1
-    echo "compute-sanitizer $1 [$2] rc=$? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$1.full" | tail -1)"
-    { head -c 20000 "$OUT/san-$1.full"; echo ...; tail -c 20000 "$OUT/san-$1.full"; } >"$OUT/san-$1.txt"
-    rm -f "$OUT/san-$1.full"
+        /tmp/bsat/tests/test_sat >"$OUT/$3.full" 2>&1
+    echo "compute-sanitizer $1 [$2] rc=$? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$3.full" | tail -1)"
+    { head -c 20000 "$OUT/$3.full"; echo ...; tail -c 20000 "$OUT/$3.full"; } >"$OUT/$3.txt"
+    rm -f "$OUT/$3.full"
 }
 if [ "${SKIP_SAN:-0}" != 1 ]; then
-    san memcheck "${SAN_FILTER:-t_sat_shapes*hip*}" &
-    san racecheck "${SAN_FILTER:-t_sat_shapes*hip*}" &
-    san synccheck "${SAN_FILTER:-t_sat_shapes*hip*}" &
-    san memcheck "t_transpose*hip*" &
+    san memcheck "${SAN_FILTER:-t_sat_shapes*hip*}" san-memcheck &
+    san racecheck "${SAN_FILTER:-t_sat_shapes*hip*}" san-racecheck &
+    san synccheck "${SAN_FILTER:-t_sat_shapes*hip*}" san-synccheck &
+    san memcheck "t_transpose*hip*" san-memcheck-transpose &
+    san memcheck "t_axis_shapes*hip*" san-memcheck-axis &
     wait
     el "sanitizers done"
 fi

@@ -426,100 +426,75 @@ PP_DEVICE uint64_t pp_lookback_counter(unsigned long long *st, uint64_t t, unsig
  * tile t's entries at t * stride + k, the aggregate in `aggs`, the inclusive prefix in `incl`
  * (both zeroed before the kernel). One lane serves one chain, so the lanes of a block serve
  * all of a tile's chains at once. The lane walks back over the tiles before t, PP_LB_LANE_WIN
- * of them per round (the inclusive prefixes and the aggregates of the window read in the same
- * round, so that a long walk costs one round trip a window, not one a tile), to the nearest
- * tile that has published its inclusive prefix (tile 0 publishes only that), moving past a
- * window only once every tile in it has published its aggregate.
- *   SEQ true (floats): from the start, the fold runs forward in tile order: the aggregates of
- *     the start's own window from the values of the round that found it, those of the later
- *     windows read again, a window at a time. By induction every inclusive prefix is the
- *     sequential fold of the aggregates from tile 0, whatever the timing: the same bits on
- *     every run (a float passes through one rounding per tile of the chain).
- *   SEQ false (any association gives the same bits: integers): each window is folded as it is
- *     passed (the older tiles on the left), and nothing is read again.
+ * of them per round (their words read at once, so that a long walk costs rounds, not one
+ * round trip per tile), to the nearest tile that has published its inclusive prefix (tile 0
+ * publishes only that), moving past a window only once every tile in it has published at
+ * least its aggregate; then it folds forward in tile order from there, the aggregates read
+ * again, a window at a time. By induction every inclusive prefix is the sequential fold of
+ * the aggregates from tile 0, whatever the timing: the results are the same bits on every run
+ * for any associative operator, floats included (a float passes through one rounding per
+ * tile of the chain).
  * Run by one lane for chain k of tile t, once the caller has published agg at aggs (t > 0;
  * as early as it could, pp_lb_publish): publishes tile t's inclusive prefix (the exclusive
  * prefix folded with agg; agg itself for tile 0) and returns the exclusive prefix
  * (SO::identity() for tile 0). */
 constexpr int PP_LB_LANE_WIN = 4;
 
-template <typename SO, bool SEQ = true, int WIN = PP_LB_LANE_WIN>
+template <typename SO>
 PP_DEVICE typename SO::T pp_lookback_lane(pp_lb_entry<SO> *aggs, pp_lb_entry<SO> *incl, uint64_t stride, uint64_t t,
                                           uint64_t k, typename SO::T agg, const pp_lb_sleeps &sl)
 {
     using T = typename SO::T;
+    constexpr int WIN = PP_LB_LANE_WIN;
     if (t == 0) {
         pp_lb_publish<SO>(incl, k, agg);
         return SO::identity();
     }
     if (sl.delay_ns) pp_sleep_ns(sl.delay_ns);
     /* back to the nearest inclusive prefix; every tile in [end, t) has published its aggregate */
-    uint64_t end = t;
-    T v = SO::identity();   /* the fold of the tiles up to end - 1 once the start is found */
-    T acc = SO::identity(); /* SEQ false: the fold of the tiles [end, t) */
+    uint64_t end = t, start = 0;
+    T v = SO::identity();
     for (;;) {
         const int cnt = end < (uint64_t)WIN ? (int)end : WIN;
-        T iv[WIN], av[WIN];
-        bool ir[WIN], ar[WIN];
+        T iv[WIN];
+        bool ir[WIN];
 #pragma unroll
-        for (int i = 0; i < WIN; ++i) { /* tile 0 has no aggregate */
-            const uint64_t e = (end - 1 - (uint64_t)i) * stride + k;
-            ir[i] = i < cnt && pp_lb_try<SO>(incl, e, iv[i]);
-            ar[i] = i < cnt && end - 1 - (uint64_t)i != 0 && pp_lb_try<SO>(aggs, e, av[i]);
-        }
+        for (int i = 0; i < WIN; ++i) ir[i] = i < cnt && pp_lb_try<SO>(incl, (end - 1 - i) * stride + k, iv[i]);
         int found = WIN;
 #pragma unroll
         for (int i = WIN - 1; i >= 0; --i)
             if (ir[i]) found = i;
-        if (found < WIN) { /* the start, then the window's later tiles (aggregates, waited for) */
+        if (found < WIN) {
 #pragma unroll
-            for (int i = WIN - 1; i >= 0; --i) {
+            for (int i = 0; i < WIN; ++i)
                 if (i == found) v = iv[i];
-                if (i < found) {
-                    while (!ar[i]) {
-                        pp_lb_pause(sl);
-                        ar[i] = pp_lb_try<SO>(aggs, (end - 1 - (uint64_t)i) * stride + k, av[i]);
-                    }
-                    v = SO::apply(v, av[i]);
-                }
-            }
+            start = end - 1 - (uint64_t)found;
             break;
         }
-        bool all = true;
+        bool all = true; /* tile 0 has no aggregate: its window waits for its inclusive prefix */
+#pragma unroll
+        for (int i = 0; i < WIN; ++i) {
+            T a;
+            if (i < cnt && (end - 1 - i == 0 || !pp_lb_try<SO>(aggs, (end - 1 - i) * stride + k, a))) all = false;
+        }
+        if (all) end -= (uint64_t)cnt;
+        else pp_lb_pause(sl);
+    }
+    /* forward from the start, in tile order */
+    for (uint64_t b = start + 1; b < t; b += WIN) {
+        T a[WIN];
+        bool ok[WIN];
+#pragma unroll
+        for (int i = 0; i < WIN; ++i) ok[i] = b + i >= t || pp_lb_try<SO>(aggs, (b + i) * stride + k, a[i]);
 #pragma unroll
         for (int i = 0; i < WIN; ++i)
-            if (i < cnt && !ar[i]) all = false;
-        if (all) {
-            if constexpr (!SEQ) {
-                T w = SO::identity();
-#pragma unroll
-                for (int i = WIN - 1; i >= 0; --i)
-                    if (i < cnt) w = SO::apply(w, av[i]);
-                acc = SO::apply(w, acc);
+            while (!ok[i]) {
+                pp_lb_pause(sl);
+                ok[i] = pp_lb_try<SO>(aggs, (b + i) * stride + k, a[i]);
             }
-            end -= (uint64_t)cnt;
-        } else {
-            pp_lb_pause(sl);
-        }
-    }
-    if constexpr (SEQ) { /* forward over the windows passed, in tile order */
-        for (uint64_t b = end; b < t; b += WIN) {
-            T a[WIN];
-            bool ok[WIN];
 #pragma unroll
-            for (int i = 0; i < WIN; ++i) ok[i] = b + i >= t || pp_lb_try<SO>(aggs, (b + i) * stride + k, a[i]);
-#pragma unroll
-            for (int i = 0; i < WIN; ++i)
-                while (!ok[i]) {
-                    pp_lb_pause(sl);
-                    ok[i] = pp_lb_try<SO>(aggs, (b + i) * stride + k, a[i]);
-                }
-#pragma unroll
-            for (int i = 0; i < WIN; ++i)
-                if (b + i < t) v = SO::apply(v, a[i]);
-        }
-    } else {
-        v = SO::apply(v, acc);
+        for (int i = 0; i < WIN; ++i)
+            if (b + i < t) v = SO::apply(v, a[i]);
     }
     pp_lb_publish<SO>(incl, t * stride + k, SO::apply(v, agg));
     return v;

@@ -9,34 +9,31 @@
  * loads and stores are coalesced across the wave without an exchange: tile_io.h's lane runs).
  *   row prefixes (row scans, the table): every row's lane totals scanned across the wave
  *     (blocks.h, pp_wave_scan_incl) and the wave totals across the block; each row's tile
- *     total is published at once as the aggregate of that row's chain, one chain per row of
- *     the tile row, and one thread per row looks back along its row (lookback.h,
- *     pp_lookback_lane: in tile order, so the same bits every run) for the row prefix of the
- *     tiles to the left. P(r, c) = left carry + wave prefix + lane prefix + the lane's own run.
- *   column carries (column scans): each column's running fold Q down the tile is published as
- *     the aggregate of the column's chain, one chain per column of the tile column; each
- *     thread looks back up its ITEMS columns for the carry B of the tiles above. The output is
- *     B(c) + Q(r, c).
- *   the table: P(r, c) = L(r) + Pl(r, c), L the row carry from the tiles to the left, Pl the
- *     tile-local row prefix. So that no chain waits on another tile's look-back, a tile
- *     publishes its row totals and the column sums of Pl right after its own scan (both
- *     tile-local), and then looks back along both at once (wave 0 the rows, every thread its
- *     columns); the row carries' sum S = sum_r L(r) of the tile travels down the tile column
- *     on a third chain, one entry a tile (its aggregate needs the tile's row look-back, but
- *     the tile above finished its own long before). The carry of column c is then the fold of
- *     the Pl column sums above plus the fold of S above (the table at the tile's top-left
- *     corner), and out(r, c) = carry(c) + sum over r' <= r of (L(r') + Pl(r', c)). Before
- *     (third session of 2026-11-26), a tile published its column sums of P only after its row
- *     look-back, so every column chain inherited the row chains' waits.
- *   Chains of floats fold in tile order (pp_lookback_lane SEQ: the same bits every run);
- *   integer chains fold as they walk back (any association gives the same bits).
+ *     total is published at once as the aggregate of that row's chain (one chain per row of
+ *     the tile row, its ntc tiles' entries contiguous), and the row prefix of the tiles to the
+ *     left comes from a look-back along it: on NVIDIA each wave looks back along ROWS / WAVES
+ *     rows, one after another, 32 tiles a round with all its lanes (lookback.h,
+ *     pp_lookback_chain); on AMD one thread per row (pp_lookback_lane; tuning_sat.h says why).
+ *     Floats fold in tile order (the same bits every run). P(r, c) = left carry + wave prefix
+ *     + lane prefix + the lane's own run.
+ *   column carries (column scans, the table): each column's running fold Q down the tile is
+ *     published as the aggregate of the column's chain, one chain per column of the tile
+ *     column; each thread reads the inclusive prefixes of the tile above for its ITEMS
+ *     columns at once (that tile started a tile row earlier and has usually finished), and
+ *     looks back up a column (pp_lookback_lane, in tile order) only where one is missing, for
+ *     the carry B of the tiles above (which holds the above-left tiles too: B(c) is the
+ *     table's row above the tile). The output is B(c) + Q(r, c).
+ *   the table: the column pass runs over the row prefixes P, so each tile combines its left,
+ *     above and above-left neighbours' prefixes from the two look-backs; the image is read
+ *     once and written once (plus two state entries per column and tile, two per row).
+ *     (Publishing the tile-local column sums at once and carrying the row carries' sum on a
+ *     third chain, so that both look-backs run side by side, was slower: bench/NOTES.md.)
  * The forced two-pass table (PP_OPTION_SAT_STRATEGY) runs the same kernel twice: the row scan
- * into the output, then the column scan over it in place; integer tables are the same bits as
- * the one-pass table's, float tables add in another order (both within the bound).
+ * into the output, then the column scan over it in place; since the one-pass table computes
+ * exactly the row scan's P and then the column scan's sums, both give the same bits.
  * Float order: P is sequential over the tiles to the left (one rounding each) and a tree
- * within the tile (ITEMS + log2 threads); the column carries are sequential over the tiles
- * above (Pl's column sums, S: a fixed tree over the rows); Q sequential down the tile:
- * parprim.h's D = (r + 1) + (c + 1) + PP_SAT_DEPTH_SLACK covers it.
+ * within the tile (ITEMS + log2 threads); B is sequential over the tiles above; Q sequential
+ * down the tile: parprim.h's D = (r + 1) + (c + 1) + PP_SAT_DEPTH_SLACK covers it.
  * A single row (not a column scan) is the 1-D scan of scan.hip.
  *
  * The transpose: tiles of TRANSPOSE_TILE x TRANSPOSE_TILE through shared memory, read by rows
@@ -45,7 +42,9 @@
  * that reading a column of the tile -- consecutive lanes, consecutive rows -- touches distinct
  * banks: 32 consecutive rows for 4-byte words, and 16 for 8-byte elements, which take two
  * banks each and are served per half wave; that holds for waves of 32 and of 64 alike (the
- * LDS serves 32 banks at a time), whatever the wave width.
+ * LDS serves 32 banks at a time), whatever the wave width. Whole tiles of 4- and 1-byte
+ * elements whose rows are aligned move in vectors of 4 elements both ways (transpose_tiles:
+ * 16- and 4-byte accesses; 1-byte tiles are 128 x 128 so that a tile row is 128 bytes).
  */
 #include <string.h>
 
@@ -86,7 +85,6 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     using E = pp_lb_entry<SO>;
     using SOT = typename SO::T;
     constexpr bool SEQ = std::is_floating_point<A>::value; /* float chains fold in tile order */
-    constexpr int LBW = SAT_LB_WINDOW;
     constexpr int ROWS = sat_rows<A>(), ITEMS = SAT_ITEMS, TW = SAT_TILE_COLS;
     constexpr int WAVES = SAT_THREADS / PP_WAVE;
     static_assert(SAT_THREADS % PP_WAVE == 0 && ROWS <= PP_LB_RADIX, "rows served by one lane of wave 0 each");
@@ -96,7 +94,6 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     __shared__ A s_left[ROWS];        /* each row's carry from the tiles to the left */
     __shared__ A s_lex[ROWS][SAT_THREADS]; /* each lane's exclusive prefix in its wave, per row
                                             * (kept here, not in registers: the tile holds them) */
-    __shared__ A s_corner;            /* the table: the fold of S down the tiles above */
 
     const unsigned tid = threadIdx.x, lane = pp_lane_id(), w = pp_wave_id();
     const pp_lb_sleeps sleeps = prm.sleeps;
@@ -109,6 +106,8 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     const uint32_t nrows = prm.rows - r0 < (uint64_t)ROWS ? (uint32_t)(prm.rows - r0) : (uint32_t)ROWS;
     const uint32_t valid = cb < prm.cols ? (prm.cols - cb < (uint64_t)ITEMS ? (uint32_t)(prm.cols - cb) : ITEMS) : 0;
     const unsigned mode = prm.flags & MODE_MASK;
+    /* row r of tile row tr: one chain of its ntc tiles (aggregates, then inclusive prefixes) */
+    auto row_chain = [&](unsigned r) { return reinterpret_cast<E *>(prm.hstate) + (tr * ROWS + r) * 2 * prm.ntc; };
     const bool excl = (prm.flags & F_EXCL) != 0;
 
     /* ---- the tile, in registers (identity outside the matrix) ---- */
@@ -123,8 +122,6 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     }
 
     /* ---- row prefixes ---- */
-    SOT row_agg = SO::identity(); /* thread r < ROWS: row r's tile total */
-    const bool sat = mode == MODE_SAT;
     if (mode != MODE_COLS) {
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
@@ -136,7 +133,7 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
             if (lane == PP_WAVE - 1) s_wave[r][w] = incl;
         }
         __syncthreads();
-        if (tid < (unsigned)ROWS) { /* thread r: row r's wave prefixes, total, and left carry */
+        if (tid < (unsigned)ROWS) { /* thread r: row r's wave prefixes and total, published */
             const unsigned r = tid;
             A acc = Op::identity();
 #pragma unroll
@@ -146,18 +143,31 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
                 acc = Op::apply(acc, tot);
             }
             const bool init_here = excl && tc == 0; /* an exclusive row scan starts at init */
-            row_agg = SO::make(init_here ? Op::apply(init, acc) : acc, 0);
-            E *aggs = reinterpret_cast<E *>(prm.hstate) + tr * prm.ntc * ROWS;
-            if (tc > 0) pp_lb_publish<SO>(aggs, tc * ROWS + r, row_agg);
-            if (!sat) { /* the table looks back later, beside its columns */
-                const A left = pp_lookback_lane<SO, SEQ, LBW>(aggs, aggs + prm.tiles * ROWS, ROWS, tc, r, row_agg, sleeps).v;
-                s_left[r] = tc > 0 ? left : excl ? init : Op::identity();
+            const A agg = init_here ? Op::apply(init, acc) : acc;
+            s_left[r] = agg;
+            if (tc > 0) pp_lb_publish<SO>(row_chain(r), tc, SO::make(agg, 0));
+        }
+        __syncthreads();
+        /* the row carries from the tiles to the left (tuning_sat.h's SAT_ROW_WAVE_LOOKBACK): wave w
+         * looks back along rows w, w + WAVES, ..., all of its lanes at once (32 tiles a round);
+         * or thread r along row r alone (PP_LB_LANE_WIN tiles a round) */
+        if constexpr (SAT_ROW_WAVE_LOOKBACK) {
+#pragma unroll 1
+            for (unsigned r = w; r < (unsigned)ROWS; r += WAVES) {
+                const A agg = s_left[r];
+                const A left = pp_lookback_chain<SO, SEQ>(row_chain(r), prm.ntc, tc, SO::make(agg, 0), false, sleeps).v;
+                pp_wave_sync();
+                if (lane == 0) s_left[r] = tc > 0 ? left : excl ? init : Op::identity();
             }
+        } else if (tid < (unsigned)ROWS) {
+            E *chain = row_chain(tid);
+            const A left = pp_lookback_lane<SO>(chain, chain + prm.ntc, 1, tc, 0, SO::make(s_left[tid], 0), sleeps).v;
+            s_left[tid] = tc > 0 ? left : excl ? init : Op::identity();
         }
         __syncthreads();
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) { /* the table: the tile-local prefix, the carry comes later */
-            A s = Op::apply(sat ? s_wave[r][w] : Op::apply(s_left[r], s_wave[r][w]), s_lex[r][tid]);
+        for (int r = 0; r < ROWS; ++r) {
+            A s = Op::apply(Op::apply(s_left[r], s_wave[r][w]), s_lex[r][tid]);
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 const A v = Op::apply(s, x[r][k]);
@@ -168,66 +178,57 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     }
 
     /* ---- column carries ---- */
+    A carry[ITEMS];
+    bool have = false;
     if (mode != MODE_ROWS) {
         const bool excl_c = excl && mode == MODE_COLS;
         E *aggs = reinterpret_cast<E *>(prm.vstate);
         E *incl = aggs + prm.tiles * TW;
         const uint64_t stride = prm.ntc * TW;
         SOT agg[ITEMS];
-        A carry[ITEMS];
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) { /* the table: sums of the tile-local prefixes */
+        for (int k = 0; k < ITEMS; ++k) {
             A q = Op::identity();
 #pragma unroll
             for (int r = 0; r < ROWS; ++r) q = Op::apply(q, x[r][k]);
             agg[k] = SO::make(excl_c && tr == 0 ? Op::apply(init, q) : q, 0);
             if (tr > 0) pp_lb_publish<SO>(aggs, tr * stride + cb + k, agg[k]);
         }
-        /* the tile's last column waits in s_lex during the look-backs (each thread's own slots,
-         * free since the row prefixes): registers for the look-backs */
+        /* The tile above has usually published its inclusive prefixes long before (it started a
+         * tile row earlier): read those of all ITEMS columns at once, and look back only if one
+         * is missing (the look-back would start from them too: the same bits). */
+        bool done = false;
+        if (SAT_COL_FAST && tr > 0) {
+            SOT q[ITEMS];
+            bool ok[ITEMS];
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) s_lex[r][tid] = x[r][ITEMS - 1];
-        if (sat && w == 0) {
-            /* wave 0: the row carries L(r) from the tiles to the left (lane r), then their sum
-             * S = sum_r L(r), the tile's share of the column carries of the tiles below, on its
-             * own chain down the tile column: the carry of tile (tr, tc)'s columns is the
-             * chains' fold of the tile-local column sums above plus the fold of S above (the
-             * table at the tile's top-left corner, r0 - 1, c0 - 1). */
-            A left = Op::identity();
-            if (tid < (unsigned)ROWS) {
-                E *ha = reinterpret_cast<E *>(prm.hstate) + tr * prm.ntc * ROWS;
-                left = pp_lookback_lane<SO, SEQ, LBW>(ha, ha + prm.tiles * ROWS, ROWS, tc, tid, row_agg, sleeps).v;
-                s_left[tid] = left;
-            }
-            const A sum = pp_wave_reduce_ordered<Op, PP_LB_RADIX>(left);
-            if (tid == 0) {
-                E *ca = reinterpret_cast<E *>(prm.hstate) + 2 * prm.tiles * ROWS; /* after the row chains */
-                if (tr > 0) pp_lb_publish<SO>(ca, tr * prm.ntc + tc, SO::make(sum, 0));
-                s_corner = pp_lookback_lane<SO, SEQ, LBW>(ca, ca + prm.tiles, prm.ntc, tr, tc, SO::make(sum, 0), sleeps).v;
+            for (int k = 0; k < ITEMS; ++k) ok[k] = pp_lb_try<SO>(incl, (tr - 1) * stride + cb + k, q[k]);
+            done = true;
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) done = done && ok[k];
+            if (done) {
+#pragma unroll
+                for (int k = 0; k < ITEMS; ++k) {
+                    carry[k] = q[k].v;
+                    pp_lb_publish<SO>(incl, tr * stride + cb + k, SO::apply(q[k], agg[k]));
+                }
             }
         }
+        if (!done) {
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) carry[k] = pp_lookback_lane<SO, SEQ, LBW>(aggs, incl, stride, tr, cb + k, agg[k], sleeps).v;
-        const bool have = tr > 0 || excl_c;
+            for (int k = 0; k < ITEMS; ++k) carry[k] = pp_lookback_lane<SO>(aggs, incl, stride, tr, cb + k, agg[k], sleeps).v;
+        }
+        have = tr > 0 || excl_c;
         if (tr == 0 && excl_c) {
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) carry[k] = init;
         }
-        if (sat) {
-            __syncthreads();
-            if (tr > 0) {
-#pragma unroll
-                for (int k = 0; k < ITEMS; ++k) carry[k] = Op::apply(carry[k], s_corner);
-            }
-        }
-#pragma unroll
-        for (int r = 0; r < ROWS; ++r) x[r][ITEMS - 1] = s_lex[r][tid];
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             A q = Op::identity();
 #pragma unroll
             for (int r = 0; r < ROWS; ++r) {
-                const A v = Op::apply(q, sat ? Op::apply(s_left[r], x[r][k]) : x[r][k]);
+                const A v = Op::apply(q, x[r][k]);
                 const A o = excl_c ? q : v;
                 x[r][k] = have ? Op::apply(carry[k], o) : o;
                 q = v;
@@ -269,14 +270,13 @@ static bool rows_aligned(const void *p, uint64_t pitch, size_t size, size_t byte
 }
 
 /* The look-back states of a launch over rows x cols in `mode`: the row chains' (2 entries a row
- * of every tile; the table's corner chains after them, 2 a tile) and the column chains' (2 a
- * column of every tile), 256-byte aligned. */
+ * of every tile) and the column chains' (2 a column of every tile), 256-byte aligned. */
 template <typename A> void grid_state_bytes(int mode, uint64_t rows, uint64_t cols, size_t *h, size_t *v)
 {
     using E = typename pp_lb_carry<A>::entry;
     constexpr int ROWS = sat_rows<A>(), TW = SAT_TILE_COLS;
     const uint64_t tiles = ((rows + ROWS - 1) / ROWS) * ((cols + TW - 1) / TW);
-    *h = mode != MODE_COLS ? pp_align256(2 * tiles * (ROWS + (mode == MODE_SAT ? 1 : 0)) * sizeof(E)) : 0;
+    *h = mode != MODE_COLS ? pp_align256(2 * tiles * ROWS * sizeof(E)) : 0;
     *v = mode != MODE_ROWS ? pp_align256(2 * tiles * TW * sizeof(E)) : 0;
 }
 

@@ -33,8 +33,19 @@ template <typename A> constexpr int sat_rows() { return 16; }
 template <typename A> constexpr int sat_rows() { return sizeof(A) <= 4 ? 32 : 16; }
 #endif
 constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
-#ifndef SAT_LB_WINDOW
-#define SAT_LB_WINDOW 2
+/* How a tile finds its rows' carries from the tiles to its left. NVIDIA: every wave looks back
+ * along ROWS / WAVES rows, 32 tiles a round (lookback.h's pp_lookback_chain); measured against
+ * one thread per row (pp_lookback_lane, 4 tiles a round, and every window read twice when the
+ * start is not in it) in bench/NOTES.md, "2-D family: third session". AMD: one thread per row
+ * (the wave-wide look-back spilled 4 SGPRs on gfx90a; never run). */
+/* 1: a tile first reads the inclusive prefixes of the tile above for all of a thread's columns
+ * at once, and looks back only where one is missing (measured against 0, the look-back of each
+ * column in turn, in bench/NOTES.md, "2-D family: third session"). */
+#define SAT_COL_FAST 1
+#if defined(PP_PORT_AMD)
+#define SAT_ROW_WAVE_LOOKBACK 0
+#else
+#define SAT_ROW_WAVE_LOOKBACK 1
 #endif
 
 /* The transpose: tiles of TRANSPOSE_TILE x TRANSPOSE_TILE elements (1-byte elements: twice
