@@ -9,25 +9,18 @@
  * loads and stores are coalesced across the wave without an exchange: tile_io.h's lane runs).
  *   row prefixes (row scans, the table): every row's lane totals scanned across the wave
  *     (blocks.h, pp_wave_scan_incl) and the wave totals across the block; each row's tile
- *     total is published at once as the aggregate of that row's chain (one chain per row of
- *     the tile row, its ntc tiles' entries contiguous), and the row prefix of the tiles to the
- *     left comes from a look-back along it: on NVIDIA each wave looks back along ROWS / WAVES
- *     rows, one after another, 32 tiles a round with all its lanes (lookback.h,
- *     pp_lookback_chain); on AMD one thread per row (pp_lookback_lane; tuning_sat.h says why).
- *     Floats fold in tile order (the same bits every run). P(r, c) = left carry + wave prefix
- *     + lane prefix + the lane's own run.
+ *     total is published at once as the aggregate of that row's chain, one chain per row of
+ *     the tile row, and one thread per row looks back along its row (lookback.h,
+ *     pp_lookback_lane: in tile order, so the same bits every run) for the row prefix of the
+ *     tiles to the left. P(r, c) = left carry + wave prefix + lane prefix + the lane's own run.
  *   column carries (column scans, the table): each column's running fold Q down the tile is
  *     published as the aggregate of the column's chain, one chain per column of the tile
- *     column; each thread reads the inclusive prefixes of the tile above for its ITEMS
- *     columns at once (that tile started a tile row earlier and has usually finished), and
- *     looks back up a column (pp_lookback_lane, in tile order) only where one is missing, for
- *     the carry B of the tiles above (which holds the above-left tiles too: B(c) is the
- *     table's row above the tile). The output is B(c) + Q(r, c).
+ *     column; each thread looks back up its ITEMS columns for the carry B of the tiles above
+ *     (which holds the above-left tiles too: B(c) is the table's row above the tile). The
+ *     output is B(c) + Q(r, c).
  *   the table: the column pass runs over the row prefixes P, so each tile combines its left,
  *     above and above-left neighbours' prefixes from the two look-backs; the image is read
  *     once and written once (plus two state entries per column and tile, two per row).
- *     (Publishing the tile-local column sums at once and carrying the row carries' sum on a
- *     third chain, so that both look-backs run side by side, was slower: bench/NOTES.md.)
  * The forced two-pass table (PP_OPTION_SAT_STRATEGY) runs the same kernel twice: the row scan
  * into the output, then the column scan over it in place; since the one-pass table computes
  * exactly the row scan's P and then the column scan's sums, both give the same bits.
@@ -59,13 +52,13 @@
 
 namespace {
 
-enum { MODE_ROWS = 1, MODE_COLS = 2, MODE_SAT = 3, MODE_MASK = 3, F_EXCL = 4, F_VEC_IN = 8, F_VEC_OUT = 16 };
+enum { MODE_ROWS = 1, MODE_COLS = 2, MODE_SAT = 3 };
 
 struct grid_params {
     uint64_t rows, cols, in_pitch, out_pitch;
     uint64_t ntc, tiles;      /* tile columns, all tiles */
-    unsigned flags;           /* the mode (bits 0-1); F_EXCL; F_VEC_IN, F_VEC_OUT: rows aligned to a
-                               * lane's run of ITEMS elements (one word: fewer scalar registers) */
+    int mode, exclusive;
+    int vec_in, vec_out;      /* rows aligned to a lane's run of ITEMS elements */
     void *hstate, *vstate;    /* row chains (2 x ROWS x tiles entries), column chains (2 x TW x tiles) */
     unsigned *ticket;
     void *border;             /* integral table: the first element of its zero column (row 1), else NULL */
@@ -83,11 +76,9 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     using Op = typename P::op;
     using SO = pp_scan_op<Op, A, false>;
     using E = pp_lb_entry<SO>;
-    using SOT = typename SO::T;
-    constexpr bool SEQ = std::is_floating_point<A>::value; /* float chains fold in tile order */
     constexpr int ROWS = sat_rows<A>(), ITEMS = SAT_ITEMS, TW = SAT_TILE_COLS;
     constexpr int WAVES = SAT_THREADS / PP_WAVE;
-    static_assert(SAT_THREADS % PP_WAVE == 0 && ROWS <= PP_LB_RADIX, "rows served by one lane of wave 0 each");
+    static_assert(SAT_THREADS % PP_WAVE == 0 && ROWS <= SAT_THREADS, "rows served by one thread each");
 
     __shared__ uint64_t s_tile;
     __shared__ A s_wave[ROWS][WAVES]; /* wave totals of each row, then their exclusive prefixes */
@@ -105,24 +96,21 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     const uint64_t r0 = tr * ROWS, cb = tc * TW + (uint64_t)tid * ITEMS;
     const uint32_t nrows = prm.rows - r0 < (uint64_t)ROWS ? (uint32_t)(prm.rows - r0) : (uint32_t)ROWS;
     const uint32_t valid = cb < prm.cols ? (prm.cols - cb < (uint64_t)ITEMS ? (uint32_t)(prm.cols - cb) : ITEMS) : 0;
-    const unsigned mode = prm.flags & MODE_MASK;
-    /* row r of tile row tr: one chain of its ntc tiles (aggregates, then inclusive prefixes) */
-    auto row_chain = [&](unsigned r) { return reinterpret_cast<E *>(prm.hstate) + (tr * ROWS + r) * 2 * prm.ntc; };
-    const bool excl = (prm.flags & F_EXCL) != 0;
+    const bool excl = prm.exclusive != 0;
 
     /* ---- the tile, in registers (identity outside the matrix) ---- */
     A x[ROWS][ITEMS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         In v[ITEMS];
-        if ((uint32_t)r < nrows && valid > 0) pp_lane_load<In, ITEMS>(in + (r0 + r) * prm.in_pitch + cb, valid, (prm.flags & F_VEC_IN) != 0, v);
+        if ((uint32_t)r < nrows && valid > 0) pp_lane_load<In, ITEMS>(in + (r0 + r) * prm.in_pitch + cb, valid, prm.vec_in, v);
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k)
             x[r][k] = (uint32_t)r < nrows && (uint32_t)k < valid ? P::make(v[k], 0) : Op::identity();
     }
 
     /* ---- row prefixes ---- */
-    if (mode != MODE_COLS) {
+    if (prm.mode != MODE_COLS) {
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             A s = x[r][0];
@@ -133,7 +121,7 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
             if (lane == PP_WAVE - 1) s_wave[r][w] = incl;
         }
         __syncthreads();
-        if (tid < (unsigned)ROWS) { /* thread r: row r's wave prefixes and total, published */
+        if (tid < (unsigned)ROWS) { /* thread r: row r's wave prefixes, total, and left carry */
             const unsigned r = tid;
             A acc = Op::identity();
 #pragma unroll
@@ -143,26 +131,13 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
                 acc = Op::apply(acc, tot);
             }
             const bool init_here = excl && tc == 0; /* an exclusive row scan starts at init */
-            const A agg = init_here ? Op::apply(init, acc) : acc;
-            s_left[r] = agg;
-            if (tc > 0) pp_lb_publish<SO>(row_chain(r), tc, SO::make(agg, 0));
-        }
-        __syncthreads();
-        /* the row carries from the tiles to the left (tuning_sat.h's SAT_ROW_WAVE_LOOKBACK): wave w
-         * looks back along rows w, w + WAVES, ..., all of its lanes at once (32 tiles a round);
-         * or thread r along row r alone (PP_LB_LANE_WIN tiles a round) */
-        if constexpr (SAT_ROW_WAVE_LOOKBACK) {
-#pragma unroll 1
-            for (unsigned r = w; r < (unsigned)ROWS; r += WAVES) {
-                const A agg = s_left[r];
-                const A left = pp_lookback_chain<SO, SEQ>(row_chain(r), prm.ntc, tc, SO::make(agg, 0), false, sleeps).v;
-                pp_wave_sync();
-                if (lane == 0) s_left[r] = tc > 0 ? left : excl ? init : Op::identity();
-            }
-        } else if (tid < (unsigned)ROWS) {
-            E *chain = row_chain(tid);
-            const A left = pp_lookback_lane<SO>(chain, chain + prm.ntc, 1, tc, 0, SO::make(s_left[tid], 0), sleeps).v;
-            s_left[tid] = tc > 0 ? left : excl ? init : Op::identity();
+            using SOT = typename SO::T;
+            const SOT agg = SO::make(init_here ? Op::apply(init, acc) : acc, 0);
+            E *aggs = reinterpret_cast<E *>(prm.hstate) + tr * prm.ntc * ROWS;
+            E *incl = aggs + prm.tiles * ROWS;
+            if (tc > 0) pp_lb_publish<SO>(aggs, tc * ROWS + r, agg);
+            const A left = pp_lookback_lane<SO>(aggs, incl, ROWS, tc, r, agg, sleeps).v;
+            s_left[r] = tc > 0 ? left : excl ? init : Op::identity();
         }
         __syncthreads();
 #pragma unroll
@@ -171,7 +146,7 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 const A v = Op::apply(s, x[r][k]);
-                x[r][k] = excl && mode == MODE_ROWS ? s : v;
+                x[r][k] = excl && prm.mode == MODE_ROWS ? s : v;
                 s = v;
             }
         }
@@ -180,11 +155,12 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
     /* ---- column carries ---- */
     A carry[ITEMS];
     bool have = false;
-    if (mode != MODE_ROWS) {
-        const bool excl_c = excl && mode == MODE_COLS;
+    if (prm.mode != MODE_ROWS) {
+        const bool excl_c = excl && prm.mode == MODE_COLS;
         E *aggs = reinterpret_cast<E *>(prm.vstate);
         E *incl = aggs + prm.tiles * TW;
         const uint64_t stride = prm.ntc * TW;
+        using SOT = typename SO::T;
         SOT agg[ITEMS];
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
@@ -194,30 +170,8 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
             agg[k] = SO::make(excl_c && tr == 0 ? Op::apply(init, q) : q, 0);
             if (tr > 0) pp_lb_publish<SO>(aggs, tr * stride + cb + k, agg[k]);
         }
-        /* The tile above has usually published its inclusive prefixes long before (it started a
-         * tile row earlier): read those of all ITEMS columns at once, and look back only if one
-         * is missing (the look-back would start from them too: the same bits). */
-        bool done = false;
-        if (SAT_COL_FAST && tr > 0) {
-            SOT q[ITEMS];
-            bool ok[ITEMS];
 #pragma unroll
-            for (int k = 0; k < ITEMS; ++k) ok[k] = pp_lb_try<SO>(incl, (tr - 1) * stride + cb + k, q[k]);
-            done = true;
-#pragma unroll
-            for (int k = 0; k < ITEMS; ++k) done = done && ok[k];
-            if (done) {
-#pragma unroll
-                for (int k = 0; k < ITEMS; ++k) {
-                    carry[k] = q[k].v;
-                    pp_lb_publish<SO>(incl, tr * stride + cb + k, SO::apply(q[k], agg[k]));
-                }
-            }
-        }
-        if (!done) {
-#pragma unroll
-            for (int k = 0; k < ITEMS; ++k) carry[k] = pp_lookback_lane<SO>(aggs, incl, stride, tr, cb + k, agg[k], sleeps).v;
-        }
+        for (int k = 0; k < ITEMS; ++k) carry[k] = pp_lookback_lane<SO>(aggs, incl, stride, tr, cb + k, agg[k], sleeps).v;
         have = tr > 0 || excl_c;
         if (tr == 0 && excl_c) {
 #pragma unroll
@@ -244,7 +198,7 @@ __global__ __launch_bounds__(SAT_THREADS, SAT_MIN_BLOCKS) void grid_tiles(const 
         Out y[ITEMS];
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) y[k] = Out(x[r][k]);
-        if ((uint32_t)r < nrows) pp_lane_store<Out, ITEMS>(out + (r0 + r) * prm.out_pitch + cb, valid, (prm.flags & F_VEC_OUT) != 0, y);
+        if ((uint32_t)r < nrows) pp_lane_store<Out, ITEMS>(out + (r0 + r) * prm.out_pitch + cb, valid, prm.vec_out, y);
     }
 }
 
@@ -312,9 +266,10 @@ pp_status grid_launch(pp_context *ctx, int mode, const void *in, uint64_t in_pit
     prm.out_pitch = out_pitch;
     prm.ntc = ntc;
     prm.tiles = tiles;
-    prm.flags = (unsigned)mode | (a->exclusive ? F_EXCL : 0u) |
-                (rows_aligned(in, in_pitch, sizeof(In), SAT_ITEMS * sizeof(In)) ? F_VEC_IN : 0u) |
-                (rows_aligned(out, out_pitch, sizeof(Out), SAT_ITEMS * sizeof(Out)) ? F_VEC_OUT : 0u);
+    prm.mode = mode;
+    prm.exclusive = a->exclusive;
+    prm.vec_in = rows_aligned(in, in_pitch, sizeof(In), SAT_ITEMS * sizeof(In));
+    prm.vec_out = rows_aligned(out, out_pitch, sizeof(Out), SAT_ITEMS * sizeof(Out));
     prm.ticket = (unsigned *)scratch;
     prm.hstate = hbytes ? scratch + 256 : nullptr;
     prm.vstate = vbytes ? scratch + 256 + hbytes : nullptr;
