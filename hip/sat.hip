@@ -35,7 +35,9 @@
  * that reading a column of the tile -- consecutive lanes, consecutive rows -- touches distinct
  * banks: 32 consecutive rows for 4-byte words, and 16 for 8-byte elements, which take two
  * banks each and are served per half wave; that holds for waves of 32 and of 64 alike (the
- * LDS serves 32 banks at a time), whatever the wave width.
+ * LDS serves 32 banks at a time), whatever the wave width. Whole tiles of 4- and 1-byte
+ * elements whose rows are aligned move in vectors of 4 elements both ways (transpose_tiles:
+ * 16- and 4-byte accesses; 1-byte tiles are 128 x 128 so that a tile row is 128 bytes).
  */
 #include <string.h>
 
@@ -352,20 +354,69 @@ template <typename In, typename Out> pp_status grid_io(pp_context *ctx, const pp
 
 /* ---- transpose ---- */
 
+/* Tiles of TD x TD elements; a whole tile of a matrix whose rows are aligned to VW elements
+ * (`vec`) moves in vectors of VW elements both ways (4-byte elements: 16 bytes; 1-byte: 4):
+ * thread (ty, tx) loads the vectors at columns [VW tx, VW tx + VW) of rows ty, ty + TY, ...
+ * and scatters their elements into the tile, then gathers VW elements of a tile column --
+ * rows [VW tx, VW tx + VW) of column j -- into the vector it stores at output row j. The
+ * element order within the scatter and the gather is rotated by `rot` = (tx / 8) x VW / (TX /
+ * 8) (for 4-byte elements, 2 for lanes 8 .. 15 of a row: the two rows a wave of 32 covers land
+ * on the other half of each group of 4 banks; for 1-byte ones, 0 .. 3 for the four groups of
+ * 8 lanes of a wave of 32), so that the lanes of one access hit distinct banks. Other tiles
+ * (the edges, unaligned rows, 8-byte elements) move element by element. */
+template <typename T> constexpr int transpose_tile() { return sizeof(T) == 1 ? 2 * TRANSPOSE_TILE : TRANSPOSE_TILE; }
+template <typename T> constexpr int transpose_vw() { return sizeof(T) <= 4 ? 4 : 1; }
+
 template <typename T>
 __global__ __launch_bounds__(TRANSPOSE_THREADS) void transpose_tiles(const T *in, T *out, uint64_t rows, uint64_t cols,
                                                                       uint64_t ip, uint64_t op, uint64_t tiles_r,
-                                                                      uint64_t tiles_c, uint64_t total)
+                                                                      uint64_t tiles_c, uint64_t total, int vec)
 {
-    constexpr int TD = TRANSPOSE_TILE, STEP = TRANSPOSE_THREADS / TRANSPOSE_TILE;
+    constexpr int TD = transpose_tile<T>(), STEP = TRANSPOSE_THREADS / TD;
     constexpr int PAD = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1; /* an odd number of banks per row */
+    constexpr int VW = transpose_vw<T>(), TX = TD / VW, TY = TRANSPOSE_THREADS / TX;
+    static_assert(TD % VW == 0 && TRANSPOSE_THREADS % TX == 0 && TD % TY == 0, "the vector layout covers the tile");
     __shared__ T tile[TD][TD + PAD];
     const unsigned tx = threadIdx.x % TD, ty = threadIdx.x / TD;
+    const unsigned vx = threadIdx.x % TX, vy = threadIdx.x / TX;
+    const unsigned rot = TX >= 8 ? (vx / 8) * (VW / (TX / 8 > 0 ? TX / 8 : 1)) : 0;
     for (uint64_t b = blockIdx.x; b < total; b += gridDim.x) {
         const uint64_t per = tiles_r * tiles_c, k = b / per, i = (b % per) / tiles_c, j = b % tiles_c;
         const T *x = in + k * rows * ip;
         T *y = out + k * cols * op;
         const uint64_t r0 = i * TD, c0 = j * TD;
+        if (VW > 1 && vec && r0 + TD <= rows && c0 + TD <= cols) {
+#pragma unroll
+            for (int q0 = 0; q0 < TD; q0 += TY) {
+                const unsigned q = q0 + vy;
+                T v[VW];
+                pp_lane_load<T, VW>(x + (r0 + q) * ip + c0 + (uint64_t)vx * VW, VW, true, v);
+#pragma unroll
+                for (int e = 0; e < VW; ++e) {
+                    const unsigned m = (e + rot) % VW;
+#pragma unroll
+                    for (int f = 0; f < VW; ++f) /* v[m], without a dynamic register index */
+                        if ((unsigned)f == m) tile[q][vx * VW + f] = v[f];
+                }
+            }
+            __syncthreads();
+#pragma unroll
+            for (int q0 = 0; q0 < TD; q0 += TY) {
+                const unsigned q = q0 + vy; /* output row: tile column q */
+                T v[VW];
+#pragma unroll
+                for (int e = 0; e < VW; ++e) {
+                    const unsigned m = (e + rot) % VW;
+                    const T t = tile[vx * VW + m][q];
+#pragma unroll
+                    for (int f = 0; f < VW; ++f)
+                        if ((unsigned)f == m) v[f] = t;
+                }
+                pp_lane_store<T, VW>(y + (c0 + q) * op + r0 + (uint64_t)vx * VW, VW, true, v);
+            }
+            __syncthreads();
+            continue;
+        }
 #pragma unroll
         for (int q0 = 0; q0 < TD; q0 += STEP) {
             const unsigned q = q0 + ty;
@@ -384,13 +435,19 @@ __global__ __launch_bounds__(TRANSPOSE_THREADS) void transpose_tiles(const T *in
 template <typename T> pp_status transpose_launch(pp_context *ctx, const pp_transpose_args *a)
 {
     pp_hip_state *hs = pp_hip(ctx);
-    const uint64_t tr = (a->rows + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE, tc = (a->cols + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE;
+    constexpr int TD = transpose_tile<T>(), VW = transpose_vw<T>();
+    const uint64_t tr = (a->rows + TD - 1) / TD, tc = (a->cols + TD - 1) / TD;
     const uint64_t total = tr * tc * a->batch;
     const uint64_t grid = total < 0x7FFFFFFFull ? total : 0x7FFFFFFFull;
-    /* The plan: family "transpose", strategy "tiles", grid, tiles, param = {tile side, threads}. */
-    pp__set_plan(ctx, "transpose", "tiles", grid, total, TRANSPOSE_TILE, TRANSPOSE_THREADS, 0, 0);
+    /* every row of both matrices (and of the batch's other matrices) aligned to a vector */
+    const size_t vb = VW * sizeof(T);
+    const int vec = VW > 1 && (uintptr_t)a->in % vb == 0 && (uintptr_t)a->out % vb == 0 && a->in_pitch % VW == 0 &&
+                    a->out_pitch % VW == 0;
+    /* The plan: family "transpose", strategy "tiles", grid, tiles, param = {tile side, threads,
+     * vector elements (1: element by element)}. */
+    pp__set_plan(ctx, "transpose", "tiles", grid, total, TD, TRANSPOSE_THREADS, vec ? VW : 1, 0);
     transpose_tiles<T><<<(unsigned)grid, TRANSPOSE_THREADS, 0, hs->stream>>>(
-        (const T *)a->in, (T *)a->out, a->rows, a->cols, a->in_pitch, a->out_pitch, tr, tc, total);
+        (const T *)a->in, (T *)a->out, a->rows, a->cols, a->in_pitch, a->out_pitch, tr, tc, total, vec);
     PP_HIP_CHECK_LAUNCH(ctx, "transpose_tiles");
     return PP_OK;
 }

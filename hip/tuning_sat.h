@@ -34,9 +34,13 @@ template <typename A> constexpr int sat_rows() { return sizeof(A) <= 4 ? 32 : 16
 #endif
 constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
 
-/* The transpose: tiles of TRANSPOSE_TILE x TRANSPOSE_TILE elements through shared memory, a
- * block of TRANSPOSE_THREADS threads (TRANSPOSE_TILE columns x TRANSPOSE_THREADS /
- * TRANSPOSE_TILE rows at a time). Not measured. */
+/* The transpose: tiles of TRANSPOSE_TILE x TRANSPOSE_TILE elements (1-byte elements: twice
+ * that, so that a row of a tile is 128 bytes) through shared memory, a block of
+ * TRANSPOSE_THREADS threads; whole tiles of 4- and 1-byte elements move in vectors of 4
+ * elements (sat.hip). H100 80GB HBM3, 16384 x 16384, one call (2026-11-26 11:26 UTC, commit
+ * 2965788 against a0218cb's element-by-element tiles, copy row 720.6 us in the same process):
+ * f32 908.9 -> 803.0 us (0.79x -> 0.90x copy), u8 529.7 -> 310.5 us (0.34x -> 0.58x). Tile
+ * side and threads not varied. */
 #define TRANSPOSE_TILE 64
 #define TRANSPOSE_THREADS 256
 

@@ -433,6 +433,11 @@ static void t_transpose(void **state)
             transpose_case(env, ts[t], sh[k].rows, sh[k].cols, 1, (int)(k % 2));
             transpose_case(env, ts[t], sh[k].rows, sh[k].cols, 3, (int)((k + 1) % 2));
         }
+    /* whole tiles with rows of whole vectors (the GPU's vector path: tiles of 128 x 128 1-byte
+     * or 64 x 64 4-byte elements), beside edge tiles, in a batch */
+    static const shape vs[] = {{256, 260}, {388, 132}};
+    for (size_t t = 0; t < 3; ++t)
+        for (size_t k = 0; k < 2; ++k) transpose_case(env, ts[t], vs[k].rows, vs[k].cols, 2, 0);
 }
 
 int main(void)
