@@ -42,19 +42,24 @@ template <int KW> struct compact_shape {
 #define COMPACT_VARIANTS_BUILT 1
 #define COMPACT_PRED_MIN_BLOCKS 8
 #define COMPACT_RUN_MIN_BLOCKS 8
-#define COMPACT_FLAGS_MIN_BLOCKS 5
+#define COMPACT_FLAGS_MIN_BLOCKS 8
+#define COMPACT_FLAGS8_MIN_BLOCKS 5
+#define COMPACT_OTHER_MIN_BLOCKS 6
 #define COMPACT_PERSIST_MIN_BLOCKS 4
 #else
 #define COMPACT_VARIANTS_BUILT 0
 #define COMPACT_PRED_MIN_BLOCKS 1
 #define COMPACT_RUN_MIN_BLOCKS 1
 #define COMPACT_FLAGS_MIN_BLOCKS 1
+#define COMPACT_FLAGS8_MIN_BLOCKS 1
+#define COMPACT_OTHER_MIN_BLOCKS 1
 #define COMPACT_PERSIST_MIN_BLOCKS 1
 #endif
-template <bool PERSIST, int MODE> constexpr int compact_min_blocks()
+template <bool PERSIST, int MODE, int KW> constexpr int compact_min_blocks()
 {
     return PERSIST                  ? COMPACT_PERSIST_MIN_BLOCKS
-           : MODE == PP_KEEP_FLAGS ? COMPACT_FLAGS_MIN_BLOCKS
+           : MODE == PP_KEEP_FLAGS ? (KW == 8 ? COMPACT_FLAGS8_MIN_BLOCKS : COMPACT_FLAGS_MIN_BLOCKS)
+           : KW != 4               ? COMPACT_OTHER_MIN_BLOCKS
            : MODE == PP_KEEP_PRED  ? COMPACT_PRED_MIN_BLOCKS
                                    : COMPACT_RUN_MIN_BLOCKS;
 }
@@ -83,15 +88,16 @@ struct pp_compact_tuning {
     int publish;          /* 1 .. 3 */
     int blocks;           /* 1 .. 3 */
     int partition;        /* 1 .. 2 */
+    unsigned small_pause_ns, small_delay_ns; /* the sleeps where every tile has a CU (tiles <= CUs) */
 };
 
 static const pp_compact_tuning pp_compact_tuning_table[] = {
-    /* target    pause  delay  publish blocks partition */
-    {"sm_90", 700, 1500, 1, 1, 2},
-    {"sm_80", 700, 1500, 1, 1, 1},
-    {"gfx90a", 0, 0, 1, 1, 1},
-    {"gfx940", 0, 0, 1, 1, 1},
-    {"gfx1030", 0, 0, 1, 1, 1},
+    /* target    pause  delay  publish blocks partition small: pause delay */
+    {"sm_90", 700, 1500, 1, 1, 2, 100, 0},
+    {"sm_80", 700, 1500, 1, 1, 1, 700, 1500},
+    {"gfx90a", 0, 0, 1, 1, 1, 0, 0},
+    {"gfx940", 0, 0, 1, 1, 1, 0, 0},
+    {"gfx1030", 0, 0, 1, 1, 1, 0, 0},
 };
 
 /* The row for the context's device. */
