@@ -10,21 +10,27 @@
  *             vectors, asynchronous where the target has such copies), and into the registers
  *             of its lanes (ITEMS consecutive elements each); the flags as a bit mask;
  *   keep   -- one bit per element (src/compaction_keep.h: the flags, the compiled predicate,
+ *             prepared once per call for 4-byte elements (pp_keep32, bitwise the same answers),
  *             or "differs from the element before", the same code as the CPU backend's);
- *   scan   -- the lanes' counts, block-wide (blocks.h), give each kept element its place in
- *             the tile; the tile's positions list (2 bytes an element) says which element goes
- *             to each place (partition: the rejected ones after the kept ones);
- *   carry  -- wave 0 publishes the tile's count and looks back for the count before it. When
- *             is a variant (PP_OPTION_COMPACT_PUBLISH, the tuning table): 1 after the positions
- *             and the payload's gather into shared memory; 2 the count right after the block
- *             scan (every read of the tile's input is done by then), the look-back after the
- *             staging; 3 both right after the block scan, the other waves staging meanwhile. A
- *             payload written in place (payload_out == payload) is read by the gather, so such
- *             a call publishes after it (1): in place, a later tile may overwrite this tile's
- *             input once it knows its offset;
- *   write  -- consecutive threads write consecutive outputs from the staged tile: the kept
- *             elements contiguously at their offset (and the payload, and the indices); the
- *             last tile writes the count.
+ *   place  -- a wave scan of the lanes' counts gives each kept element its place among the
+ *             wave's; each wave stages its kept values (partition: then its rejected ones)
+ *             over its own part of the input buffer, and, only with a payload or indices, their
+ *             positions (2 bytes an element, dynamic shared memory) and the payload gathered;
+ *             no block barrier: the wave read its part of the buffer itself;
+ *   carry  -- one block barrier for the waves' counts; wave 0 scans them, publishes the tile's
+ *             count and looks back for the count before it; a second barrier. When is a
+ *             variant (PP_OPTION_COMPACT_PUBLISH, the tuning table): 1 and 2 stage before the
+ *             first barrier (2 publishes the count before the look-back's own publication),
+ *             3 stages while wave 0 looks back. A payload written in place (payload_out ==
+ *             payload) is read by the gather, so such a call publishes after it (1): in place,
+ *             a later tile may overwrite this tile's input once it knows its offset;
+ *   write  -- each wave writes its outputs, consecutive lanes consecutive places: the kept
+ *             values contiguously at the tile's offset plus the waves' before it (and the
+ *             payload, and the indices); the last tile writes the count.
+ * The first version's block scan, block-wide positions list and gather from the input
+ * buffer issued 82 instructions a thread per element at 1% kept (ncu, H100: 691 M warp
+ * instructions for 2^28 elements, issue slots 81% busy); this form with the prepared 32-bit
+ * predicate (src/compaction_keep.h) 294 M (bench/NOTES.md "compaction: third session").
  * Blocks (PP_OPTION_COMPACT_BLOCKS): one tile each (by ticket, or, 3, by block index as CUB's
  * kernels do, no atomic per tile), or persistent blocks (as many as fit) that
  * take their next ticket after the look-back and start that tile's loads into a second buffer
@@ -33,7 +39,10 @@
  * (out[n - 1 - r] for the r-th rejected, all that is known in one pass without the total),
  * then compact_reverse puts them in input order (reads and writes the rejected part again);
  * or compact_count first counts the kept elements (reads the flags, or the keys for a
- * predicate) and the tile kernel writes the r-th rejected at out[kept + r]. Run-length
+ * predicate) and the tile kernel writes the r-th rejected at out[kept + r]. (Both halves in
+ * input order in one pass would need the kept total before the first rejected element is
+ * placed; the rejected half through a scratch buffer and copied after moves as many bytes as
+ * the count pass: 3 n element sizes, against CUB's 2 n with its rejected half reversed.) Run-length
  * encoding: the runs' starts are written as indices (into the
  * lengths buffer where they fit, else into scratch), then rle_bounds and rle_lengths turn them
  * into lengths. A single tile is one launch (no look-back, no state to clear). Elements, keys
