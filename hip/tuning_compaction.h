@@ -58,13 +58,21 @@ template <int KW> struct compact_shape {
 #define COMPACT_OTHER_MIN_BLOCKS 1
 #define COMPACT_PERSIST_MIN_BLOCKS 1
 #endif
-template <bool PERSIST, int MODE, int KW> constexpr int compact_min_blocks()
+/* The caps above are blocks of 256 threads; compact_min_blocks keeps their threads per compute
+ * unit for another COMPACT_THREADS (at least one block). */
+template <bool PERSIST, int MODE, int KW> constexpr int compact_min_blocks256()
 {
     return PERSIST                  ? COMPACT_PERSIST_MIN_BLOCKS
            : MODE == PP_KEEP_FLAGS ? (KW == 8 ? COMPACT_FLAGS8_MIN_BLOCKS : COMPACT_FLAGS_MIN_BLOCKS)
            : KW != 4               ? COMPACT_OTHER_MIN_BLOCKS
            : MODE == PP_KEEP_PRED  ? COMPACT_PRED_MIN_BLOCKS
                                    : COMPACT_RUN_MIN_BLOCKS;
+}
+template <bool PERSIST, int MODE, int KW> constexpr int compact_min_blocks()
+{
+    return compact_min_blocks256<PERSIST, MODE, KW>() * 256 / COMPACT_THREADS > 0
+               ? compact_min_blocks256<PERSIST, MODE, KW>() * 256 / COMPACT_THREADS
+               : 1;
 }
 
 /* ---- look-back sleeps and kernel variants (per target, at run time) ----
