@@ -10,21 +10,27 @@
  *             vectors, asynchronous where the target has such copies), and into the registers
  *             of its lanes (ITEMS consecutive elements each); the flags as a bit mask;
  *   keep   -- one bit per element (src/compaction_keep.h: the flags, the compiled predicate,
+ *             prepared once per call for 4-byte elements (pp_keep32, bitwise the same answers),
  *             or "differs from the element before", the same code as the CPU backend's);
- *   scan   -- the lanes' counts, block-wide (blocks.h), give each kept element its place in
- *             the tile; the tile's positions list (2 bytes an element) says which element goes
- *             to each place (partition: the rejected ones after the kept ones);
- *   carry  -- wave 0 publishes the tile's count and looks back for the count before it. When
- *             is a variant (PP_OPTION_COMPACT_PUBLISH, the tuning table): 1 after the positions
- *             and the payload's gather into shared memory; 2 the count right after the block
- *             scan (every read of the tile's input is done by then), the look-back after the
- *             staging; 3 both right after the block scan, the other waves staging meanwhile. A
- *             payload written in place (payload_out == payload) is read by the gather, so such
- *             a call publishes after it (1): in place, a later tile may overwrite this tile's
- *             input once it knows its offset;
- *   write  -- consecutive threads write consecutive outputs from the staged tile: the kept
- *             elements contiguously at their offset (and the payload, and the indices); the
- *             last tile writes the count.
+ *   place  -- a wave scan of the lanes' counts gives each kept element its place among the
+ *             wave's; each wave stages its kept values (partition: then its rejected ones)
+ *             over its own part of the input buffer, and, only with a payload or indices, their
+ *             positions (2 bytes an element, dynamic shared memory) and the payload gathered;
+ *             no block barrier: the wave read its part of the buffer itself;
+ *   carry  -- one block barrier for the waves' counts; wave 0 scans them, publishes the tile's
+ *             count and looks back for the count before it; a second barrier. When is a
+ *             variant (PP_OPTION_COMPACT_PUBLISH, the tuning table): 1 and 2 stage before the
+ *             first barrier (2 publishes the count before the look-back's own publication),
+ *             3 stages while wave 0 looks back. A payload written in place (payload_out ==
+ *             payload) is read by the gather, so such a call publishes after it (1): in place,
+ *             a later tile may overwrite this tile's input once it knows its offset;
+ *   write  -- each wave writes its outputs, consecutive lanes consecutive places: the kept
+ *             values contiguously at the tile's offset plus the waves' before it (and the
+ *             payload, and the indices); the last tile writes the count.
+ * The first version's block scan, block-wide positions list and gather from the input
+ * buffer issued 82 instructions a thread per element at 1% kept (ncu, H100: 691 M warp
+ * instructions for 2^28 elements, issue slots 81% busy); this form with the prepared 32-bit
+ * predicate (src/compaction_keep.h) 294 M (bench/NOTES.md "compaction: third session").
  * Blocks (PP_OPTION_COMPACT_BLOCKS): one tile each (by ticket, or, 3, by block index as CUB's
  * kernels do, no atomic per tile), or persistent blocks (as many as fit) that
  * take their next ticket after the look-back and start that tile's loads into a second buffer
@@ -33,7 +39,10 @@
  * (out[n - 1 - r] for the r-th rejected, all that is known in one pass without the total),
  * then compact_reverse puts them in input order (reads and writes the rejected part again);
  * or compact_count first counts the kept elements (reads the flags, or the keys for a
- * predicate) and the tile kernel writes the r-th rejected at out[kept + r]. Run-length
+ * predicate) and the tile kernel writes the r-th rejected at out[kept + r]. (Both halves in
+ * input order in one pass would need the kept total before the first rejected element is
+ * placed; the rejected half through a scratch buffer and copied after moves as many bytes as
+ * the count pass: 3 n element sizes, against CUB's 2 n with its rejected half reversed.) Run-length
  * encoding: the runs' starts are written as indices (into the
  * lengths buffer where they fit, else into scratch), then rle_bounds and rle_lengths turn them
  * into lengths. A single tile is one launch (no look-back, no state to clear). Elements, keys
@@ -42,6 +51,8 @@
  * Memory traffic of a select: read n elements (and n flags), write the kept ones.
  */
 #include <string.h>
+
+#include <type_traits>
 
 #include "blocks.h"
 #include "common.h"
@@ -68,6 +79,7 @@ struct compact_params {
     void *out, *pout, *idx; /* values (write_vals), payload (psz), indices / run starts (isz) */
     uint64_t *count;        /* device: the number kept */
     pp_keep_pred pred;
+    pp_keep32 k32;          /* pred prepared for 4-byte elements */
     unsigned psz, isz;
     int enc, partition, write_vals, vec_in, vec_flags;
     int publish;            /* 1 .. 3 (tuning_compaction.h) */
@@ -91,12 +103,14 @@ PP_DEVICE void put_sized(void *p, uint64_t i, unsigned size, uint64_t v)
 }
 
 /* The dynamic shared memory of the tile kernel: the payload's staging (psz x TILE bytes,
- * whole vectors), then, for persistent blocks, the second input buffer. */
+ * whole vectors), the positions list (2 bytes an element, with a payload or indices), then,
+ * for persistent blocks, the second input buffer. */
 template <int KW> constexpr size_t stage_vecs(unsigned psz)
 {
     return ((size_t)psz * compact_shape<KW>::tile + 15) / 16;
 }
 template <int KW> constexpr size_t ibuf_vecs() { return (size_t)compact_shape<KW>::tile * KW / 16; }
+template <int KW> constexpr size_t pos_vecs() { return (size_t)compact_shape<KW>::tile * 2 / 16; }
 
 /* Start the loads of wave w's run of tile u (of TILE elements) into its part of buffer b, if
  * the run is whole and aligned; whether it did. */
@@ -131,51 +145,99 @@ PP_DEVICE void compact_lookback(const compact_params &prm, uint64_t t, uint32_t 
     }
 }
 
-/* The tile's positions list (place j of the output: its element; partition: the rejected
- * after the kept) and the payload of its outputs gathered into pstage; every thread of the
- * block calls it (two block barriers). Returns the tile's outputs. */
-template <int ITEMS, int THREADS, uint64_t TILE>
-PP_DEVICE uint32_t compact_stage(const compact_params &prm, uint32_t keep, uint32_t mine, uint32_t before,
-                                 uint32_t total, uint32_t li0, uint64_t tbase, uint16_t *pos, pp_vec16 *pstage)
+/* One lane's elements x (keep bits `keep`) placed in its wave's part of the tile's outputs:
+ * the values into vw (VALS), their tile indices into pw (POS); place i < kw (the wave's kept
+ * count): the i-th kept element of the wave, from o (this lane's first kept place); place
+ * kw + r (partition): the wave's r-th rejected, from r0 (this lane's first). Elements past
+ * the tile's end have no keep bit and go, for a partition, to places past the wave's outputs
+ * (their own index in the wave), never read. */
+template <bool VALS, bool POS, typename K, int ITEMS>
+PP_DEVICE void compact_place(bool partition, uint32_t keep, const K (&x)[ITEMS], uint32_t o, uint32_t r0,
+                             uint32_t e0, K *vw, uint16_t *pw)
 {
-    uint32_t o = before, r = total + (li0 - before);
+    if (partition) {
+        uint32_t r = r0;
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        if ((uint32_t)k >= mine) continue;
-        if ((keep >> k) & 1u) pos[o++] = (uint16_t)(li0 + k);
-        else if (prm.partition) pos[r++] = (uint16_t)(li0 + k);
+        for (int k = 0; k < ITEMS; ++k) {
+            const uint32_t kk = (keep >> k) & 1u, d = kk ? o : r;
+            if (VALS) vw[d] = x[k];
+            if (POS) pw[d] = (uint16_t)(e0 + k);
+            o += kk;
+            r += kk ^ 1u;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k)
+            if ((keep >> k) & 1u) {
+                if (VALS) vw[o] = x[k];
+                if (POS) pw[o] = (uint16_t)(e0 + k);
+                ++o;
+            }
     }
-    const uint64_t tile_left = prm.n - tbase;
-    const uint32_t outs = prm.partition ? (tile_left < TILE ? (uint32_t)tile_left : (uint32_t)TILE) : total;
-    __syncthreads();
+}
+
+/* The wave's outputs staged in its own part of shared memory (no block barrier): the values
+ * (write_vals) over the wave's input buffer vw (every lane has read its elements), the
+ * positions list (payload or indices) into pw, the payload of the outputs gathered into psw.
+ * o: the kept ones before this lane in the wave, kw: the wave's, first: the wave index of
+ * x[0], w0: the tile index of the wave's first element, outs: the wave's outputs. */
+template <int ITEMS, typename K>
+PP_DEVICE void compact_stage(const compact_params &prm, uint32_t keep, const K (&x)[ITEMS], uint32_t o, uint32_t kw,
+                             uint32_t first, uint32_t w0, uint32_t outs, uint64_t tbase, K *vw, uint16_t *pw,
+                             unsigned char *psw)
+{
+    pp_wave_sync(); /* every lane has read its elements from the wave's buffer */
+    const uint32_t r0 = kw + (first - o);
+    if (!prm.psz && !prm.isz) compact_place<true, false>(prm.partition, keep, x, o, r0, w0 + first, vw, pw);
+    else if (prm.write_vals) compact_place<true, true>(prm.partition, keep, x, o, r0, w0 + first, vw, pw);
+    else compact_place<false, true>(prm.partition, keep, x, o, r0, w0 + first, vw, pw);
+    pp_wave_sync();
     const unsigned psz = prm.psz;
-    if (psz)
-        for (uint32_t j = threadIdx.x; j < outs; j += THREADS)
-            put_sized(pstage, j, psz, get_sized(prm.payload, tbase + pos[j], psz));
-    __syncthreads(); /* every read of the tile's inputs is done */
-    return outs;
+    if (psz) {
+        for (uint32_t i = pp_lane_id(); i < outs; i += PP_WAVE)
+            put_sized(psw, i, psz, get_sized(prm.payload, tbase + pw[i], psz));
+        pp_wave_sync();
+    }
+}
+
+/* The keep bits of a lane's 4-byte elements under the prepared predicate q (unrolled; q.nanfix
+ * a constant where the caller's branch made it one). */
+template <int ITEMS, typename K> PP_DEVICE uint32_t compact_keep32(const pp_keep32 &q, const K (&x)[ITEMS])
+{
+    uint32_t keep = 0;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) keep |= pp_keep32_eval(&q, (uint32_t)x[k]) << k;
+    return keep;
 }
 
 template <int KW, int MODE, bool PERSIST>
-__global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE>())) void compact_tiles(
+__global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE, KW>())) void compact_tiles(
     const typename word_of<KW>::type *in, compact_params prm)
 {
     using K = typename word_of<KW>::type;
+    using S = typename std::conditional<KW == 8, uint64_t, uint32_t>::type; /* K as shuffled */
     using SH = compact_shape<KW>;
     using L = pp_lane_run<K, SH::items>;
     constexpr int ITEMS = SH::items, THREADS = SH::threads, WAVES = THREADS / PP_WAVE;
     constexpr uint32_t WAVE_ITEMS = (uint32_t)PP_WAVE * ITEMS;
     constexpr uint64_t TILE = SH::tile;
-    __shared__ pp_vec16 xbuf[WAVES][L::VECS]; /* the tile's input, until it is written */
-    __shared__ uint16_t pos[TILE];             /* place j of the tile's output: its element */
+    __shared__ pp_vec16 xbuf[WAVES][L::VECS]; /* the tile's input, then its outputs' values */
     __shared__ uint64_t tile_no[2], tile_prefix; /* this tile, the next one (persistent) */
-    extern __shared__ pp_vec16 pstage[];       /* the payload of the tile's outputs (psz > 0) */
+    __shared__ uint32_t wsum[WAVES];           /* the waves' kept counts, then those before them */
+    /* dynamic: the payload of the tile's outputs (psz > 0), the positions list (place i of a
+     * wave's outputs: its element; with a payload or indices only), the second input buffer
+     * (persistent) */
+    extern __shared__ pp_vec16 dyn[];
+    unsigned char *const pstage = reinterpret_cast<unsigned char *>(dyn);
+    uint16_t *const pos = reinterpret_cast<uint16_t *>(dyn + stage_vecs<KW>(prm.psz));
     /* the input buffers: persistent blocks alternate between xbuf and a dynamic one */
-    pp_vec16 *const buf0 = &xbuf[0][0], *const buf1 = pstage + stage_vecs<KW>(prm.psz);
+    pp_vec16 *const buf0 = &xbuf[0][0];
+    pp_vec16 *const buf1 = dyn + stage_vecs<KW>(prm.psz) + (prm.psz || prm.isz ? pos_vecs<KW>() : 0);
 
     const unsigned lane = pp_lane_id(), w = pp_wave_id();
     const pp_keep_pred pred = prm.pred;
     const int enc = prm.enc;
+    const pp_keep32 k32 = prm.k32;
     const pp_lb_sleeps sleeps = prm.sleeps; /* a copy: no reference into the parameters */
     const unsigned psz = prm.psz, isz = prm.isz;
     const int publish = COMPACT_VARIANTS_BUILT ? prm.publish : 1;
@@ -193,7 +255,8 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE>
     for (;;) {
         pp_vec16 *const xb = cur ? buf1 : buf0;
         const uint64_t tbase = t * TILE;
-        const uint64_t wbase = tbase + (uint64_t)w * WAVE_ITEMS;
+        const uint32_t w0 = w * WAVE_ITEMS; /* the tile index of the wave's first element */
+        const uint64_t wbase = tbase + w0;
         const uint64_t left = wbase < prm.n ? prm.n - wbase : 0;
         const uint32_t valid = left < WAVE_ITEMS ? (uint32_t)left : WAVE_ITEMS;
         const bool whole = valid == WAVE_ITEMS;
@@ -205,68 +268,89 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE>
         K x[ITEMS];
         pp_tile_load_finish<K, ITEMS>(in + wbase, valid, pre, xb + w * L::VECS, xb + w * L::VECS, x);
 
-        /* ---- keep bits ---- */
-        const uint32_t li0 = w * WAVE_ITEMS + lane * ITEMS; /* the tile index of x[0] */
-        const uint32_t first = lane * ITEMS;
+        /* ---- keep bits: every element's, then those past the tile's end cleared (their x[k]
+         * are undefined) ---- */
+        const uint32_t first = lane * ITEMS; /* the wave index of x[0] */
         const uint32_t mine = first < valid ? (valid - first < (uint32_t)ITEMS ? valid - first : (uint32_t)ITEMS) : 0;
-        K prev = 0;
-        if constexpr (MODE == PP_KEEP_RUN_HEAD) {
-            __syncthreads(); /* the element before x[0] may be in another wave's buffer */
-            if (mine && li0 > 0) prev = pp_run_elem<K, ITEMS>(xb, li0 - 1);
-            else if (mine && tbase > 0) prev = in[tbase - 1];
-        }
         uint32_t keep = 0;
+        if constexpr (MODE == PP_KEEP_FLAGS) {
+            keep = fm;
+        } else if constexpr (MODE == PP_KEEP_PRED && KW == 4) {
+            pp_keep32 q = k32;
+            if (!q.nanfix) { /* the common case: no NaN test */
+                q.nanfix = 0;
+                keep = compact_keep32<ITEMS>(q, x);
+            } else {
+                keep = compact_keep32<ITEMS>(q, x);
+            }
+        } else if constexpr (MODE == PP_KEEP_PRED) {
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            if ((uint32_t)k >= mine) continue;
-            bool kk;
-            if constexpr (MODE == PP_KEEP_FLAGS) kk = (fm >> k) & 1u;
-            else if constexpr (MODE == PP_KEEP_PRED) kk = pp_keep_eval(&pred, (uint64_t)x[k], KW, enc) != 0;
-            else kk = (tbase + li0 + k == 0) || !pp_same_key((uint64_t)(k ? x[k - 1] : prev), (uint64_t)x[k], KW, enc);
-            keep |= (uint32_t)kk << k;
+            for (int k = 0; k < ITEMS; ++k) keep |= (uint32_t)(pp_keep_eval(&pred, (uint64_t)x[k], KW, enc) != 0) << k;
+        } else {
+            /* the element before x[0]: the lane before's last, or the one before the wave */
+            K prev = (K)pp_shfl_any((S)x[ITEMS - 1], lane ? (int)lane - 1 : 0);
+            if (lane == 0) prev = mine && wbase > 0 ? in[wbase - 1] : (K)0;
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                bool kk;
+                if constexpr (KW <= 4) kk = !pp_same_key32((uint32_t)(k ? x[k - 1] : prev), (uint32_t)x[k], enc);
+                else kk = !pp_same_key((uint64_t)(k ? x[k - 1] : prev), (uint64_t)x[k], KW, enc);
+                keep |= (uint32_t)kk << k;
+            }
+            if (wbase == 0 && lane == 0) keep |= 1u; /* the first element starts a run */
         }
+        keep &= mine >= 32u ? ~0u : (1u << mine) - 1u;
 
-        /* ---- places in the tile ---- */
-        uint32_t total;
-        const uint32_t before = pp_block_scan<pp_op_sum<uint32_t>, THREADS, false>((uint32_t)__popc(keep), &total);
-        /* Early publication: every read of the tile's input (all in shared memory and registers
-         * since the block scan's barrier) is done; the payload, read later, is not written in
-         * place (the host asks publish 1 then). */
-        if (publish != 1 && prm.tiles > 1 && threadIdx.x == 0) {
-            auto *st = reinterpret_cast<pp_lb_entry<count_op> *>(prm.state);
-            if (t == 0) pp_lb_publish<count_op>(st + prm.tiles, 0, count_op::make(total, 0));
-            else pp_lb_publish<count_op>(st, t, count_op::make(total, 0));
+        /* ---- places in the wave, then in the tile ---- */
+        const uint32_t cnt = (uint32_t)__popc(keep);
+        const uint32_t incl = pp_wave_scan_incl<pp_op_sum<uint32_t>>(cnt);
+        const uint32_t o = incl - cnt, kw = pp_shfl_any(incl, PP_WAVE - 1);
+        if (lane == PP_WAVE - 1) wsum[w] = kw;
+        K *const vw = reinterpret_cast<K *>(xb + w * L::VECS); /* the wave's outputs' values */
+        uint16_t *const pw = pos + w0;
+        unsigned char *const psw = pstage + (size_t)w0 * psz;
+        const uint32_t outs = prm.partition ? valid : kw;
+        /* The staging, in the variant's order: before the tile's count is known (publish 1, 2:
+         * every read of the tile's inputs, the payload's too, done before the publication), or
+         * (3) while wave 0 looks back. */
+        if (publish != 3) compact_stage<ITEMS>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
+        __syncthreads(); /* the waves' counts */
+        if (w == 0) {
+            const uint32_t total = pp_block_scan_waves<pp_op_sum<uint32_t>, WAVES>(wsum);
+            /* publish 2, 3: the count first (compact_lookback then does not) */
+            if (publish != 1 && prm.tiles > 1 && lane == 0) {
+                auto *st = reinterpret_cast<pp_lb_entry<count_op> *>(prm.state);
+                if (t == 0) pp_lb_publish<count_op>(st + prm.tiles, 0, count_op::make(total, 0));
+                else pp_lb_publish<count_op>(st, t, count_op::make(total, 0));
+            }
+            if (publish == 3) compact_stage<ITEMS>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
+            compact_lookback<PERSIST>(prm, t, total, sleeps, &tile_prefix, &tile_no[1]);
+        } else if (publish == 3) {
+            compact_stage<ITEMS>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
         }
-        /* The staging (positions, payload) and the look-back, in the variant's order: publish 3
-         * looks back first (the other waves staging meanwhile), the others after the staging.
-         * The staging has two call sites, the look-back one (two inlined copies of the
-         * look-back cost the AMD kernels SGPR spills, gfx90a: 7-21). */
-        uint32_t outs = 0;
-        if (publish != 3)
-            outs = compact_stage<ITEMS, THREADS, TILE>(prm, keep, mine, before, total, li0, tbase, pos, pstage);
-        if (w == 0) compact_lookback<PERSIST>(prm, t, total, sleeps, &tile_prefix, &tile_no[1]);
-        if (publish == 3)
-            outs = compact_stage<ITEMS, THREADS, TILE>(prm, keep, mine, before, total, li0, tbase, pos, pstage);
-        else
-            __syncthreads(); /* the prefix */
+        __syncthreads(); /* the prefix, the waves' offsets */
 
         /* ---- the next tile's loads (persistent), in flight while this one is written ---- */
         const uint64_t t_next = PERSIST ? tile_no[1] : prm.tiles;
         const bool pre_next =
             t_next < prm.tiles && compact_prefetch<K, ITEMS, TILE>(in, prm, t_next, w, cur ? buf0 : buf1);
 
-        /* ---- write ---- */
-        const uint64_t pre_t = tile_prefix, rej_before = tbase - pre_t;
-        /* partition: the rejected ones in order after the kept total (counted first), or
-         * from the back, reversed later */
-        const uint64_t kept_all = prm.kept_total ? *prm.kept_total : 0;
-        for (uint32_t j = threadIdx.x; j < outs; j += THREADS) {
-            const uint32_t li = pos[j];
-            const uint64_t rj = rej_before + (j - total);
-            const uint64_t dst = j < total ? pre_t + j : prm.kept_total ? kept_all + rj : prm.n - 1 - rj;
-            if (prm.write_vals) reinterpret_cast<K *>(prm.out)[dst] = pp_run_elem<K, ITEMS>(xb, li);
-            if (psz) put_sized(prm.pout, dst, psz, get_sized(pstage, j, psz));
-            if (isz) put_sized(prm.idx, dst, isz, tbase + li);
+        /* ---- write: each wave its outputs, consecutive lanes consecutive places ---- */
+        const uint64_t at = tile_prefix + wsum[w]; /* the wave's first kept place */
+        K *const outv = reinterpret_cast<K *>(prm.out);
+        if (!prm.partition && !psz && !isz) { /* select: the values alone */
+            for (uint32_t i = lane; i < kw; i += PP_WAVE) outv[at + i] = vw[i];
+        } else {
+            /* partition: the rejected ones in order after the kept total (counted first), or
+             * from the back, reversed later; rej: the rejected ones before the wave */
+            const uint64_t kept_all = prm.kept_total ? *prm.kept_total : 0, rej = wbase - at;
+            for (uint32_t i = lane; i < outs; i += PP_WAVE) {
+                const uint64_t rj = rej + (i - kw);
+                const uint64_t dst = i < kw ? at + i : prm.kept_total ? kept_all + rj : prm.n - 1 - rj;
+                if (prm.write_vals) outv[dst] = vw[i];
+                if (psz) put_sized(prm.pout, dst, psz, get_sized(psw, i, psz));
+                if (isz) put_sized(prm.idx, dst, isz, tbase + pw[i]);
+            }
         }
         if (!PERSIST || t_next >= prm.tiles) break;
         t = t_next;
@@ -306,6 +390,7 @@ __global__ __launch_bounds__(AUX_BLOCK) void compact_count(const typename word_o
     using K = typename word_of<KW>::type;
     constexpr int BATCH = 4; /* vectors in flight per thread */
     const pp_keep_pred pred = prm.pred;
+    const pp_keep32 k32 = prm.k32;
     const int enc = prm.enc;
     const uint64_t n = prm.n, stride = (uint64_t)gridDim.x * AUX_BLOCK;
     const uint64_t gid = (uint64_t)blockIdx.x * AUX_BLOCK + threadIdx.x;
@@ -330,7 +415,10 @@ __global__ __launch_bounds__(AUX_BLOCK) void compact_count(const typename word_o
             u.q = q;
             uint32_t c = 0;
 #pragma unroll
-            for (int k = 0; k < 16 / KW; ++k) c += pp_keep_eval(&pred, (uint64_t)u.e[k], KW, enc) != 0;
+            for (int k = 0; k < 16 / KW; ++k) {
+                if constexpr (KW == 4) c += pp_keep32_eval(&k32, u.e[k]);
+                else c += pp_keep_eval(&pred, (uint64_t)u.e[k], KW, enc) != 0;
+            }
             return c;
         }
     };
@@ -497,6 +585,10 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
     memset(&prm, 0, sizeof prm);
     prm.sleeps.pause_ns = opt_pause >= 0 ? (unsigned)opt_pause : tu->pause_ns;
     prm.sleeps.delay_ns = opt_delay >= 0 ? (unsigned)opt_delay : tu->delay_ns;
+    if (tiles <= (uint64_t)hs->dev.cu_count) { /* every tile at once: no one to wait for (tuning_compaction.h) */
+        if (opt_delay < 0) prm.sleeps.delay_ns = tu->small_delay_ns;
+        if (opt_pause < 0) prm.sleeps.pause_ns = tu->small_pause_ns;
+    }
     const int items = esz == 8 ? compact_shape<8>::items : 16;
     /* The variants (tuning_compaction.h): the table's row unless the context forces one. A
      * payload written in place is read after the publication of the tile's count, so such a
@@ -513,12 +605,14 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
                                      : esz == 4 ? stage_vecs<4>((unsigned)a->payload_size)
                                                 : stage_vecs<1>((unsigned)a->payload_size));
     const size_t ibuf_bytes = 16 * (esz == 8 ? ibuf_vecs<8>() : esz == 4 ? ibuf_vecs<4>() : ibuf_vecs<1>());
-    const size_t static_bytes = ibuf_bytes + tile * 2 + 256; /* xbuf, pos, the rest (at most) */
+    /* the positions list: with a payload or indices (where, run starts) only */
+    const size_t pos_bytes = a->payload_size || a->kind == PP_COMPACT_WHERE || rle ? tile * 2 : 0;
+    const size_t static_bytes = ibuf_bytes + 256; /* xbuf, the rest (at most) */
     const int blocks = opt_blk > 0 ? (int)opt_blk : tu->blocks;
     prm.by_index = COMPACT_VARIANTS_BUILT && tiles > 1 && blocks == 3;
     prm.persistent = COMPACT_VARIANTS_BUILT && tiles > 1 && blocks == 2 &&
-                     static_bytes + stage_bytes + ibuf_bytes <= (size_t)hs->dev.smem_block;
-    const size_t smem = stage_bytes + (prm.persistent ? ibuf_bytes : 0);
+                     static_bytes + stage_bytes + pos_bytes + ibuf_bytes <= (size_t)hs->dev.smem_block;
+    const size_t smem = stage_bytes + pos_bytes + (prm.persistent ? ibuf_bytes : 0);
     uint64_t grid = tiles;
     if (prm.persistent) {
         const int per_cu = esz == 8   ? per_cu_of<8>(a->keep, smem)
@@ -565,6 +659,7 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
         }
         prm.count = dcount;
         prm.pred = a->pred;
+        prm.k32 = pp_keep32_of(&a->pred, encoding_of(a->dtype));
         prm.enc = encoding_of(a->dtype);
         prm.vec_in = aligned16(a->in);
         prm.vec_flags = prm.flags && aligned16(prm.flags);

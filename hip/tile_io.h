@@ -173,13 +173,17 @@ template <int ITEMS> PP_DEVICE uint32_t pp_tile_load_flags(const uint8_t *src, u
     uint8_t b[ITEMS];
     if (fast) {
         if constexpr (ITEMS == 16) {
-            union {
-                pp_vec16 v;
-                uint8_t e[16];
-            } u;
-            u.v = pp_load16_stream(p);
+            /* per 4-byte word: bit 7 of each nonzero byte, then those 4 bits gathered by one
+             * multiply (the products of bits 0, 8, 16, 24 by 2^28, 2^21, 2^14, 2^7 land on
+             * bits 28 .. 31, no other product on those bits, no carries) */
+            const pp_vec16 v = pp_load16_stream(p);
+            uint32_t m = 0;
 #pragma unroll
-            for (int k = 0; k < 16; ++k) b[k] = u.e[k];
+            for (int k = 0; k < 4; ++k) {
+                const uint32_t u = v.w[k], hi = (((u & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | u) & 0x80808080u;
+                m |= (((hi >> 7) * 0x10204080u) >> 28) << (4 * k);
+            }
+            return m;
         } else {
             static_assert(ITEMS % 8 == 0, "flags are read 8 bytes at a time");
             union {

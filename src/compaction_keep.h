@@ -74,6 +74,51 @@ PP_HD uint32_t pp_keep_eval32(uint32_t lo, uint32_t hi, uint32_t invert, uint32_
     return enc == PP_ENC_FLOAT && (bits & 0x7FFFFFFFu) > 0x7F800000u ? nan_val : in;
 }
 
+/* A predicate on 4-byte elements prepared once per call so that each element costs a few
+ * integer operations (the GPU kernels' form; pp_keep_eval32 folds -0.0 and tests for a NaN
+ * per element instead). The key of the bits b is b ^ m(b), m = (sign(b) ? fmask : 0) | smask:
+ * float keys without the -0.0 fold (-0.0 has key 0x7FFFFFFF, +0.0 0x80000000, nothing else
+ * has either), so the bounds take the fold instead: a range starting at +0.0 starts at -0.0,
+ * one ending just below +0.0 ends just below -0.0. The bounds are clamped to the keys of
+ * -inf .. +inf, so a NaN is never inside and gets `invert`; where the NaN answer differs from
+ * that (is NaN, != NaN, outside a range), nanfix flips it. Bitwise the same answers as
+ * pp_keep_eval for width 4 (tests/test_compaction.c checks it). */
+typedef struct pp_keep32 {
+    uint32_t fmask, smask; /* the key's mask: sign-dependent part, constant part */
+    uint32_t lo, hi;       /* kept when lo <= key <= hi, ... */
+    uint32_t invert;       /* ... or when not, with invert; */
+    uint32_t nanfix;       /* 1: a NaN's answer is !invert */
+} pp_keep32;
+
+PP_HD pp_keep32 pp_keep32_of(const pp_keep_pred *p, int enc)
+{
+    pp_keep32 q;
+    const int empty = p->lo > p->hi;
+    q.fmask = enc == PP_ENC_FLOAT ? 0xFFFFFFFFu : 0u;
+    q.smask = enc == PP_ENC_UNSIGNED ? 0u : 0x80000000u;
+    q.lo = empty ? 1u : (uint32_t)p->lo;
+    q.hi = empty ? 0u : (uint32_t)p->hi;
+    q.invert = p->invert;
+    q.nanfix = 0;
+    if (enc == PP_ENC_FLOAT) {
+        if (q.lo < 0x007FFFFFu) q.lo = 0x007FFFFFu; /* key(-inf) */
+        if (q.hi > 0xFF800000u) q.hi = 0xFF800000u; /* key(+inf) */
+        if (q.lo == 0x80000000u) q.lo = 0x7FFFFFFFu; /* from +0.0: from -0.0 */
+        if (q.hi == 0x7FFFFFFFu) q.hi = 0x7FFFFFFEu; /* below +0.0: below -0.0 */
+        q.nanfix = p->nan_val != p->invert;
+    }
+    return q;
+}
+
+/* Whether the prepared predicate keeps the 4-byte element with bits b (0 or 1). */
+PP_HD uint32_t pp_keep32_eval(const pp_keep32 *q, uint32_t b)
+{
+    const uint32_t k = b ^ (((0u - (b >> 31)) & q->fmask) | q->smask);
+    uint32_t in = (uint32_t)((k >= q->lo) & (k <= q->hi)) ^ q->invert;
+    if (q->nanfix) in ^= (uint32_t)((b & 0x7FFFFFFFu) > 0x7F800000u);
+    return in;
+}
+
 /* Whether two elements are duplicates for pp_unique: equal bits for integers; for floats
  * numerically equal (-0.0 == +0.0) or both NaN. */
 PP_HD int pp_same_key(uint64_t a, uint64_t b, int width, int enc)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "compaction_keep.h" /* the device kernels' prepared predicate, checked on the host */
 
 #define PAD 64 /* sentinel bytes past every output */
 
@@ -609,6 +610,47 @@ static void t_variants(void **state)
     }
 }
 
+/* The GPU kernels' prepared 4-byte predicate (pp_keep32, src/compaction_keep.h) against
+ * pp_keep_eval, the definition every backend shares: every encoding, key ranges whose bounds
+ * are the keys around the infinities, the zeros and the NaNs (and random ones), both inverts
+ * and NaN answers, on special and random bit patterns. No library call: runs once, on the
+ * host. */
+static void t_keep32_matches(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("keep32");
+    uint32_t keys[24] = {0u,          1u,          0x007FFFFEu, 0x007FFFFFu, 0x00800000u, 0x3F7FFFFFu,
+                         0x7FFFFFFEu, 0x7FFFFFFFu, 0x80000000u, 0x80000001u, 0xBF800000u, 0xFF7FFFFFu,
+                         0xFF800000u, 0xFF800001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    for (int i = 16; i < 24; ++i) keys[i] = (uint32_t)tc_next(&r);
+    uint32_t bits[64] = {0u,          0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u,
+                         0x7F800001u, 0xFF800001u, 0x7FFFFFFFu, 0xFFFFFFFFu, 0x00000001u, 0x80000001u,
+                         0x007FFFFFu, 0x807FFFFFu, 0x3F800000u, 0xBF800000u, 0x7F7FFFFFu, 0xFF7FFFFFu};
+    for (int i = 18; i < 64; ++i) bits[i] = (uint32_t)tc_next(&r);
+    const int encs[3] = {PP_ENC_UNSIGNED, PP_ENC_SIGNED, PP_ENC_FLOAT};
+    size_t checked = 0;
+    for (int e = 0; e < 3; ++e)
+        for (int a = 0; a < 24; ++a)
+            for (int b = 0; b < 24; ++b)
+                for (int f = 0; f < 4; ++f) {
+                    const pp_keep_pred p = {keys[a], keys[b], (uint32_t)(f & 1), (uint32_t)(f >> 1)};
+                    const pp_keep32 q = pp_keep32_of(&p, encs[e]);
+                    for (int i = 0; i < 64 + 4096; ++i) {
+                        /* the specials, then bits next to the bounds, then random */
+                        const uint32_t x = i < 64 ? bits[i] : i < 64 + 8 ? keys[a] + (uint32_t)(i - 68)
+                                                                         : (uint32_t)tc_next(&r);
+                        const uint32_t want = (uint32_t)pp_keep_eval(&p, x, 4, encs[e]);
+                        const uint32_t got = pp_keep32_eval(&q, x);
+                        if (got != want)
+                            TC_FAIL("enc %d, lo 0x%08x, hi 0x%08x, invert %u, nan_val %u, bits 0x%08x: "
+                                    "pp_keep32_eval %u, pp_keep_eval %u",
+                                    encs[e], keys[a], keys[b], p.invert, p.nan_val, x, got, want);
+                        ++checked;
+                    }
+                }
+    print_message("    %zu evaluations agree\n", checked);
+}
+
 int main(void)
 {
     tc_init("test_compaction");
@@ -617,6 +659,7 @@ int main(void)
         TC_BOTH(t_partition_if),   TC_BOTH(t_where),             TC_BOTH(t_pred_selections),
         TC_BOTH(t_unique_rle),     TC_BOTH(t_in_place),          TC_BOTH(t_misaligned),
         TC_BOTH(t_empty_and_plan), TC_BOTH(t_small),        TC_BOTH(t_variants),
+        TC_CPU(t_keep32_matches),
     };
     return TC_RUN("test_compaction", tests);
 }
