@@ -8,20 +8,8 @@
 # 60 s a variant (the 7 rows take longer) and test_sort at 110 s (inside t_sort_onesweep_variants,
 # which runs 5 variants now): the caps here are those steps' measured needs, about 480 s in all.
 BUDGET="${BUDGET:-480}"
-OUT="${OUT:-/tmp/sortperf4-out}"; mkdir -p "$OUT"; L=/tmp/logs4; mkdir -p $L
-t0=$(date +%s)
-el() { echo $(( $(date +%s) - t0 )); }
-cap() { local l=$(( BUDGET - $(el) - ${2:-0} )); [ "$l" -lt 5 ] && l=5; [ "$1" -lt "$l" ] && echo "$1" || echo "$l"; }
-log() { echo "[$(el) s] $*" | tee -a "$OUT/summary.txt"; }
-finish() { tar -czf "$OUT/logs.tgz" -C $L . 2>/dev/null; log "done"; exit 0; }
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee -a "$OUT/summary.txt"
-log "commit ${COMMIT:-?}"
-(cmake -S . -B /tmp/b4 -G Ninja -DPP_HIP=NVIDIA -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release &&
-    cmake --build /tmp/b4 -j16 --target parprim parprim-bench test_sort test_blocks) >$L/build.txt 2>&1
-log "build: $(tail -1 $L/build.txt)"
-grep -E 'error|FAILED|[1-9][0-9]* bytes spill stores' $L/build.txt | head -10 | tee -a "$OUT/summary.txt"
-cd /tmp/b4 || finish
-B=./bench/parprim-bench
+OUT="${OUT:-/tmp/sortperf4-out}"; L=/tmp/logs4; BUILD=/tmp/b4
+source "$(dirname "$0")/sortperf_prologue.sh"
 ROWS='sort_keys u32,sort_keys f32,sort_pairs u32,sort_keys_half_n u64,argsort f32,sort_keys_sorted,latency_sort'
 for v in 4 5; do
     timeout "$(cap 90 220)" $B --backend hip --only "$ROWS" --option sort_onesweep=$v >$L/bench_v$v.txt 2>&1
