@@ -9,20 +9,8 @@
 # is left of BUDGET s. Output: logs.tgz and summary.txt under $OUT (the device returns at most
 # 8 files).
 BUDGET="${BUDGET:-400}"
-OUT="${OUT:-/tmp/sortperf3-out}"; mkdir -p "$OUT"; L=/tmp/logs; mkdir -p $L
-t0=$(date +%s)
-el() { echo $(( $(date +%s) - t0 )); }
-cap() { local l=$(( BUDGET - $(el) - ${2:-0} )); [ "$l" -lt 5 ] && l=5; [ "$1" -lt "$l" ] && echo "$1" || echo "$l"; }
-log() { echo "[$(el) s] $*" | tee -a "$OUT/summary.txt"; }
-finish() { tar -czf "$OUT/logs.tgz" -C $L . 2>/dev/null; log "done"; exit 0; }
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee -a "$OUT/summary.txt"
-log "commit ${COMMIT:-?}"
-(cmake -S . -B /tmp/b3 -G Ninja -DPP_HIP=NVIDIA -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release &&
-    cmake --build /tmp/b3 -j16 --target parprim parprim-bench test_sort test_blocks) >$L/build.txt 2>&1
-log "build: $(tail -1 $L/build.txt)"
-grep -E 'error|FAILED|[1-9][0-9]* bytes spill stores' $L/build.txt | head -10 | tee -a "$OUT/summary.txt"
-cd /tmp/b3 || finish
-B=./bench/parprim-bench
+OUT="${OUT:-/tmp/sortperf3-out}"; L=/tmp/logs; BUILD=/tmp/b3
+source "$(dirname "$0")/sortperf_prologue.sh"
 PP_TEST_QUICK=1 PP_TEST_REQUIRE_GPU=1 PP_TEST_BACKEND=hip timeout "$(cap 120 200)" ./tests/test_sort >$L/test_sort.txt 2>&1
 log "test_sort[hip] rc=$?: $(grep -cE '^\[       OK' $L/test_sort.txt) ok: $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' $L/test_sort.txt | tr '\n' ' ')"
 PP_TEST_QUICK=1 PP_TEST_REQUIRE_GPU=1 PP_TEST_BACKEND=hip timeout "$(cap 30 180)" ./tests/test_blocks >$L/test_blocks.txt 2>&1

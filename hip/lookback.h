@@ -368,24 +368,93 @@ PP_DEVICE unsigned long long pp_lb_counter_word(unsigned epoch, bool inclusive, 
  * window again from that tile); publishes the inclusive prefix and returns the exclusive one. */
 constexpr int PP_LB_COUNTER_WINDOW = 4;
 
+/* The counter words' accesses. RELAXED = false: pp_lb_ld / pp_lb_st (volatile, which sm_90
+ * compiles to system-scope .STRONG.SYS accesses). RELAXED = true: relaxed atomic accesses at
+ * device scope, which is all the counters need (each word is written and read whole and
+ * carries everything a reader uses, so nothing else is ordered by it): NVIDIA ld / st
+ * .relaxed.gpu, AMD __hip_atomic_load / store at agent scope. */
+template <bool RELAXED> PP_DEVICE unsigned long long pp_lb_counter_ld(const unsigned long long *p)
+{
+    if constexpr (!RELAXED) {
+        return pp_lb_ld(p);
+    } else {
+#if defined(PP_PORT_NVIDIA)
+        unsigned long long v;
+        asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p));
+        return v;
+#else
+        return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+#endif
+    }
+}
+template <bool RELAXED> PP_DEVICE void pp_lb_counter_st(unsigned long long *p, unsigned long long v)
+{
+    if constexpr (!RELAXED) {
+        pp_lb_st(p, v);
+    } else {
+#if defined(PP_PORT_NVIDIA)
+        asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+#else
+        __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+#endif
+    }
+}
+
+template <bool RELAXED = false>
 PP_DEVICE void pp_lookback_counter_publish(unsigned long long *st, uint64_t t, unsigned c, unsigned C, uint64_t count,
                                            unsigned epoch)
 {
-    pp_lb_st(st + t * C + c, pp_lb_counter_word(epoch, t == 0, count));
+    pp_lb_counter_st<RELAXED>(st + t * C + c, pp_lb_counter_word(epoch, t == 0, count));
 }
 
+template <bool RELAXED = false>
 PP_DEVICE uint64_t pp_lookback_counter_wait(unsigned long long *st, uint64_t t, unsigned c, unsigned C,
                                             uint64_t count, unsigned epoch, const pp_lb_sleeps &sl, int window)
 {
     if (t == 0) return 0;
     if (sl.delay_ns) pp_sleep_ns(sl.delay_ns);
+    if constexpr (RELAXED) {
+        /* the same walk in fewer instructions: 32-bit tile counts (t comes from a 32-bit
+         * ticket), the window's words at constant offsets from one pointer, and the fold
+         * without per-word bounds: a word before tile 0 is read as 0 and never folded, since
+         * tile 0's word is an inclusive prefix (the fold stops there) or not yet published
+         * (it stalls there) */
+        const unsigned agg = 1u + 2u * epoch;
+        uint64_t excl = 0;
+        unsigned k = (unsigned)t;                               /* tiles [k, t) folded */
+        const unsigned long long *p = st + (size_t)(k - 1) * C + c; /* tile k - 1's word */
+        for (;;) {
+            unsigned long long w[PP_LB_COUNTER_WINDOW];
+#pragma unroll
+            for (int i = 0; i < PP_LB_COUNTER_WINDOW; ++i)
+                w[i] = i < window && k > (unsigned)i ? pp_lb_counter_ld<true>(p - (size_t)i * C) : 0ull;
+            bool go = true, done = false;
+            unsigned used = 0;
+#pragma unroll
+            for (int i = 0; i < PP_LB_COUNTER_WINDOW; ++i) {
+                if (i >= window) break;
+                const unsigned tag = (unsigned)(w[i] >> PP_LB_COUNTER_TAG_SHIFT);
+                const bool use = go && tag - agg <= 1u;
+                excl += use ? w[i] & PP_LB_COUNTER_MASK : 0ull;
+                used += use ? 1u : 0u;
+                done = done || (use && tag != agg);
+                go = use && tag == agg;
+            }
+            if (done) break;
+            k -= used;
+            p -= (size_t)used * C;
+            if (!go) pp_lb_pause(sl);
+        }
+        pp_lb_counter_st<true>(st + t * C + c, pp_lb_counter_word(epoch, true, excl + count));
+        return excl;
+    }
     const unsigned long long agg_tag = 1ull + 2ull * epoch;
     uint64_t excl = 0, k = t; /* tiles [k, t) folded */
     for (;;) {
         unsigned long long w[PP_LB_COUNTER_WINDOW];
 #pragma unroll
         for (int i = 0; i < PP_LB_COUNTER_WINDOW; ++i)
-            w[i] = i < window && k > (uint64_t)i ? pp_lb_ld(st + (k - 1 - (uint64_t)i) * C + c) : 0ull;
+            w[i] = i < window && k > (uint64_t)i ? pp_lb_counter_ld<RELAXED>(st + (k - 1 - (uint64_t)i) * C + c) : 0ull;
         bool done = false, stalled = false;
         uint64_t used = 0;
 #pragma unroll
@@ -404,7 +473,7 @@ PP_DEVICE uint64_t pp_lookback_counter_wait(unsigned long long *st, uint64_t t, 
         k -= used;
         if (stalled) pp_lb_pause(sl);
     }
-    pp_lb_st(st + t * C + c, pp_lb_counter_word(epoch, true, excl + count));
+    pp_lb_counter_st<RELAXED>(st + t * C + c, pp_lb_counter_word(epoch, true, excl + count));
     return excl;
 }
 

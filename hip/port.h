@@ -303,7 +303,7 @@ PP_DEVICE pp_wavemask_t pp_wavemask_lt() { return (pp_wavemask_t)pp_lanemask_lt(
  * above `bits` are 0 in every lane, so their ballots keep every lane): CUB matches digits this
  * way on NVIDIA too, which it found faster than the match instruction. With s all ones where
  * this lane's bit is set, the lanes that agree with it are ~(ballot ^ s) (sm_90 makes that 6
- * instructions a bit, of which 2 could go: bench/NOTES.md "sort: third session"). */
+ * instructions a bit: bench/NOTES.md "sort: third session"). */
 template <int MAXB> PP_DEVICE pp_wavemask_t pp_match_digit_wave(unsigned d, bool valid)
 {
     pp_wavemask_t m = pp_ballot_wave(valid);
@@ -313,6 +313,40 @@ template <int MAXB> PP_DEVICE pp_wavemask_t pp_match_digit_wave(unsigned d, bool
         m &= ~(pp_ballot_wave(s != 0) ^ s);
     }
     return m;
+}
+/* The same masks, written for the fewest instructions where the target allows. NVIDIA (waves
+ * of 32): in PTX, the bit test straight into a predicate, the vote on it, a NOT under the
+ * predicate's negation and an AND; ptxas makes that 3 SASS a bit on sm_90 (the 8 bit tests
+ * become one R2P), against 6 for pp_match_digit_wave (bench/NOTES.md "sort: third session,
+ * round 2"). Elsewhere (AMD, waves of 32 or 64) pp_match_digit_wave. */
+template <int MAXB> PP_DEVICE pp_wavemask_t pp_match_digit_wave_fused(unsigned d, bool valid)
+{
+#if defined(PP_PORT_NVIDIA) && PP_WAVE == 32
+    pp_wavemask_t m = pp_ballot_wave(valid);
+#pragma unroll
+    for (int b = 0; b < MAXB; ++b)
+        asm("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\t"
+            "and.b32 t, %1, %2;\n\tsetp.ne.u32 p, t, 0;\n\t"
+            "vote.sync.ballot.b32 t, p, %3;\n\t@!p not.b32 t, t;\n\tand.b32 %0, %0, t;\n\t}"
+            : "+r"(m)
+            : "r"(d), "r"(1u << b), "r"(PP_FULL_MASK));
+    return m;
+#else
+    return pp_match_digit_wave<MAXB>(d, valid);
+#endif
+}
+/* Between two rounds of shared atomic adds whose old values go through a shuffle (a wave's
+ * leaders add to their digits' counters, every lane reads the old value from its leader): the
+ * next round's adds to a word must follow this round's. NVIDIA: nothing to do: a leader's add
+ * has returned its old value into the shuffle, which no lane leaves before every lane has
+ * entered it, and the next round's adds depend on the next round's ballots, which follow the
+ * shuffle (CUB's match ranking relies on the same; a __syncwarp here cost an instruction per
+ * item). Elsewhere pp_wave_sync, which also keeps the compiler from moving the adds. */
+PP_DEVICE void pp_shared_add_order()
+{
+#if !defined(PP_PORT_NVIDIA)
+    pp_wave_sync();
+#endif
 }
 template <int MAXB> PP_DEVICE pp_lanemask_t pp_match_digit_ballot(unsigned d, int bits, bool valid)
 {

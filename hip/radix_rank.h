@@ -50,6 +50,13 @@ constexpr int PP_RADIX_DR_SHIFT = 16;
 PP_DEVICE unsigned pp_dr_digit(unsigned dr) { return dr >> PP_RADIX_DR_SHIFT; }
 PP_DEVICE unsigned pp_dr_rank(unsigned dr) { return dr & ((1u << PP_RADIX_DR_SHIFT) - 1u); }
 
+/* How the ranking finds a wave's lanes of equal digit (MATCH): pp_match_digit (NVIDIA's match
+ * instruction where it has one), one ballot per digit bit (pp_match_digit_wave), or the same
+ * ballots in the fewest instructions the target allows (pp_match_digit_wave_fused), the
+ * leader's counter update one shared atomic and no wave barrier between items on NVIDIA
+ * (pp_shared_add_order). */
+enum { PP_RANK_MATCH_ANY = 0, PP_RANK_BALLOT = 1, PP_RANK_BALLOT_FUSED = 2 };
+
 /* The first phase of the ranking, on packed items (dr[i] = digit << PP_RADIX_DR_SHIFT, rank
  * bits 0): the wave counters of every digit by matching (BALLOT: one ballot per digit bit on
  * every target, pp_match_digit_wave, as CUB's MatchAny; else pp_match_digit), then each
@@ -57,9 +64,9 @@ PP_DEVICE unsigned pp_dr_rank(unsigned dr) { return dr & ((1u << PP_RADIX_DR_SHI
  * threadIdx.x to the threads below PP_RADIX (0 to the others), which a onesweep pass publishes
  * at once, before pp_radix_rank_finish_dr. The rank bits of dr[i] hold the rank within the
  * wave. Contains __syncthreads(); every thread calls it. */
-template <int BLOCK, int ITEMS>
+template <int BLOCK, int ITEMS, int MATCH = PP_RANK_MATCH_ANY>
 PP_DEVICE unsigned pp_radix_rank_counts_dr(unsigned (&dr)[ITEMS], int bits, unsigned valid_count,
-                                           pp_radix_rank_smem<BLOCK> &sm, bool ballot = false)
+                                           pp_radix_rank_smem<BLOCK> &sm)
 {
     constexpr int WAVES = BLOCK / PP_WAVE;
     static_assert(BLOCK >= PP_RADIX && BLOCK % PP_WAVE == 0, "a block holds every digit, in whole waves");
@@ -75,18 +82,23 @@ PP_DEVICE unsigned pp_radix_rank_counts_dr(unsigned (&dr)[ITEMS], int bits, unsi
     for (int i = 0; i < ITEMS; ++i) {
         const bool valid = first + (unsigned)(i * PP_WAVE) < valid_count;
         const unsigned digit = pp_dr_digit(dr[i]);
-        const pp_wavemask_t peers = ballot ? pp_match_digit_wave<PP_RADIX_BITS>(digit, valid)
-                                           : (pp_wavemask_t)pp_match_digit(digit, bits, valid);
+        const pp_wavemask_t peers = MATCH == PP_RANK_BALLOT_FUSED ? pp_match_digit_wave_fused<PP_RADIX_BITS>(digit, valid)
+                                    : MATCH == PP_RANK_BALLOT   ? pp_match_digit_wave<PP_RADIX_BITS>(digit, valid)
+                                                               : (pp_wavemask_t)pp_match_digit(digit, bits, valid);
         const int leader = peers ? pp_wavemask_top(peers) : (int)lane;
         const unsigned slot = pp_radix_slot(digit);
         unsigned before = 0;
-        if (valid && (int)lane == leader) {
+        if constexpr (MATCH == PP_RANK_BALLOT_FUSED) {
+            /* a shared atomic: the compiler predicates it (a load and a store cost more) */
+            if (valid && (int)lane == leader) before = atomicAdd(&mine[slot], pp_wavemask_popc(peers));
+        } else if (valid && (int)lane == leader) {
             before = mine[slot];
             mine[slot] = before + pp_wavemask_popc(peers);
         }
         before = pp_shfl(before, leader);
         dr[i] += before + pp_wavemask_popc(peers & below);
-        pp_wave_sync();
+        if constexpr (MATCH == PP_RANK_BALLOT_FUSED) pp_shared_add_order();
+        else pp_wave_sync();
     }
     __syncthreads();
     unsigned total = 0;
@@ -133,14 +145,14 @@ PP_DEVICE void pp_radix_rank_finish_dr(unsigned (&dr)[ITEMS], unsigned valid_cou
  * sm.count hold each digit's start and count (read them after the call: it ends with a
  * barrier). Contains __syncthreads(). BLOCK >= PP_RADIX. (The packed form above with separate
  * arrays.) */
-template <int BLOCK, int ITEMS>
+template <int BLOCK, int ITEMS, int MATCH = PP_RANK_MATCH_ANY>
 PP_DEVICE void pp_radix_rank(const unsigned (&digit)[ITEMS], int bits, unsigned valid_count, unsigned (&rank)[ITEMS],
-                             pp_radix_rank_smem<BLOCK> &sm, bool ballot = false)
+                             pp_radix_rank_smem<BLOCK> &sm)
 {
     unsigned dr[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) dr[i] = digit[i] << PP_RADIX_DR_SHIFT;
-    const unsigned total = pp_radix_rank_counts_dr<BLOCK, ITEMS>(dr, bits, valid_count, sm, ballot);
+    const unsigned total = pp_radix_rank_counts_dr<BLOCK, ITEMS, MATCH>(dr, bits, valid_count, sm);
     pp_radix_rank_finish_dr<BLOCK, ITEMS>(dr, valid_count, total, sm);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) rank[i] = pp_dr_rank(dr[i]);

@@ -29,6 +29,9 @@
  *                   while the tiles before publish, then looks back; EARLY_BALLOT matches
  *                   digits by one ballot per bit (as CUB) instead of match.any; EARLY_WINDOW
  *                   also reads 4 predecessors' counters per look-back step (2 with values);
+ *                   FUSED is EARLY_WINDOW in fewer instructions: the ballots' bit tests made
+ *                   predicates (pp_match_digit_wave_fused), a wave's counter updates shared
+ *                   atomics, the look-back's words relaxed device-scope accesses;
  *   sort_fixup      in place only (or with no digit to sort on): the data to the output where
  *                   the passes left it elsewhere.
  * Skipped passes are decided on the device (the host never waits): each pass kernel reads where
@@ -299,19 +302,23 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB
     constexpr bool EARLY = MODE != PP_SORT_ONESWEEP_RANKED;
     /* a compile-time window: a run-time one cost SGPR spills on gfx90a / gfx940; 2 with
      * values (4 spilled 4 to 14 bytes on sm_90 with 16 items and 4-byte values) */
-    constexpr int window = MODE != PP_SORT_ONESWEEP_EARLY_WINDOW ? 1 : VB > 0 ? 2 : PP_LB_COUNTER_WINDOW;
+    constexpr bool FUSED = MODE == PP_SORT_ONESWEEP_FUSED;
+    constexpr int window = MODE < PP_SORT_ONESWEEP_EARLY_WINDOW ? 1 : VB > 0 ? 2 : PP_LB_COUNTER_WINDOW;
+    constexpr int MATCH = FUSED ? PP_RANK_BALLOT_FUSED : MODE >= PP_SORT_ONESWEEP_EARLY_BALLOT ? PP_RANK_BALLOT : PP_RANK_MATCH_ANY;
     if constexpr (EARLY) {
         /* the counts published as soon as the match phase has them; the block scan and the
          * ranks run while the tiles before publish theirs; then the look-back (staging before
          * it spilled registers on sm_90 with 16 items and values) */
         const unsigned total =
-            pp_radix_rank_counts_dr<SORT_BLOCK, ITEMS>(dr, bits, cnt, rs, MODE >= PP_SORT_ONESWEEP_EARLY_BALLOT);
-        if (tiles > 1 && d < (unsigned)PP_RADIX) pp_lookback_counter_publish(states, t, d, PP_RADIX, total, (unsigned)j);
+            pp_radix_rank_counts_dr<SORT_BLOCK, ITEMS, MATCH>(dr, bits, cnt, rs);
+        if (tiles > 1 && d < (unsigned)PP_RADIX)
+            pp_lookback_counter_publish<FUSED>(states, t, d, PP_RADIX, total, (unsigned)j);
 
         pp_radix_rank_finish_dr<SORT_BLOCK, ITEMS>(dr, cnt, total, rs);
         if (d < (unsigned)PP_RADIX) {
             const uint64_t before =
-                tiles > 1 ? pp_lookback_counter_wait(states, t, d, PP_RADIX, rs.count[d], (unsigned)j, sl, window) : 0;
+                tiles > 1 ? pp_lookback_counter_wait<FUSED>(states, t, d, PP_RADIX, rs.count[d], (unsigned)j, sl, window)
+                          : 0;
             put_delta(d, start[d] + before - rs.start[d]);
         }
         stage();
@@ -419,7 +426,7 @@ PP_DEVICE void tile_sort_range(const sort_desc &sd, const K *kin, K *kout, unsig
         const int bits = end - shift < PP_RADIX_BITS ? end - shift : PP_RADIX_BITS;
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) dg[i] = sort_digit(k[i], sd, shift, bits);
-        pp_radix_rank<SORT_BLOCK, ITEMS>(dg, bits, cnt, rk, rs, true);
+        pp_radix_rank<SORT_BLOCK, ITEMS, PP_RANK_BALLOT_FUSED>(dg, bits, cnt, rk, rs);
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i)
             if (first + (unsigned)(i * PP_WAVE) < cnt) {
@@ -653,8 +660,11 @@ template <typename K, int VB> pp_status run_onesweep(pp_context *ctx, const pp_s
         else if (variant == PP_SORT_ONESWEEP_EARLY_BALLOT)
             onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY_BALLOT><<<g, SORT_BLOCK, 0, s>>>(
                 sd, j, sd.shift[j], sd.bits[j], copy_out, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
-        else
+        else if (variant == PP_SORT_ONESWEEP_EARLY_WINDOW)
             onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_EARLY_WINDOW><<<g, SORT_BLOCK, 0, s>>>(
+                sd, j, sd.shift[j], sd.bits[j], copy_out, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
+        else
+            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_FUSED><<<g, SORT_BLOCK, 0, s>>>(
                 sd, j, sd.shift[j], sd.bits[j], copy_out, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
         PP_HIP_CHECK_LAUNCH(ctx, "onesweep_pass");
     }

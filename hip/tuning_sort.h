@@ -62,9 +62,12 @@ struct pp_sort_tuning {
  * (CUB 6.42); f32 keys 11.58 (1) / 10.97 (4) (CUB 5.73); u32 pairs 13.85 / 12.31 (CUB
  * 8.73); u64 keys 20.02 / 15.85 (CUB 8.55); argsort f32 17.12 / 14.85 (CUB 8.32): EARLY_WINDOW.
  * The others keep the first measured version's RANKED until measured on their card. The first
- * row of a platform is its fallback. */
+ * row of a platform is its fallback.
+ * sm_90 -> FUSED (5): H100 80GB HBM3, 2026-11-26, commit b63362a, CUB 3.0.1 in the same run,
+ * u32 keys at 2^28: EARLY_WINDOW 10.297 ms, FUSED 8.452 ms (CUB 6.416); the other rows were
+ * not measured with FUSED in that call (bench/results/h100-sortperf4-b63362a-*). */
 static const pp_sort_tuning pp_sort_tuning_table[] = {
-    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_EARLY_WINDOW},
+    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED},
     {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
     {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
     {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},

@@ -836,7 +836,7 @@ typedef enum pp_option {
     /* radix sort performance (issue 20, s2-sortperf) */
     /* HIP onesweep pass: how a tile publishes and looks back its digit counts
      * (pp_sort_onesweep; 0: the device's tuning row). */
-    PP_OPTION_SORT_ONESWEEP = 19,       /* PP_SORT_ONESWEEP_AUTO .. PP_SORT_ONESWEEP_EARLY_WINDOW */
+    PP_OPTION_SORT_ONESWEEP = 19,       /* PP_SORT_ONESWEEP_AUTO .. PP_SORT_ONESWEEP_FUSED */
     /* compaction family (issue 19), HIP: variants of the tile kernel (0: the device's table).
      * Publish: 1 the tile's count after the staging (first version), 2 right after the block
      * scan (the look-back after the staging), 3 right after the block scan with the look-back
@@ -882,7 +882,10 @@ typedef enum pp_sort_onesweep {
     PP_SORT_ONESWEEP_RANKED = 1,       /* the counts published after the whole ranking, then the look-back */
     PP_SORT_ONESWEEP_EARLY = 2,        /* published as soon as counted; look-back after ranking and staging */
     PP_SORT_ONESWEEP_EARLY_BALLOT = 3, /* EARLY, digits matched by one ballot per bit (not match.any) */
-    PP_SORT_ONESWEEP_EARLY_WINDOW = 4  /* EARLY_BALLOT, the look-back reading 4 predecessors at once */
+    PP_SORT_ONESWEEP_EARLY_WINDOW = 4, /* EARLY_BALLOT, the look-back reading 4 predecessors at once */
+    /* s3-sortperf2: EARLY_WINDOW in fewer instructions: the ballots' bit tests as predicates, the
+     * counter adds as shared atomics, the look-back's words relaxed at device scope */
+    PP_SORT_ONESWEEP_FUSED = 5
 } pp_sort_onesweep;
 
 /* Set an option on the context. Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL, unknown option,

@@ -35,7 +35,7 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     /* summed-area table (issue 21) */
     [PP_OPTION_SAT_STRATEGY] = {"sat_strategy", PP_SAT_STRATEGY_AUTO, PP_SAT_STRATEGY_TWO_PASS, 0},
     /* radix sort performance (issue 20, s2-sortperf) */
-    [PP_OPTION_SORT_ONESWEEP] = {"sort_onesweep", PP_SORT_ONESWEEP_AUTO, PP_SORT_ONESWEEP_EARLY_WINDOW, 0},
+    [PP_OPTION_SORT_ONESWEEP] = {"sort_onesweep", PP_SORT_ONESWEEP_AUTO, PP_SORT_ONESWEEP_FUSED, 0},
     /* compaction family (issue 19) */
     [PP_OPTION_COMPACT_PUBLISH] = {"compact_publish", 0, 3, 0},
     [PP_OPTION_COMPACT_BLOCKS] = {"compact_blocks", 0, 3, 0},

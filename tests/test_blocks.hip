@@ -686,8 +686,9 @@ static void t_lookback_counters(void **state)
 }
 
 /* One block ranks a tile of 256 x RANK_ITEMS digits of `bits` bits (wave-striped), the first
- * `valid` of them. */
+ * `valid` of them, matching digits the MATCH way (radix_rank.h's PP_RANK_*). */
 constexpr int RANK_ITEMS = 6;
+template <int MATCH>
 __global__ __launch_bounds__(256) void k_radix_rank(const unsigned *dig, unsigned valid, int bits, unsigned *rank,
                                                     unsigned *starts)
 {
@@ -695,7 +696,7 @@ __global__ __launch_bounds__(256) void k_radix_rank(const unsigned *dig, unsigne
     unsigned d[RANK_ITEMS], r[RANK_ITEMS];
     const unsigned first = pp_wave_id() * PP_WAVE * RANK_ITEMS + pp_lane_id();
     for (int i = 0; i < RANK_ITEMS; ++i) d[i] = dig[first + i * PP_WAVE];
-    pp_radix_rank<256, RANK_ITEMS>(d, bits, valid, r, sm);
+    pp_radix_rank<256, RANK_ITEMS, MATCH>(d, bits, valid, r, sm);
     for (int i = 0; i < RANK_ITEMS; ++i) rank[first + i * PP_WAVE] = r[i];
     starts[threadIdx.x] = sm.start[threadIdx.x];
 }
@@ -706,6 +707,7 @@ static void t_radix_rank(void **state)
     need_gpu();
     reseed("radix rank");
     const unsigned N = 256 * RANK_ITEMS;
+    for (int match : {PP_RANK_MATCH_ANY, PP_RANK_BALLOT, PP_RANK_BALLOT_FUSED})
     for (int bits : {1, 3, 8})
         for (unsigned valid : {N, N - 1, 1u, 37u, 0u})
             for (int few = 0; few < 2; ++few) {
@@ -714,7 +716,9 @@ static void t_radix_rank(void **state)
                 unsigned *dd = dev_upload(dig), *dr = nullptr, *ds = nullptr;
                 GPU(hipMalloc((void **)&dr, N * 4));
                 GPU(hipMalloc((void **)&ds, 256 * 4));
-                k_radix_rank<<<1, 256>>>(dd, valid, bits, dr, ds);
+                if (match == PP_RANK_MATCH_ANY) k_radix_rank<PP_RANK_MATCH_ANY><<<1, 256>>>(dd, valid, bits, dr, ds);
+                else if (match == PP_RANK_BALLOT) k_radix_rank<PP_RANK_BALLOT><<<1, 256>>>(dd, valid, bits, dr, ds);
+                else k_radix_rank<PP_RANK_BALLOT_FUSED><<<1, 256>>>(dd, valid, bits, dr, ds);
                 const std::vector<unsigned> r = dev_download(dr, N), st = dev_download(ds, 256);
                 /* the stable order by digit of elements 0 .. valid - 1 */
                 std::vector<unsigned> want(N), seen(256, 0), start(256, 0);
@@ -724,12 +728,12 @@ static void t_radix_rank(void **state)
                 for (unsigned e = 0; e < valid; ++e) want[e] = next[dig[e]]++;
                 for (unsigned e = 0; e < valid; ++e)
                     if (r[e] != want[e])
-                        fail_msg("radix rank, %d bits, %u valid: element %u (digit %u) ranked %u, want %u", bits, valid,
-                                 e, dig[e], r[e], want[e]);
+                        fail_msg("radix rank (match %d), %d bits, %u valid: element %u (digit %u) ranked %u, want %u",
+                                 match, bits, valid, e, dig[e], r[e], want[e]);
                 for (unsigned k = 0; k < 256; ++k)
                     if (st[k] != start[k])
-                        fail_msg("radix rank, %d bits, %u valid: digit %u starts at %u, want %u", bits, valid, k, st[k],
-                                 start[k]);
+                        fail_msg("radix rank (match %d), %d bits, %u valid: digit %u starts at %u, want %u", match, bits,
+                                 valid, k, st[k], start[k]);
                 GPU(hipFree(dd));
                 GPU(hipFree(dr));
                 GPU(hipFree(ds));

@@ -395,9 +395,9 @@ static void t_sort_onesweep_variants(void **state)
     const size_t sizes[] = {1, 100, 4095, 4097, 20000, 300001, ((size_t)1 << 20) + 3};
     const pp_dtype types[] = {PP_U8, PP_U32, PP_F32, PP_I64, PP_F64};
     static const char *const names[] = {"", "onesweep ranked", "onesweep early", "onesweep early ballot",
-                                        "onesweep early window"};
+                                        "onesweep early window", "onesweep fused"};
     tc_rng r = tc_rng_for("sort onesweep variants");
-    int ran[5] = {0, 0, 0, 0, 0};
+    int ran[6] = {0, 0, 0, 0, 0, 0};
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_STRATEGY, PP_SORT_STRATEGY_ONESWEEP));
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
         for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ++ti) {
@@ -406,7 +406,7 @@ static void t_sort_onesweep_variants(void **state)
             const size_t n = sizes[si];
             unsigned char *keys = (unsigned char *)tc_xmalloc(n * tc_size(t));
             fill_layout(&r, keys, n, t, tc_is_float(t) ? L_SPECIAL : (si % 2 ? L_FEW : L_RANDOM));
-            for (int v = PP_SORT_ONESWEEP_RANKED; v <= PP_SORT_ONESWEEP_EARLY_WINDOW; ++v) {
+            for (int v = PP_SORT_ONESWEEP_RANKED; v <= PP_SORT_ONESWEEP_FUSED; ++v) {
                 TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_ONESWEEP, v));
                 for (int k = 0; k < 3; ++k) {
                     sort_call c = {(sort_kind)k, t, k == 2 ? PP_U64 : PP_U32, (int)(si + ti + (size_t)k) % 2, 0, 0, 0};
@@ -421,7 +421,7 @@ static void t_sort_onesweep_variants(void **state)
             free(keys);
         }
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_STRATEGY, PP_SORT_STRATEGY_AUTO));
-    for (int v = PP_SORT_ONESWEEP_RANKED; v <= PP_SORT_ONESWEEP_EARLY_WINDOW; ++v)
+    for (int v = PP_SORT_ONESWEEP_RANKED; v <= PP_SORT_ONESWEEP_FUSED; ++v)
         if (!ran[v]) {
             fprintf(stderr, "t_sort_onesweep_variants: the device ran no %s\n", names[v]);
             skip();
