@@ -578,7 +578,7 @@ static void do_segsort(call *c, pp_context *ctx)
     const pp_dtype kt = pick_dtype(r), vt = pick_dtype(r);
     const pp_sort_order order = (pp_sort_order)(byte(r) % 8 == 0 ? 5 : byte(r) & 1);
     int huge, huge_seg = 0;
-    const size_t n = pick_count(r, maxz(esize(kt), esize(vt)), &huge);
+    const size_t n = pick_count(r, form & 1 ? maxz(esize(kt), esize(vt)) : esize(kt), &huge);
     size_t n_seg = form < 2 ? pick_count(r, sizeof(size_t), &huge_seg) : (size_t)(1 + byte(r) % 16);
     if (!huge_seg) n_seg %= 64;
     const int in_place = byte(r) % 4 == 0;
