@@ -5,8 +5,10 @@
  * One OpenMP loop over the segments with a dynamic schedule, in batches of about CPU_TASK_BYTES
  * of keys (from the mean segment length, so that many short segments do not pay one scheduling
  * step each): a segment of up to SEGSORT_INSERTION_MAX keys is sorted by insertion (its keys,
- * encoded once, in a stack array), a longer one by the radix sort family's LSD sort on the
- * thread (pp__cpu_sort_serial) with the thread's own part of the scratch. Segments of at least
+ * encoded once, in a stack array); keys of at most 32 bits in segments of up to
+ * SEGSORT_MERGE_MAX keys by a merge sort of 64-bit words (encoding, place); longer ones (and
+ * 8-byte keys) by the radix sort family's LSD sort on the thread (pp__cpu_sort_serial), each
+ * with the thread's own part of the scratch. Segments of at least
  * SEGSORT_PARALLEL_MIN keys are left to a second phase that sorts them one after another, each
  * with every thread (pp__cpu_sort). A first pass over the offsets finds the longest segment of
  * the loop (the size of each thread's scratch). Clamping as pp_segmented_reduce: segment s is
@@ -23,6 +25,13 @@
 /* Segments of up to this many keys are sorted by insertion: 32 u32 keys took about as long by
  * insertion as by one thread's radix sort (four passes over 256 digits). */
 #define SEGSORT_INSERTION_MAX 32
+/* Keys of at most 32 bits in segments of up to this many keys are merge sorted (as 64-bit words
+ * of encoding and place, runs of SEGSORT_RUN by insertion). parprim-bench, 2^22 u32 keys, the 2
+ * shared cores of the build machine (noisy; 2026-11-26): segments of 64 keys 160 ms merged
+ * against 460 ms by the radix sort (four passes, each setting up 256 digits), 256: 220 against
+ * 376, 512: 241 against 248, 2048: 292-318 against 156-159. */
+#define SEGSORT_MERGE_MAX 1024
+#define SEGSORT_RUN 16
 /* Segments of at least this many keys are sorted with every thread (the radix sort's own
  * threshold for going parallel). */
 #define SEGSORT_PARALLEL_MIN ((size_t)1 << 18)
@@ -76,6 +85,19 @@
 #define KT_IS_64 1
 #define VT uint64_t
 #include "segsort_impl.h"
+
+typedef void (*seg_merge_fn)(const void *kin, void *kout, const void *vin, void *vout, size_t b, size_t m, int kind,
+                             uint64_t flip, uint64_t *w);
+/* [key width 1, 4][value width 0, 1, 4, 8]; 8-byte keys go to the radix sort */
+static const seg_merge_fn merge[2][4] = {
+    {seg_ins_k1_merge, seg_ins_k1_v1_merge, seg_ins_k1_v4_merge, seg_ins_k1_v8_merge},
+    {seg_ins_k4_merge, seg_ins_k4_v1_merge, seg_ins_k4_v4_merge, seg_ins_k4_v8_merge},
+};
+/* The merge sort's words for m keys (ks, vs bytes each). */
+static size_t merge_bytes(size_t m, size_t ks, size_t vs)
+{
+    return (2 * m + (m * ks + 7) / 8 + (m * vs + 7) / 8 + 1) * sizeof(uint64_t);
+}
 
 typedef void (*seg_ins_fn)(const void *kin, void *kout, const void *vin, void *vout, size_t b, size_t m, int kind,
                            uint64_t flip);
@@ -160,7 +182,14 @@ pp_status pp__cpu_segmented_sort(pp_context *ctx, const pp_segsort_args *a)
     }
     const size_t mean = S ? covered / S : 0;
     const int threads = covered * ks >= CPU_PAR_MIN_BYTES && S > 1 ? omp_get_max_threads() : 1;
-    const size_t per = longest > SEGSORT_INSERTION_MAX ? pp__cpu_sort_serial_bytes(longest, ks, vs) : 0;
+    const int use_merge = ks <= 4;
+    const seg_merge_fn mrg = use_merge ? merge[width_index(ks)][vs == 0 ? 0 : 1 + width_index(vs)] : NULL;
+    size_t per = longest > SEGSORT_INSERTION_MAX ? pp__cpu_sort_serial_bytes(longest, ks, vs) : 0;
+    if (use_merge && longest > SEGSORT_INSERTION_MAX) {
+        const size_t mb = merge_bytes(longest < SEGSORT_MERGE_MAX ? longest : SEGSORT_MERGE_MAX, ks, vs);
+        if (mb > per) per = mb;
+    }
+    per = (per + 255) & ~(size_t)255;
     /* All the scratch of both phases is asked for now, so that a failure writes nothing. */
     const size_t long_bytes = n_long ? pp__cpu_sort_bytes_bound(longest_long, ks, vs) : 0;
     void *scratch = NULL;
@@ -180,6 +209,8 @@ pp_status pp__cpu_segmented_sort(pp_context *ctx, const pp_segsort_args *a)
             if (m >= SEGSORT_PARALLEL_MIN) continue;
             if (m <= SEGSORT_INSERTION_MAX) {
                 ins(a->keys_in, a->keys_out, a->values_in, a->values_out, b, m, kind, flip);
+            } else if (use_merge && m <= SEGSORT_MERGE_MAX) {
+                mrg(a->keys_in, a->keys_out, a->values_in, a->values_out, b, m, kind, flip, (uint64_t *)mine);
             } else {
                 const pp_sort_args r = sub_args(a, b, m);
                 pp__cpu_sort_serial(&r, mine);
