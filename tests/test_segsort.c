@@ -29,6 +29,19 @@ typedef struct seg_call {
     int overlapping;       /* offsets whose segments overlap: only the uncovered bytes are checked */
 } seg_call;
 
+/* Segment s's clamped bounds [*b, *e); 0 when it is empty. */
+static int bounds(const seg_call *c, size_t n, const size_t *off, size_t s, size_t *b, size_t *e)
+{
+    if (c->fixed) {
+        *b = s * c->seg_len;
+        *e = *b + c->seg_len;
+    } else {
+        *b = off[s] < n ? off[s] : n;
+        *e = off[s + 1] < n ? off[s + 1] : n;
+    }
+    return *e > *b;
+}
+
 /* The expected output: `out` (what the output held before) with every non-empty clamped segment
  * replaced by the oracle's sort of the input's segment. */
 static void expect(const seg_call *c, const void *keys, const void *vals, size_t n, const size_t *off, size_t S,
@@ -38,14 +51,7 @@ static void expect(const seg_call *c, const void *keys, const void *vals, size_t
     uint64_t *perm = (uint64_t *)tc_xmalloc((n ? n : 1) * sizeof *perm);
     for (size_t s = 0; s < S; ++s) {
         size_t b, e;
-        if (c->fixed) {
-            b = s * c->seg_len;
-            e = b + c->seg_len;
-        } else {
-            b = off[s] < n ? off[s] : n;
-            e = off[s + 1] < n ? off[s + 1] : n;
-        }
-        if (e <= b) continue;
+        if (!bounds(c, n, off, s, &b, &e)) continue;
         const size_t m = e - b;
         TC_CHECK(po_sort_perm((const unsigned char *)keys + b * ks, m, c->kt, c->descending, 0, 0, perm) == 0,
                  "oracle out of memory");
@@ -57,20 +63,14 @@ static void expect(const seg_call *c, const void *keys, const void *vals, size_t
     free(perm);
 }
 
-/* Whether byte range [x, x + len) of the array (element size es) lies outside every segment. */
+/* A map of the n elements: 1 inside some segment. */
 static unsigned char *covered_map(const seg_call *c, size_t n, const size_t *off, size_t S)
 {
     unsigned char *m = (unsigned char *)calloc(n + 1, 1);
     TC_CHECK(m != NULL, "out of memory");
     for (size_t s = 0; s < S; ++s) {
         size_t b, e;
-        if (c->fixed) {
-            b = s * c->seg_len;
-            e = b + c->seg_len;
-        } else {
-            b = off[s] < n ? off[s] : n;
-            e = off[s + 1] < n ? off[s + 1] : n;
-        }
+        if (!bounds(c, n, off, s, &b, &e)) continue;
         for (size_t i = b; i < e; ++i) m[i] = 1;
     }
     return m;
