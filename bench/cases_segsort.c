@@ -26,7 +26,8 @@ typedef struct seg_spec {
 } seg_spec;
 
 static const seg_spec k16 = {0, 16, 0}, k64 = {0, 64, 0}, k112 = {0, 112, 0}, k113 = {0, 113, 0},
-                      k256 = {0, 256, 0}, k512 = {0, 512, 0}, k2048 = {0, 2048, 0}, k16384 = {0, 16384, 0},
+                      k256 = {0, 256, 0}, k512 = {0, 512, 0}, k1024 = {0, 1024, 0}, k2048 = {0, 2048, 0},
+                      k4096 = {0, 4096, 0}, k16384 = {0, 16384, 0},
                       kmix = {0, 0, 0}, p256 = {1, 256, 0}, r16 = {0, 16, 1}, r256 = {0, 256, 1},
                       r16384 = {0, 16384, 1}, rmix = {0, 0, 1};
 
@@ -37,7 +38,13 @@ static const pb_case cases[] = {
     PB_ROW("segsort_keys_113", PP_U32, PP_U32, PP_OP_SUM, k113),
     PB_ROW("segsort_keys_256", PP_U32, PP_U32, PP_OP_SUM, k256),
     PB_ROW("segsort_keys_512", PP_U32, PP_U32, PP_OP_SUM, k512),
+    PB_ROW("segsort_keys_1024", PP_U32, PP_U32, PP_OP_SUM, k1024),
     PB_ROW("segsort_keys_2048", PP_U32, PP_U32, PP_OP_SUM, k2048),
+    {"segsort_keys_2048@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=10", &k2048},
+    PB_ROW("segsort_keys_4096", PP_U32, PP_U32, PP_OP_SUM, k4096),
+    {"segsort_keys_4096@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=11", &k4096},
+    {"segsort_keys_1024@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=9", &k1024},
+    {"segsort_keys_256@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=7", &k256},
     PB_ROW("segsort_keys_16384", PP_U32, PP_U32, PP_OP_SUM, k16384),
     PB_ROW("segsort_keys_mixed", PP_U32, PP_U32, PP_OP_SUM, kmix),
     PB_ROW("segsort_pairs_256", PP_U32, PP_U32, PP_OP_SUM, p256),
@@ -259,7 +266,8 @@ static void teardown(pb_run *r, pb_state *s)
 
 const pb_family pb_family_segsort = {
     "segsort", cases, sizeof cases / sizeof cases[0], setup, call, verify, peer, teardown, NULL,
-    "  segsort_keys_L u32 in equal segments of L = 16, 64, 112, 113, 256, 512, 2048, 16384 keys,\n"
+    "  segsort_keys_L u32 in equal segments of L = 16, 64, 112, 113, 256, 512, 1024, 2048, 4096,\n"
+    "  16384 keys (L@block: segments of L keys given a block each, segsort_pack_log below log2 L),\n"
     "  segsort_keys_mixed (lengths log-uniform in [1, 2^17], fixed seed), segsort_pairs_256 (u32\n"
     "  values 0 .. n-1); peers: CUB DeviceSegmentedSort (SortKeys, SortPairs), on the CPU parprim's\n"
     "  pp_sort_keys of the whole array; segsort_L_vs_radix / segsort_mixed_vs_radix: the same sort,\n"

@@ -462,8 +462,10 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     constexpr int ITEMS = SEGSORT_ITEMS((int)sizeof(K), VB), TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
     pp_hip_state *hs = pp_hip(ctx);
     const pp_segsort_tuning *tu = pp_segsort_tuning_for(&hs->dev);
+    const int64_t forced = pp__option(ctx, PP_OPTION_SEGSORT_PACK_LOG);
+    const int want = forced ? (int)forced : (int)tu->pack_max_log;
     d.pack_lo = SEGSORT_PACK_MIN_LOG;
-    d.pack_hi = (int)tu->pack_max_log < TILE_LOG ? (int)tu->pack_max_log : TILE_LOG;
+    d.pack_hi = want < TILE_LOG ? want : TILE_LOG;
     const int NP = d.pack_hi >= d.pack_lo ? d.pack_hi - d.pack_lo + 1 : 0;
     d.nclasses = NP + 2;
     const uint64_t n = a->n, S = a->n_segments;

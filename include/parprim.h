@@ -916,6 +916,10 @@ typedef enum pp_option {
     PP_OPTION_COMPACT_PUBLISH = 20,     /* 0 .. 3 */
     PP_OPTION_COMPACT_BLOCKS = 21,      /* 0 .. 3 */
     PP_OPTION_COMPACT_PARTITION = 22,   /* 0 .. 2 */
+    /* segmented sort (issue 22), HIP: the longest segments packed several to a block, as log2
+     * of their length (0: the device's tuning row; 1 .. 4: none packed, segments past the
+     * thread class get a block each; 5 .. 12: up to 2^value keys, capped by the tile). */
+    PP_OPTION_SEGSORT_PACK_LOG = 23,    /* 0 .. 12 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

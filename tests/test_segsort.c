@@ -348,6 +348,36 @@ static void t_segsort_empty(void **state)
     run_check(env, &c, keys, 100, ones, 100, "one-key segments");
 }
 
+/* HIP: the packed classes' bound forced (PP_OPTION_SEGSORT_PACK_LOG: none packed, up to 128 keys,
+ * the tile), asked from the plan (param[1]: the longest packed length): the same bits. */
+static void t_segsort_pack_log(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    tc_rng r = tc_rng_for("segsort pack log");
+    size_t len[2 * N_BOUNDARY + 200], off[2 * N_BOUNDARY + 201];
+    const size_t S = mixed_lengths(&r, len, 0);
+    const size_t n = offsets_of(len, S, off);
+    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 4);
+    tc_fill(&r, keys, n, PP_F32, TC_RANDOM);
+    const int64_t logs[] = {4, 7, 12};
+    const int64_t want[] = {16, 128, 4096};
+    for (int k = 0; k < 3; ++k) {
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_PACK_LOG, logs[k]));
+        char what[48];
+        snprintf(what, sizeof what, "segsort_pack_log %lld", (long long)logs[k]);
+        seg_call c = {PP_F32, PP_U32, k != 1, k == 2, 0, 0, 0, 0};
+        run_check(env, &c, keys, n, off, S, what);
+        pp_plan plan;
+        TC_OK(ctx, pp_context_last_plan(ctx, &plan));
+        TC_CHECK(strcmp(plan.family, "segmented_sort") == 0 && plan.param[1] == want[k],
+                 "plan %s / %s, packed up to %lld keys, want %lld", plan.family, plan.strategy,
+                 (long long)plan.param[1], (long long)want[k]);
+    }
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_PACK_LOG, 0));
+    free(keys);
+}
+
 /* CPU: 1, 2 and 3 threads over many segments and a few long ones (the second phase). */
 static void t_cpu_segsort_threads(void **state)
 {
@@ -381,6 +411,7 @@ int main(void)
         TC_BOTH(t_segsort_i64),   TC_BOTH(t_segsort_u64),     TC_BOTH(t_segsort_f32),
         TC_BOTH(t_segsort_f64),   TC_BOTH(t_segsort_equal),   TC_BOTH(t_segsort_one_segment),
         TC_BOTH(t_segsort_clamped), TC_BOTH(t_segsort_empty), TC_CPU(t_cpu_segsort_threads),
+        TC_HIP(t_segsort_pack_log),
     };
     return TC_RUN("segsort", tests);
 }
