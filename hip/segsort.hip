@@ -229,7 +229,7 @@ __global__ __launch_bounds__(SB) void segsort_thread(seg_desc d, seg_bufs<K, val
 constexpr int seg_log2(int x) { return x <= 1 ? 0 : 1 + seg_log2(x / 2); }
 
 template <typename K, int VB, int ITEMS>
-__global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
+__global__ __launch_bounds__(SB, SEGSORT_PACKED_MIN_BLOCKS) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                      const unsigned long long *__restrict__ counts,
                                                      const unsigned long long *__restrict__ list)
 {

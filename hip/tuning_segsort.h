@@ -34,6 +34,12 @@
 #define SEGSORT_PACK_MIN_LOG 5
 /* items per thread (tile = SEGSORT_BLOCK x items) for keys of KB bytes and values of VB bytes */
 #define SEGSORT_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
+/* Blocks per SM / CU the packed kernel's registers are capped for. 1 (no cap): ptxas of CUDA 13
+ * for sm_90 gives the 16-item kernel 128 registers (2 blocks of 256 threads an SM, where shared
+ * memory would allow 5); capped for 3 blocks it took 80 and spilled 40 bytes. */
+#ifndef SEGSORT_PACKED_MIN_BLOCKS
+#define SEGSORT_PACKED_MIN_BLOCKS 1
+#endif
 
 struct pp_segsort_tuning {
     const char *target;     /* as pp_hip_device::arch names it */
