@@ -26,11 +26,15 @@
  * insertion as by one thread's radix sort (four passes over 256 digits). */
 #define SEGSORT_INSERTION_MAX 32
 /* Keys of at most 32 bits in segments of up to this many keys are merge sorted (as 64-bit words
- * of encoding and place, runs of SEGSORT_RUN by insertion). parprim-bench, 2^22 u32 keys, the 2
- * shared cores of the build machine (noisy; 2026-11-26): segments of 64 keys 160 ms merged
- * against 460 ms by the radix sort (four passes, each setting up 256 digits), 256: 220 against
- * 376, 512: 241 against 248, 2048: 292-318 against 156-159. */
-#define SEGSORT_MERGE_MAX 1024
+ * of encoding and place, runs of SEGSORT_RUN by insertion). parprim-bench on the build machine
+ * (2 shared cores, one thread, 2^22 u32 keys, three runs alternating between a build with the
+ * merge sort up to 1024 keys and one without it, 2026-11-26; Gitems/s): segments of 64 keys
+ * 0.029-0.053 merged against 0.007-0.009 by the radix sort (four passes, each setting up 256
+ * digits), 256: 0.021-0.041 against 0.012-0.016, 512: 0.018-0.037 against 0.018-0.024, 1024:
+ * 0.016-0.030 against 0.025-0.036. */
+#ifndef SEGSORT_MERGE_MAX
+#define SEGSORT_MERGE_MAX 512
+#endif
 #define SEGSORT_RUN 16
 /* Segments of at least this many keys are sorted with every thread (the radix sort's own
  * threshold for going parallel). */
