@@ -802,13 +802,16 @@ PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t ro
  * past 2^32 keys, work on every backend.
  *
  * Algorithms (none changes a result). CPU: OpenMP over segments with a dynamic schedule;
- * segments of a few keys by insertion sort, longer ones by the radix sort family's LSD radix
- * sort on one thread, and the longest ones one after another by that sort on every thread.
- * GPU: segments are put in size classes by one pass over the offsets (the boundaries are the
- * device's tuning row): segments of up to one tile are packed, several to a block by length
- * class, and sorted in shared memory by a block radix sort on (key, then the segment's place
- * in the block); longer ones get one block each, which sorts its segment by LSD radix passes
- * through global memory (the segment's digit counts, then a stable scatter tile by tile).
+ * segments of a few keys by insertion sort, short ones of keys of at most 32 bits by a merge
+ * sort, longer ones by the radix sort family's LSD radix sort on one thread, and the longest
+ * ones one after another by that sort on every thread.
+ * GPU: segments are put in size classes by a count and a scatter over the offsets (the
+ * packed classes' bound is the device's tuning row, or PP_OPTION_SEGSORT_PACK_LOG): segments
+ * of up to 16 keys are sorted by one thread each in registers; segments of up to one tile are
+ * packed, several to a block by length class, and sorted in shared memory by a block radix
+ * sort on (key, then the segment's place in the block); longer ones get one block each, which
+ * sorts its segment by LSD radix passes through global memory (the segment's digit counts,
+ * then a stable scatter tile by tile).
  * Temporary storage: the scratch arena (the class lists, and for long segments or an in-place
  * call a double buffer of n keys and n values).
  *
