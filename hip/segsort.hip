@@ -27,6 +27,8 @@
  *                     offsets (tiles in order: stable). The passes alternate between the output
  *                     and a scratch copy at the same positions, so that the last lands in the
  *                     output.
+ * The fixed form with segments of at least SEGSORT_FIXED_SORT_MIN keys (lengths the host knows
+ * without reading the device) sorts each with the radix sort family's device-wide sort.
  * Memory traffic: the packed and thread classes read and write each key (value) once; the block
  * class reads it twice and writes it once per 8-bit pass.
  */
@@ -546,6 +548,30 @@ pp_status pp_hip_segmented_sort(pp_context *ctx, const pp_segsort_args *a)
                                                  : PP_SORT_KIND_UNSIGNED;
     d.flip = a->descending ? (kb == 8 ? ~0ull : ((1ull << (8 * kb)) - 1ull)) : 0ull;
     d.key_bits = (int)(8 * kb);
+    if (!a->offsets && a->segment_length >= SEGSORT_FIXED_SORT_MIN) {
+        /* the fixed form's long segments, whose lengths the host knows: the radix sort family's
+         * device-wide sort per segment (one block per segment would sort each alone); every call
+         * asks the same scratch, so only the first can fail, before anything is written */
+        const uint64_t L = a->segment_length;
+        pp_sort_args r;
+        memset(&r, 0, sizeof r);
+        r.n = L;
+        r.key_type = a->key_type;
+        r.value_size = a->value_size;
+        r.descending = a->descending;
+        r.end_bit = d.key_bits;
+        for (uint64_t s = 0; s < a->n_segments; ++s) {
+            r.keys_in = (const char *)a->keys_in + s * L * kb;
+            r.keys_out = (char *)a->keys_out + s * L * kb;
+            if (a->value_size) {
+                r.values_in = (const char *)a->values_in + s * L * a->value_size;
+                r.values_out = (char *)a->values_out + s * L * a->value_size;
+            }
+            PP_TRY(pp_hip_sort(ctx, &r));
+        }
+        pp__set_plan(ctx, "segmented_sort", "radix_sort", 0, a->n_segments, SEGSORT_THREAD_MAX, 0, 0, (int64_t)L);
+        return PP_OK;
+    }
     switch (kb) {
     case 1: return dispatch_values<uint8_t>(ctx, a, d);
     case 4: return dispatch_values<uint32_t>(ctx, a, d);

@@ -41,6 +41,13 @@
 #define SEGSORT_PACKED_MIN_BLOCKS 1
 #endif
 
+/* The fixed form's segments of at least this many keys are sorted one after another by the
+ * radix sort family's device-wide sort (pp_hip_sort) instead of a block each. Not measured: an
+ * estimate (one block ranks a tile of 4096 keys a pass in microseconds, so a segment of 2^20
+ * u32 keys takes a block about a thousand tile passes, where the device-wide sort of 2^20 keys
+ * takes tens of microseconds, mostly its launches). */
+#define SEGSORT_FIXED_SORT_MIN ((uint64_t)1 << 20)
+
 struct pp_segsort_tuning {
     const char *target;     /* as pp_hip_device::arch names it */
     unsigned pack_max_log;  /* segments of up to 2^this keys (capped by the tile) are packed */

@@ -279,23 +279,24 @@ static void t_segsort_equal(void **state)
     }
 }
 
-/* One segment holding everything (past the CPU's parallel threshold of 2^18 keys), and the same
- * as one fixed segment. */
+/* One segment holding everything (past the CPU's parallel threshold of 2^18 keys, and past
+ * 2^20, where the GPU sorts a fixed form's segments with the device-wide sort), and the same as
+ * one fixed segment. */
 static void t_segsort_one_segment(void **state)
 {
     tc_env *env = tc_envp(state);
     (void)tc_ctx(state);
     tc_rng r = tc_rng_for("segsort one");
-    const size_t sizes[] = {5000, 300001};
-    for (int k = 0; k < 2; ++k) {
+    const size_t sizes[] = {5000, 300001, ((size_t)1 << 20) + 3};
+    for (int k = 0; k < 3; ++k) {
         const size_t n = sizes[k];
         size_t off[2] = {0, n};
         unsigned char *keys = (unsigned char *)tc_xmalloc(n * 8);
         tc_fill(&r, keys, n, PP_F64, TC_RANDOM);
-        seg_call c = {PP_F64, PP_U32, 1, k, 0, 0, 0, 0};
+        seg_call c = {PP_F64, PP_U32, 1, k & 1, 0, 0, 0, 0};
         run_check(env, &c, keys, n, off, 1, "one segment");
         tc_fill(&r, keys, n, PP_U32, TC_RANDOM);
-        seg_call d = {PP_U32, PP_U8, 0, 1 - k, 1, 1, n, 0};
+        seg_call d = {PP_U32, PP_U8, k == 2, 1 - (k & 1), 1, 1, n, 0};
         run_check(env, &d, keys, n, NULL, 1, "one fixed segment");
         free(keys);
     }
