@@ -811,7 +811,10 @@ PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t ro
  * packed, several to a block by length class, and sorted in shared memory by a block radix
  * sort on (key, then the segment's place in the block); longer ones get one block each, which
  * sorts its segment by LSD radix passes through global memory (the segment's digit counts,
- * then a stable scatter tile by tile).
+ * then a stable scatter tile by tile). A segment of millions of keys thus runs on one block:
+ * the offsets form is slow for a few very long segments (sort those with pp_sort_keys); the
+ * fixed form, whose lengths the host knows, sorts segments of at least 2^20 keys one after
+ * another with the radix sort family's device-wide sort.
  * Temporary storage: the scratch arena (the class lists, and for long segments or an in-place
  * call a double buffer of n keys and n values).
  *
