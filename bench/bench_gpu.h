@@ -76,7 +76,13 @@ typedef enum pb_cub_kind {
                                  * the nonzero u8 elements of `in` (the flags) */
     /* radix sort family (issue 20): ascending, every bit; in -> keys_out (n of in_type) */
     PB_CUB_SORT_KEYS = 21,  /* DeviceRadixSort::SortKeys */
-    PB_CUB_SORT_PAIRS = 22  /* DeviceRadixSort::SortPairs, values_in -> values_out (n of value_type) */
+    PB_CUB_SORT_PAIRS = 22, /* DeviceRadixSort::SortPairs, values_in -> values_out (n of value_type) */
+    /* segmented sort (issue 22): u32 keys in -> keys_out, ascending, n_segments segments of
+     * `offsets` (begin offsets[s], end offsets[s + 1]) */
+    PB_CUB_SEGSORT_KEYS = 23,  /* DeviceSegmentedSort::SortKeys */
+    PB_CUB_SEGSORT_PAIRS = 24, /* DeviceSegmentedSort::SortPairs, u32 values_in -> values_out */
+    PB_CUB_SORT_SEGKEY = 25    /* DeviceRadixSort::SortKeys of n u64 keys `in` (segment << 32 | key)
+                                * over bits [0, end_bit) into keys_out */
 } pb_cub_kind;
 
 typedef struct pb_cub_job {
@@ -109,6 +115,8 @@ typedef struct pb_cub_job {
     const void *values_in;     /* SORT_PAIRS: n values of value_type */
     void *values_out;
     int value_type;            /* SORT_PAIRS: pp_dtype */
+    /* segmented sort (issue 22) */
+    int end_bit;               /* SORT_SEGKEY: the bits sorted */
 } pb_cub_job;
 
 double pb_cub_run(const pb_cub_job *job);

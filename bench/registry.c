@@ -8,7 +8,8 @@
     X(histogram)       \
     X(compaction) /* compaction family (issue 19) */ \
     X(sort)       /* radix sort family (issue 20) */ \
-    X(sat)        /* summed-area table, axis scans, transpose (issue 21) */
+    X(sat)        /* summed-area table, axis scans, transpose (issue 21) */ \
+    X(segsort)    /* segmented sort (issue 22) */
 
 #define PB_DECLARE(name) extern const pb_family pb_family_##name;
 #define PB_ENTRY(name) &pb_family_##name,

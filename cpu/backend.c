@@ -184,4 +184,6 @@ const struct pp_backend_ops pp_cpu_backend = {
     /* summed-area table, axis scans, transpose (issue 21) */
     .grid_scan = pp__cpu_grid_scan,
     .transpose = pp__cpu_transpose,
+    /* segmented sort (issue 22) */
+    .segmented_sort = pp__cpu_segmented_sort,
 };

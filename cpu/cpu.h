@@ -25,9 +25,18 @@ pp_status pp__cpu_reduce_by_index(pp_context *ctx, const pp_reduce_by_index_args
 pp_status pp__cpu_compact(pp_context *ctx, const pp_compact_args *a);
 /* cpu/sort.c (issue 20) */
 pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a);
+/* The same sort of a (values_in set where value_size > 0; no argsort) on the calling thread, with
+ * the caller's scratch of pp__cpu_sort_serial_bytes(n, ...) bytes (cpu/segsort.c, issue 22). */
+size_t pp__cpu_sort_serial_bytes(size_t n, size_t key_size, size_t value_size);
+void pp__cpu_sort_serial(const pp_sort_args *a, void *scratch);
+/* At least the scratch pp__cpu_sort asks for a sort of n keys (values) without argsort. */
+size_t pp__cpu_sort_bytes_bound(size_t n, size_t key_size, size_t value_size);
 
 /* cpu/sat.c (issue 21) */
 pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a);
 pp_status pp__cpu_transpose(pp_context *ctx, const pp_transpose_args *a);
+
+/* cpu/segsort.c (issue 22) */
+pp_status pp__cpu_segmented_sort(pp_context *ctx, const pp_segsort_args *a);
 
 #endif

@@ -177,6 +177,98 @@ static void iota_part(void *dst, size_t n, size_t size, int t, int nt)
         for (size_t i = lo; i < hi; ++i) ((uint64_t *)dst)[i] = (uint64_t)i;
 }
 
+/* The encoding and the digits of a's bit range. */
+static void make_plan(const pp_sort_args *a, struct sort_plan *pl)
+{
+    const size_t ks = pp_dtype_size(a->key_type);
+    memset(pl, 0, sizeof *pl);
+    pl->kind = pp__dtype_is_float(a->key_type) ? PP_SORT_KIND_FLOAT
+               : pp__dtype_is_signed(a->key_type) ? PP_SORT_KIND_SIGNED
+                                                   : PP_SORT_KIND_UNSIGNED;
+    pl->flip = a->descending ? (ks == 8 ? ~0ull : ((1ull << (8 * ks)) - 1)) : 0;
+    for (int b = a->begin_bit; b < a->end_bit; b += 8) {
+        const int w = a->end_bit - b < 8 ? a->end_bit - b : 8;
+        pl->shift[pl->passes] = b;
+        pl->mask[pl->passes] = (1u << w) - 1u;
+        ++pl->passes;
+    }
+}
+
+/* The scratch of pp__cpu_sort (its layout is carved there): digit counts of every pass per
+ * thread, one pass's per thread, the digits' starts, the chunks' starts, the next pass's counts
+ * of each thread per owner (two sets), then the second key and value buffers (second), then
+ * argsort's first key buffer (first_keys). */
+static size_t sort_scratch_bytes(size_t n, size_t ks, size_t vs, int P, int threads, int second, int first_keys)
+{
+    const int fused = threads <= SORT_FUSED_MAX_THREADS;
+    const size_t cnt_all_n = (size_t)threads * (size_t)(P ? P : 1) * 256;
+    const size_t cnt_one_n = (size_t)threads * 256, start_n = (size_t)(P ? P : 1) * 256;
+    const size_t bounds_n = (size_t)threads + 1, priv_n = fused ? 2 * (size_t)threads * (size_t)threads * 256 : 0;
+    size_t bytes = (cnt_all_n + cnt_one_n + start_n + bounds_n + priv_n) * sizeof(uint64_t);
+    if (second) bytes = align256(bytes) + align256(n * ks) + (vs ? align256(n * vs) : 0);
+    if (first_keys) bytes = align256(bytes) + align256(n * ks);
+    return bytes;
+}
+
+size_t pp__cpu_sort_bytes_bound(size_t n, size_t key_size, size_t value_size)
+{
+    const int threads = n >= SORT_PARALLEL_MIN ? omp_get_max_threads() : 1;
+    return sort_scratch_bytes(n, key_size, value_size, SORT_MAX_PASSES, threads, 1, 0);
+}
+
+/* ---- the same sort on the calling thread, with the caller's scratch (cpu/segsort.c sorts one
+ * segment per call, several threads at once, each with its own scratch) ---- */
+
+size_t pp__cpu_sort_serial_bytes(size_t n, size_t key_size, size_t value_size)
+{
+    return align256((size_t)SORT_MAX_PASSES * 256 * sizeof(uint64_t)) + align256(n * key_size) +
+           (value_size ? align256(n * value_size) : 0);
+}
+
+void pp__cpu_sort_serial(const pp_sort_args *a, void *scratch)
+{
+    const size_t n = a->n, ks = pp_dtype_size(a->key_type), vs = a->value_size;
+    const struct sort_kernel *kern = kernels[width_index(ks)][vs == 0 ? 0 : 1 + width_index(vs)];
+    struct sort_plan pl;
+    make_plan(a, &pl);
+    const int P = pl.passes;
+    uint64_t *cnt = (uint64_t *)scratch;
+    char *k1 = (char *)scratch + align256((size_t)SORT_MAX_PASSES * 256 * sizeof(uint64_t));
+    char *v1 = vs ? k1 + align256(n * ks) : NULL;
+    int active[SORT_MAX_PASSES], Q = 0;
+    if (P) kern->count_all(a->keys_in, 0, n, &pl, cnt);
+    for (int p = 0; p < P; ++p) { /* counts to starts; a pass whose digit holds every key is skipped */
+        uint64_t sum = 0, *c = cnt + (size_t)p * 256;
+        int constant = 0;
+        for (int d = 0; d < 256; ++d) {
+            const uint64_t t = c[d];
+            c[d] = sum;
+            sum += t;
+            if (t == n) constant = 1;
+        }
+        if (!constant) active[Q++] = p;
+    }
+    const int in_place = a->keys_out == a->keys_in || (vs && a->values_out == a->values_in);
+    const int shift = in_place && (Q & 1);
+    void *kbuf[2] = {a->keys_out, k1}, *vbuf[2] = {a->values_out, v1};
+    const void *ksrc = a->keys_in, *vsrc = a->values_in;
+    for (int j = 0; j < Q; ++j) {
+        const int b = (Q - 1 - j + shift) & 1;
+        uint64_t off[256];
+        memcpy(off, cnt + (size_t)active[j] * 256, sizeof off);
+        kern->scatter(ksrc, kbuf[b], vsrc, vs ? vbuf[b] : NULL, 0, n, &pl, active[j], off, NULL);
+        ksrc = kbuf[b];
+        vsrc = vbuf[b];
+    }
+    if (Q == 0) {
+        if (a->keys_out != a->keys_in) memcpy(a->keys_out, a->keys_in, n * ks);
+        if (vs && a->values_out != a->values_in) memcpy(a->values_out, a->values_in, n * vs);
+    } else if (shift) {
+        memcpy(a->keys_out, k1, n * ks);
+        if (vs) memcpy(a->values_out, v1, n * vs);
+    }
+}
+
 pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a)
 {
     static const char fn[] = "pp_sort";
@@ -184,17 +276,7 @@ pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a)
     const struct sort_kernel *kern = kernels[width_index(ks)][vs == 0 ? 0 : 1 + width_index(vs)];
 
     struct sort_plan pl;
-    memset(&pl, 0, sizeof pl);
-    pl.kind = pp__dtype_is_float(a->key_type) ? PP_SORT_KIND_FLOAT
-              : pp__dtype_is_signed(a->key_type) ? PP_SORT_KIND_SIGNED
-                                                  : PP_SORT_KIND_UNSIGNED;
-    pl.flip = a->descending ? (ks == 8 ? ~0ull : ((1ull << (8 * ks)) - 1)) : 0;
-    for (int b = a->begin_bit; b < a->end_bit; b += 8) {
-        const int w = a->end_bit - b < 8 ? a->end_bit - b : 8;
-        pl.shift[pl.passes] = b;
-        pl.mask[pl.passes] = (1u << w) - 1u;
-        ++pl.passes;
-    }
+    make_plan(a, &pl);
     const int P = pl.passes;
     const int argsort = a->keys_out == NULL;
     const int in_place = (a->keys_out && a->keys_out == a->keys_in) || (vs && a->values_out == a->values_in);
@@ -208,12 +290,10 @@ pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a)
     const size_t cnt_all_n = (size_t)threads * (size_t)(P ? P : 1) * 256;
     const size_t cnt_one_n = (size_t)threads * 256, start_n = (size_t)(P ? P : 1) * 256;
     const size_t bounds_n = (size_t)threads + 1, priv_n = fused ? 2 * (size_t)threads * (size_t)threads * 256 : 0;
-    size_t bytes = (cnt_all_n + cnt_one_n + start_n + bounds_n + priv_n) * sizeof(uint64_t);
     const int need_second = P >= 2 || in_place;
-    const size_t koff = align256(bytes);
-    if (need_second) bytes = koff + align256(n * ks) + (vs ? align256(n * vs) : 0);
-    const size_t k0off = align256(bytes);
-    if (argsort && P >= 2) bytes = k0off + align256(n * ks);
+    const size_t koff = align256((cnt_all_n + cnt_one_n + start_n + bounds_n + priv_n) * sizeof(uint64_t));
+    const size_t k0off = align256(sort_scratch_bytes(n, ks, vs, P, threads, need_second, 0));
+    const size_t bytes = sort_scratch_bytes(n, ks, vs, P, threads, need_second, argsort && P >= 2);
     void *scratch = NULL;
     PP_TRY(cpu_scratch(ctx, fn, bytes, &scratch));
     uint64_t *cnt_all = (uint64_t *)scratch, *cnt_one = cnt_all + cnt_all_n, *start = cnt_one + cnt_one_n;

@@ -228,5 +228,7 @@ extern "C" const struct pp_backend_ops pp_hip_backend = {
     /* summed-area table, axis scans, transpose (issue 21) */
     /* .grid_scan        = */ pp_hip_grid_scan,
     /* .transpose        = */ pp_hip_transpose,
+    /* segmented sort (issue 22) */
+    /* .segmented_sort   = */ pp_hip_segmented_sort,
 };
 #endif

@@ -105,5 +105,7 @@ pp_status pp_hip_sort(pp_context *ctx, const pp_sort_args *a);
 /* sat.hip (issue 21) */
 pp_status pp_hip_grid_scan(pp_context *ctx, const pp_grid_args *a);
 pp_status pp_hip_transpose(pp_context *ctx, const pp_transpose_args *a);
+/* segsort.hip (issue 22) */
+pp_status pp_hip_segmented_sort(pp_context *ctx, const pp_segsort_args *a);
 
 #endif

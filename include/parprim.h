@@ -775,6 +775,79 @@ PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t ro
                                       pp_dtype in_type, void *out, size_t out_pitch, pp_dtype out_type,
                                       pp_sat_form form);
 
+/* ---- segmented sort (issue 22) ---------------------------------------------------------------
+ *
+ * Many independent sorts in one call: each segment of the keys (and of the values, for pairs)
+ * is sorted on its own, by the radix sort family's order (above: every key dtype, integers
+ * numerically, floats with -0.0 == +0.0 and every NaN last ascending / first descending),
+ * ascending or descending, stably (equal keys keep their input order, their values with them),
+ * on the whole key (no bit range). Keys and values move as their bits. A stable sort has one
+ * result: the outputs are the same bits on every backend.
+ *
+ * Segments. The offsets form takes `offsets`, n_segments + 1 size_t entries in the context's
+ * space, meant to be non-decreasing: segment s is [min(offsets[s], n), min(offsets[s+1], n)),
+ * empty when its end is not above its begin (the clamping of pp_segmented_reduce: offsets are
+ * never checked against each other, which would synchronize, and bad ones never make a call
+ * read or write outside [0, n)). Output elements outside every segment are not written
+ * (out of place they keep what they held). Segments that overlap (offsets that decrease, then
+ * rise again below an earlier end) leave the keys and values written inside the overlapping
+ * segments unspecified, and nothing outside them is written. The fixed form sorts n_segments
+ * consecutive segments of segment_length keys each (the rows of a dense matrix), n_segments *
+ * segment_length keys in all.
+ *
+ * Out of place: keys_out (values_out) receive the sorted segments; keys_in (values_in) are not
+ * written. In place: keys_out == keys_in (and values_out == values_in) is allowed. Any other
+ * overlap between two of the arrays, or of `offsets` with an output, is
+ * PP_ERROR_INVALID_ARGUMENT. Counts are size_t: more than 2^32 keys in all, and single segments
+ * past 2^32 keys, work on every backend.
+ *
+ * Algorithms (none changes a result). CPU: OpenMP over segments with a dynamic schedule;
+ * segments of a few keys by insertion sort, short ones of keys of at most 32 bits by a merge
+ * sort, longer ones by the radix sort family's LSD radix sort on one thread, and the longest
+ * ones one after another by that sort on every thread.
+ * GPU: segments are put in size classes by a count and a scatter over the offsets (the
+ * packed classes' bound is the device's tuning row, or PP_OPTION_SEGSORT_PACK_LOG): segments
+ * of up to 16 keys are sorted by one thread each in registers; segments of up to one tile are
+ * packed, several to a block by length class, and sorted in shared memory by a block radix
+ * sort on (key, then the segment's place in the block); longer ones get one block each, which
+ * sorts its segment by LSD radix passes through global memory (the segment's digit counts,
+ * then a stable scatter tile by tile). A segment of millions of keys thus runs on one block:
+ * the offsets form is slow for a few very long segments (sort those with pp_sort_keys); the
+ * fixed form, whose lengths the host knows, sorts segments of at least 2^20 keys one after
+ * another with the radix sort family's device-wide sort.
+ * Temporary storage: the scratch arena (the class lists, and for long segments or an in-place
+ * call a double buffer of n keys and n values).
+ *
+ * All calls are enqueued (none synchronizes). Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; an
+ * array NULL with n > 0 ('keys_in', 'keys_out', 'values_in', 'values_out'); offsets NULL with
+ * n_segments > 0 or n_segments == SIZE_MAX ('offsets', 'n_segments'); n_segments *
+ * segment_length overflowing ('segment_length'); key_type or value_type unknown; order not
+ * PP_SORT_ASCENDING / PP_SORT_DESCENDING ('order'); bad overlap (the later array of the pair);
+ * sizes as in "Counts" above), PP_ERROR_WRONG_MEMORY_SPACE, PP_ERROR_OUT_OF_MEMORY (scratch),
+ * PP_ERROR_DEVICE. A failed call writes nothing.
+ */
+
+/* Sort each segment of keys[0, n) given by offsets (n_segments + 1 entries). n_segments == 0
+ * or n == 0 writes nothing (the arguments are still checked). */
+PP_API pp_status pp_segmented_sort_keys(pp_context *ctx, const void *keys_in, void *keys_out, size_t n,
+                                        pp_dtype key_type, const size_t *offsets, size_t n_segments,
+                                        pp_sort_order order);
+
+/* Sort each segment's (key, value) pairs by key (value_type: any dtype). */
+PP_API pp_status pp_segmented_sort_pairs(pp_context *ctx, const void *keys_in, void *keys_out,
+                                         const void *values_in, void *values_out, size_t n, pp_dtype key_type,
+                                         pp_dtype value_type, const size_t *offsets, size_t n_segments,
+                                         pp_sort_order order);
+
+/* The fixed form: segment s is keys[s * segment_length, (s + 1) * segment_length). */
+PP_API pp_status pp_segmented_sort_keys_fixed(pp_context *ctx, const void *keys_in, void *keys_out,
+                                              size_t n_segments, size_t segment_length, pp_dtype key_type,
+                                              pp_sort_order order);
+PP_API pp_status pp_segmented_sort_pairs_fixed(pp_context *ctx, const void *keys_in, void *keys_out,
+                                               const void *values_in, void *values_out, size_t n_segments,
+                                               size_t segment_length, pp_dtype key_type, pp_dtype value_type,
+                                               pp_sort_order order);
+
 /* ---- experimental: options, the chosen plan, test hooks ----------------------------------
  *
  * Declared only where PP_EXPERIMENTAL is defined before this header is included (the symbols
@@ -849,6 +922,10 @@ typedef enum pp_option {
     PP_OPTION_COMPACT_PUBLISH = 20,     /* 0 .. 3 */
     PP_OPTION_COMPACT_BLOCKS = 21,      /* 0 .. 3 */
     PP_OPTION_COMPACT_PARTITION = 22,   /* 0 .. 2 */
+    /* segmented sort (issue 22), HIP: the longest segments packed several to a block, as log2
+     * of their length (0: the device's tuning row; 1 .. 4: none packed, segments past the
+     * thread class get a block each; 5 .. 12: up to 2^value keys, capped by the tile). */
+    PP_OPTION_SEGSORT_PACK_LOG = 23,    /* 0 .. 12 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

@@ -194,6 +194,23 @@ typedef struct pp_sort_args {
     int descending;
     int begin_bit, end_bit; /* 0 <= begin_bit <= end_bit <= the key's width */
 } pp_sort_args;
+/* ---- segmented sort (issue 22): arguments, already checked by src/segsort.c ---- */
+
+/* Segment s is [min(offsets[s], n), min(offsets[s+1], n)) (empty when the end is not above the
+ * begin), or with offsets NULL [s * segment_length, (s + 1) * segment_length). */
+typedef struct pp_segsort_args {
+    const void *keys_in;
+    void *keys_out;
+    const void *values_in; /* NULL for keys only */
+    void *values_out;
+    size_t n;              /* > 0 */
+    pp_dtype key_type;
+    size_t value_size;     /* 0 (keys only), 1, 4 or 8 bytes */
+    const size_t *offsets; /* NULL: the fixed form */
+    size_t n_segments;     /* > 0 */
+    size_t segment_length; /* the fixed form's (> 0; n == n_segments * segment_length) */
+    int descending;
+} pp_segsort_args;
 /* ---- summed-area table, axis scans, transpose (issue 21): arguments checked by src/sat.c ---- */
 
 /* What a 2-D call computes. */
@@ -266,6 +283,8 @@ struct pp_backend_ops {
     /* summed-area table, axis scans, transpose (issue 21) */
     pp_status (*grid_scan)(pp_context *ctx, const pp_grid_args *a);
     pp_status (*transpose)(pp_context *ctx, const pp_transpose_args *a);
+    /* segmented sort (issue 22) */
+    pp_status (*segmented_sort)(pp_context *ctx, const pp_segsort_args *a);
 };
 
 #define PP_MESSAGE_SIZE 512

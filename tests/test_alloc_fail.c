@@ -189,6 +189,16 @@ static pp_status c_argsort(pp_context *c, af_data *d)
 {
     return pp_argsort(c, d->fin, AF_N, PP_F32, PP_SORT_ASCENDING, d->out, PP_U64);
 }
+/* segmented sort (issue 22) */
+static pp_status c_segsort_pairs(pp_context *c, af_data *d)
+{
+    return pp_segmented_sort_pairs(c, d->fin, d->out, d->iin, d->out + AF_N * 4, AF_N, PP_F32, PP_I32, d->off,
+                                   AF_NSEG, PP_SORT_DESCENDING);
+}
+static pp_status c_segsort_fixed(pp_context *c, af_data *d)
+{
+    return pp_segmented_sort_keys_fixed(c, d->iin, d->out, AF_N / 1000, 1000, PP_I32, PP_SORT_ASCENDING);
+}
 
 static const af_case cases[] = {
     {"pp_reduce f32 sum, host result", c_reduce_host},
@@ -222,6 +232,9 @@ static const af_case cases[] = {
     {"pp_summed_area_table i32 -> i64 integral 700 x 1000", c_sat_integral},
     {"pp_axis_scan i32 columns 1000 x 1000", c_axis_scan},
     {"pp_transpose f32 1000 x 1000", c_transpose},
+    /* segmented sort (issue 22) */
+    {"pp_segmented_sort_pairs f32 / i32", c_segsort_pairs},
+    {"pp_segmented_sort_keys_fixed i32, 1000 keys a segment", c_segsort_fixed},
 };
 #define AF_NCASES (sizeof cases / sizeof cases[0])
 

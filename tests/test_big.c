@@ -540,6 +540,65 @@ static void t_big_sat(void **state)
     TC_CHECK(bad == 0, "%zu wrong outputs, the first at %zu", bad, first);
 }
 
+/* ---- segmented sort (issue 22) ---- */
+
+/* The streamed check of t_big_segsort: the keys of each checked segment [beg, end) descending,
+ * with the value counts of its input (cnt[segment][value]); any other key keeps pattern(i). */
+#define SEGBIG_N 3
+struct segbig_oracle {
+    size_t beg[SEGBIG_N], end[SEGBIG_N];
+    uint64_t cnt[SEGBIG_N][256];
+    int seg, v;
+    size_t bad, first_bad;
+};
+
+static void segbig_visit(const uint8_t *chunk, size_t base, size_t len, void *arg)
+{
+    struct segbig_oracle *o = (struct segbig_oracle *)arg;
+    for (size_t k = 0; k < len; ++k) {
+        const size_t i = base + k;
+        while (o->seg < SEGBIG_N && i >= o->end[o->seg]) o->seg++, o->v = 255;
+        if (o->seg >= SEGBIG_N || i < o->beg[o->seg]) {
+            if (chunk[k] != pattern(i) && o->bad++ == 0) o->first_bad = i;
+            continue;
+        }
+        uint64_t *c = o->cnt[o->seg];
+        while (o->v > 0 && c[o->v] == 0) o->v--;
+        if (chunk[k] != o->v && o->bad++ == 0) o->first_bad = i;
+        if (c[o->v]) c[o->v]--;
+    }
+}
+
+/* n = 2^32 + 2^20 + 5 u8 keys sorted descending in place, offsets {0, 1000, b, b + 1, n} with
+ * b = 1000 + 2^32 + 3: 1000 keys (packed on the GPU), one segment of 2^32 + 3 keys (past 2^32),
+ * a one-key segment and the rest (about 2^20 keys). */
+static void t_big_segsort(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    const size_t n = ((size_t)1 << 32) + ((size_t)1 << 20) + 5, b = 1000 + ((size_t)1 << 32) + 3;
+    const size_t off[5] = {0, 1000, b, b + 1, n};
+    uint8_t *d = (uint8_t *)tc_alloc(ctx, n);
+    big_fill(env, d, n, pattern);
+    struct segbig_oracle o;
+    memset(&o, 0, sizeof o);
+    const size_t beg[SEGBIG_N] = {0, 1000, b + 1}, end[SEGBIG_N] = {1000, b, n};
+    for (int s = 0; s < SEGBIG_N; ++s) {
+        o.beg[s] = beg[s];
+        o.end[s] = end[s];
+        for (size_t i = beg[s]; i < end[s]; ++i) o.cnt[s][pattern(i)]++;
+    }
+    o.v = 255;
+    size_t *doff = (size_t *)tc_upload(ctx, off, sizeof off);
+    tc_case("%s: pp_segmented_sort_keys u8 descending in place, n = %zu, a segment of 2^32 + 3 keys",
+            pp_backend_name(env->backend), n);
+    TC_OK(ctx, pp_segmented_sort_keys(ctx, d, d, n, PP_U8, doff, 4, PP_SORT_DESCENDING));
+    big_visit(env, d, n, segbig_visit, &o);
+    TC_CHECK(o.bad == 0, "%zu wrong keys, the first at %zu", o.bad, o.first_bad);
+    tc_free(ctx, doff);
+    tc_free(ctx, d);
+}
+
 int main(void)
 {
     tc_init("test_big");
@@ -554,6 +613,8 @@ int main(void)
         /* summed-area table, transpose (issue 21) */
         TC_BOTH(t_big_transpose),
         TC_BOTH(t_big_sat),
+        /* segmented sort (issue 22) */
+        TC_BOTH(t_big_segsort),
     };
     return TC_RUN("big", tests);
 }

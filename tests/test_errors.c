@@ -1544,6 +1544,90 @@ static void t_sat_bad_args(void **state)
     tc_free(ctx, buf);
 }
 
+/* ---- segmented sort (issue 22) ---- */
+
+/* Every bad input of the segmented sorts: the status, the argument named, nothing written (the
+ * outputs live in the sentinel-filled buffer). */
+static void t_segsort_bad_args(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const pp_status E = PP_ERROR_INVALID_ARGUMENT;
+    const char *bk = pp_backend_name(env->backend);
+    unsigned char *buf = (unsigned char *)tc_alloc(ctx, SZ_BUF);
+    unsigned char *in = (unsigned char *)tc_alloc(ctx, 1024), *vin = (unsigned char *)tc_alloc(ctx, 1024);
+    const size_t hoff[3] = {0, 3, 8};
+    size_t *off = (size_t *)tc_upload(ctx, hoff, sizeof hoff);
+    TC_OK(ctx, pp_memset(ctx, in, 0, 1024));
+    TC_OK(ctx, pp_memset(ctx, vin, 0, 1024));
+    _Alignas(16) unsigned char host[64];
+    unsigned char *out = buf, *vout = buf + SZ_BUF / 2;
+    const pp_sort_order A = PP_SORT_ASCENDING;
+    TC_OK(ctx, pp_memset(ctx, buf, TC_SENTINEL, SZ_BUF));
+    memset(host, TC_SENTINEL, sizeof host);
+
+    tc_case("%s: segmented sort NULL arrays", bk);
+    expect_untouched(env, buf, host, pp_segmented_sort_keys(ctx, NULL, out, 8, PP_U32, off, 2, A), E, "'keys_in'");
+    expect_untouched(env, buf, host, pp_segmented_sort_keys(ctx, in, NULL, 8, PP_U32, off, 2, A), E, "'keys_out'");
+    expect_untouched(env, buf, host, pp_segmented_sort_keys(ctx, in, out, 8, PP_U32, NULL, 2, A), E, "'offsets'");
+    expect_untouched(env, buf, host, pp_segmented_sort_pairs(ctx, in, out, NULL, vout, 8, PP_U32, PP_U8, off, 2, A),
+                     E, "'values_in'");
+    expect_untouched(env, buf, host, pp_segmented_sort_pairs(ctx, in, out, vin, NULL, 8, PP_U32, PP_U8, off, 2, A),
+                     E, "'values_out'");
+    expect_untouched(env, buf, host, pp_segmented_sort_keys_fixed(ctx, NULL, out, 2, 4, PP_U32, A), E, "'keys_in'");
+    expect_untouched(env, buf, host, pp_segmented_sort_pairs_fixed(ctx, in, out, vin, NULL, 2, 4, PP_U32, PP_F64, A),
+                     E, "'values_out'");
+    tc_case("%s: segmented sort dtypes, order, n_segments", bk);
+    expect_untouched(env, buf, host, pp_segmented_sort_keys(ctx, in, out, 8, BAD_DTYPE, off, 2, A), E, "'key_type'");
+    expect_untouched(env, buf, host,
+                     pp_segmented_sort_pairs(ctx, in, out, vin, vout, 8, PP_U32, BAD_DTYPE, off, 2, A), E,
+                     "'value_type'");
+    expect_untouched(env, buf, host, pp_segmented_sort_keys(ctx, in, out, 8, PP_U32, off, 2, (pp_sort_order)2), E,
+                     "'order'");
+    expect_untouched(env, buf, host, pp_segmented_sort_keys_fixed(ctx, in, out, 2, 4, PP_F32, (pp_sort_order)-1), E,
+                     "'order'");
+    expect_untouched(env, buf, host, pp_segmented_sort_keys(ctx, in, out, 8, PP_U32, off, SIZE_MAX, A), E,
+                     "'n_segments'");
+    tc_case("%s: segmented sort overlaps", bk);
+    expect_untouched(env, buf, host, pp_segmented_sort_keys(ctx, out, out + 4, 8, PP_U32, off, 2, A), E,
+                     "'keys_out'");
+    expect_untouched(env, buf, host,
+                     pp_segmented_sort_pairs(ctx, in, out, vin, out + 16, 8, PP_U32, PP_U32, off, 2, A), E,
+                     "'values_out'");
+    expect_untouched(env, buf, host,
+                     pp_segmented_sort_keys(ctx, in, out, 8, PP_U32, (const size_t *)(void *)(out + 8), 2, A), E,
+                     "'offsets'");
+    expect_untouched(env, buf, host, pp_segmented_sort_keys_fixed(ctx, out, out + 4, 2, 4, PP_U32, A), E,
+                     "'keys_out'");
+    tc_case("%s: segmented sort sizes", bk);
+    for (int ti = 0; ti < 7; ++ti) {
+        const pp_dtype t = tc_dtypes[ti];
+        size_t cnt[2];
+        const int k = huge_counts(tc_size(t), cnt);
+        for (int j = 0; j < k; ++j) {
+            const size_t n = cnt[j];
+            expect_untouched(env, buf, host, pp_segmented_sort_keys(ctx, in, out, n, t, off, 2, A), E, "'n'");
+            expect_untouched(env, buf, host, pp_segmented_sort_pairs(ctx, in, out, vin, vout, n, t, PP_U8, off, 2, A),
+                             E, "'n'");
+            expect_untouched(env, buf, host, pp_segmented_sort_keys_fixed(ctx, in, out, 1, n, t, A), E,
+                             "segment_length");
+        }
+    }
+    expect_untouched(env, buf, host, pp_segmented_sort_keys_fixed(ctx, in, out, SIZE_MAX / 2, 3, PP_U8, A), E,
+                     "'segment_length'");
+    expect_untouched(env, buf, host, pp_segmented_sort_keys(ctx, in, out, 8, PP_U32, off, SIZE_MAX / 4, A), E,
+                     "'n_segments'");
+    tc_case("segmented sort with a NULL context");
+    TC_CHECK(pp_segmented_sort_keys(NULL, in, out, 8, PP_U32, off, 2, A) == E, "keys");
+    TC_CHECK(pp_segmented_sort_pairs(NULL, in, out, vin, vout, 8, PP_U32, PP_U32, off, 2, A) == E, "pairs");
+    TC_CHECK(pp_segmented_sort_keys_fixed(NULL, in, out, 2, 4, PP_U32, A) == E, "fixed keys");
+    TC_CHECK(pp_segmented_sort_pairs_fixed(NULL, in, out, vin, vout, 2, 4, PP_U32, PP_U32, A) == E, "fixed pairs");
+    tc_free(ctx, off);
+    tc_free(ctx, vin);
+    tc_free(ctx, in);
+    tc_free(ctx, buf);
+}
+
 int main(void)
 {
     tc_init("test_errors");
@@ -1565,6 +1649,8 @@ int main(void)
         TC_BOTH(t_sort_bad_args),
         /* summed-area table, axis scans, transpose (issue 21) */
         TC_BOTH(t_sat_bad_args),
+        /* segmented sort (issue 22) */
+        TC_BOTH(t_segsort_bad_args),
     };
     return TC_RUN("errors", tests);
 }

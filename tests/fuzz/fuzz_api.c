@@ -568,6 +568,47 @@ static void do_sort(call *c, pp_context *ctx)
     check(c, ctx, st, huge);
 }
 
+/* segmented sort (issue 22): keys or pairs, offsets or the fixed form, any dtypes and orders
+ * (valid and not), offsets sorted, random or past n, in place or overlapping, counts small or
+ * huge. */
+static void do_segsort(call *c, pp_context *ctx)
+{
+    reader *r = c->r;
+    const unsigned form = byte(r) % 4; /* keys, pairs, fixed keys, fixed pairs */
+    const pp_dtype kt = pick_dtype(r), vt = pick_dtype(r);
+    const pp_sort_order order = (pp_sort_order)(byte(r) % 8 == 0 ? 5 : byte(r) & 1);
+    int huge, huge_seg = 0;
+    const size_t n = pick_count(r, form & 1 ? maxz(esize(kt), esize(vt)) : esize(kt), &huge);
+    size_t n_seg = form < 2 ? pick_count(r, sizeof(size_t), &huge_seg) : (size_t)(1 + byte(r) % 16);
+    if (!huge_seg) n_seg %= 64;
+    const int in_place = byte(r) % 4 == 0;
+    void *kin = make_array(c, n, esize(kt), huge, in_place);
+    void *kout = in_place ? kin : make_array(c, n, esize(kt), huge, 1);
+    void *vin = NULL, *vout = NULL;
+    if (form & 1) {
+        vin = make_array(c, n, esize(vt), huge, in_place);
+        vout = in_place ? vin : make_array(c, n, esize(vt), huge, 1);
+    }
+    pp_status st;
+    if (form < 2) {
+        const size_t *offsets = make_offsets(c, huge ? 0 : n, n_seg, huge_seg);
+        DESCRIBE("pp_segmented_sort_%s(keys_in %p, keys_out %p, values %p %p, n %zu, %d, %d, offsets %p, n_segments "
+                 "%zu, order %d)",
+                 form ? "pairs" : "keys", kin, kout, vin, vout, n, kt, vt, (const void *)offsets, n_seg, order);
+        st = form ? pp_segmented_sort_pairs(ctx, kin, kout, vin, vout, n, kt, vt, offsets, n_seg, order)
+                  : pp_segmented_sort_keys(ctx, kin, kout, n, kt, offsets, n_seg, order);
+    } else {
+        /* n_seg (1 .. 16) segments of n / n_seg keys */
+        const size_t len = n / n_seg;
+        DESCRIBE("pp_segmented_sort_%s_fixed(keys_in %p, keys_out %p, values %p %p, n_segments %zu, length %zu, %d, "
+                 "%d, order %d)",
+                 form & 1 ? "pairs" : "keys", kin, kout, vin, vout, n_seg, len, kt, vt, order);
+        st = form & 1 ? pp_segmented_sort_pairs_fixed(ctx, kin, kout, vin, vout, n_seg, len, kt, vt, order)
+                      : pp_segmented_sort_keys_fixed(ctx, kin, kout, n_seg, len, kt, order);
+    }
+    check(c, ctx, st, huge || huge_seg);
+}
+
 static pp_context *ctx;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -739,7 +780,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (pp_option_bounds((pp_option)o, NULL, NULL, &dflt) == PP_OK) pp_context_set_option(ctx, (pp_option)o, dflt);
     }
     for (int k = 0; k < 12 && r.left > 0; ++k) {
-        switch (byte(&r) % 13) {
+        switch (byte(&r) % 14) {
         case 0: do_reduce(&c, ctx); break;
         case 1: do_arg(&c, ctx); break;
         case 2: do_segreduce(&c, ctx); break;
@@ -751,6 +792,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 9: do_null_context(&c); break;
         case 10: do_sort(&c, ctx); break; /* radix sort family (issue 20) */
         case 11: do_grid(&c, ctx); break; /* summed-area table, axis scans, transpose (issue 21) */
+        case 12: do_segsort(&c, ctx); break; /* segmented sort (issue 22) */
         /* compaction family (issue 19) */
         default: do_compaction(&c, ctx); break;
         }

@@ -1,0 +1,72 @@
+/*
+ * tuning_segsort.h -- the segmented sort's tuning (hip/segsort.hip, issue 22), as data: the
+ * shapes of its three size classes (compile time: they size registers and shared memory) and one
+ * row per target of the run-time class boundary, chosen from the context's device
+ * (pp_hip_device), never from a macro of the host pass.
+ *
+ * Classes, by a segment's length L:
+ *   thread   1 <= L <= SEGSORT_THREAD_MAX: one thread sorts the segment in registers by an
+ *            odd-even transposition network of SEGSORT_THREAD_MAX keys (stable: it swaps
+ *            neighbours only when strictly out of order).
+ *   packed   SEGSORT_THREAD_MAX < L <= pack_max (the row's, at most the tile): segments of
+ *            lengths in (2^(c-1), 2^c] go TILE / 2^c to a block, which sorts the tile of all
+ *            of them in shared memory by match-ranked 8-bit digits of the key, then of the
+ *            segment's place in the block (one pass: at most 2^(12-5) = 128 segments).
+ *   block    L > pack_max: one block per segment, LSD passes through global memory (digit
+ *            counts of the segment, then a stable scatter tile by tile, staged in shared
+ *            memory).
+ * Shapes: SEGSORT_BLOCK 256 threads (a thread per digit of a pass); 16 items per thread (tiles
+ * of 4096) where keys and values are at most 4 bytes, 8 (2048) where either is 8 bytes: the
+ * packed kernel's tile (keys, 16-bit positions, 16-bit segment places), the ranking's counters
+ * and the segments' bounds stay within 48 KB of static shared memory. First version: not
+ * measured against other shapes.
+ */
+#ifndef PP_HIP_TUNING_SEGSORT_H
+#define PP_HIP_TUNING_SEGSORT_H
+
+#include <string.h>
+
+#include "common.h"
+
+#define SEGSORT_BLOCK 256
+#define SEGSORT_THREAD_MAX 16
+/* log2 of the shortest packed class's bound: segments of 17 .. 32 keys */
+#define SEGSORT_PACK_MIN_LOG 5
+/* items per thread (tile = SEGSORT_BLOCK x items) for keys of KB bytes and values of VB bytes */
+#define SEGSORT_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
+/* Blocks per SM / CU the packed kernel's registers are capped for. 1 (no cap): ptxas of CUDA 13
+ * for sm_90 gives the 16-item kernel 128 registers (2 blocks of 256 threads an SM, where shared
+ * memory would allow 5); capped for 3 blocks it took 80 and spilled 40 bytes. */
+#ifndef SEGSORT_PACKED_MIN_BLOCKS
+#define SEGSORT_PACKED_MIN_BLOCKS 1
+#endif
+
+/* The fixed form's segments of at least this many keys are sorted one after another by the
+ * radix sort family's device-wide sort (pp_hip_sort) instead of a block each. Not measured: an
+ * estimate (one block ranks a tile of 4096 keys a pass in microseconds, so a segment of 2^20
+ * u32 keys takes a block about a thousand tile passes, where the device-wide sort of 2^20 keys
+ * takes tens of microseconds, mostly its launches). */
+#define SEGSORT_FIXED_SORT_MIN ((uint64_t)1 << 20)
+
+struct pp_segsort_tuning {
+    const char *target;     /* as pp_hip_device::arch names it */
+    unsigned pack_max_log;  /* segments of up to 2^this keys (capped by the tile) are packed */
+};
+
+/* Not measured yet: every target packs up to the tile (2^12 keys; 2^11 for 8-byte keys or
+ * values). The first row of a platform is its fallback. */
+static const pp_segsort_tuning pp_segsort_tuning_table[] = {
+    {"sm_90", 12},
+    {"sm_80", 12},
+    {"gfx90a", 12},
+    {"gfx940", 12},
+    {"gfx1030", 12},
+};
+
+/* The row for the context's device. */
+static inline const pp_segsort_tuning *pp_segsort_tuning_for(const pp_hip_device *d)
+{
+    return pp_hip_tuning_pick(pp_segsort_tuning_table, d);
+}
+
+#endif /* PP_HIP_TUNING_SEGSORT_H */
