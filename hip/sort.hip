@@ -646,7 +646,7 @@ template <typename K, int VB> pp_status run_onesweep(pp_context *ctx, const pp_s
     const int64_t opt_pause = pp__option(ctx, PP_OPTION_SCAN_PAUSE_NS), opt_delay = pp__option(ctx, PP_OPTION_SCAN_DELAY_NS);
     pp_lb_sleeps sl{opt_pause >= 0 ? (unsigned)opt_pause : tu->pause_ns, opt_delay >= 0 ? (unsigned)opt_delay : tu->delay_ns};
     const int64_t forced = pp__option(ctx, PP_OPTION_SORT_ONESWEEP);
-    const int variant = forced != PP_SORT_ONESWEEP_AUTO ? (int)forced : tu->onesweep;
+    const int variant = forced != PP_SORT_ONESWEEP_AUTO ? (int)forced : argsort ? tu->onesweep_argsort : tu->onesweep;
     const int copy_out = !in_place;
     for (int j = 0; j < P; ++j) {
         const unsigned long long *sj = start + (size_t)j * PP_RADIX;

@@ -53,6 +53,7 @@ struct pp_sort_tuning {
     unsigned delay_ns;        /* look-back: once before the first poll */
     uint64_t tile_max_n;      /* the chooser sorts n <= this with the tile sort alone (one tile) */
     int onesweep;             /* the onesweep pass's variant (pp_sort_onesweep, not AUTO) */
+    int onesweep_argsort;     /* the same for pp_argsort (the values are the positions) */
 };
 
 /* Sleeps and tile_max_n are not measured yet (no sleeps; one tile of the tile sort). The
@@ -65,13 +66,16 @@ struct pp_sort_tuning {
  * row of a platform is its fallback.
  * sm_90 -> FUSED (5): H100 80GB HBM3, 2026-11-26, commit b63362a, CUB 3.0.1 in the same run,
  * u32 keys at 2^28: EARLY_WINDOW 10.297 ms, FUSED 8.452 ms (CUB 6.416); the other rows were
- * not measured with FUSED in that call (bench/results/h100-sortperf4-b63362a-*). */
+ * not measured with FUSED in that call (bench/results/h100-sortperf4-b63362a-*).
+ * Argsort keeps EARLY_WINDOW on sm_90: H100 80GB HBM3, 2026-11-26, main 618d7f6, CUB 3.0.1 in the
+ * same process, argsort f32 -> u32 at 2^28: EARLY_WINDOW 15.017 ms, FUSED 17.071 ms (CUB 8.35);
+ * u32 / u32 pairs FUSED 12.596 ms (EARLY_WINDOW 12.80 in the first call of the session). */
 static const pp_sort_tuning pp_sort_tuning_table[] = {
-    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED},
-    {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
-    {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
-    {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
-    {"gfx1030", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED},
+    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED, PP_SORT_ONESWEEP_EARLY_WINDOW},
+    {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED},
+    {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED},
+    {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED},
+    {"gfx1030", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED},
 };
 
 /* The row for the context's device. */

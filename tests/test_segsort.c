@@ -314,7 +314,7 @@ static void t_segsort_clamped(void **state)
     unsigned char *keys = (unsigned char *)tc_xmalloc(n * 4);
     tc_fill(&r, keys, n, PP_I32, TC_RANDOM);
     const size_t past[] = {100, 300, 5000, 9990, 12000, (size_t)-1, 20000};
-    const size_t decr[] = {50, 3000, 6000, 9000, 4000, 2000, 2000, 8000, 100, 0};
+    const size_t decr[] = {50, 3000, 6000, 9000, 4000, 2000, 2000, 1000, 100, 0};
     const size_t over[] = {0, 6000, 100, 8000, 50, 7000};
     seg_call c = {PP_I32, PP_F64, 1, 0, 0, 0, 0, 0};
     run_check(env, &c, keys, n, past, 6, "offsets past n");
