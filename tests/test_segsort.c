@@ -10,7 +10,9 @@
  * up to the tile, the tile, the one-block class), random mixes of lengths; one segment holding
  * everything; the fixed form; clamped offsets (past n, decreasing, overlapping: for these only
  * the bytes outside the segments are checked); stability (few distinct keys, distinct values);
- * float specials; n_segments == 0 and n == 0; on the CPU, 1, 2 and 3 threads.
+ * float specials; n_segments == 0 and n == 0; on the CPU, 1, 2 and 3 threads; on the GPU, the
+ * huge class of the offsets form (a segment of 2^20 + 3 keys among short ones, and the class's
+ * bound forced low through PP_OPTION_SEGSORT_HUGE_LOG), asked from the plan.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -379,6 +381,76 @@ static void t_segsort_pack_log(void **state)
     free(keys);
 }
 
+/* The plan's count of segments the GPU sorted with the device-wide sort (param[0]). */
+static void check_huge_plan(pp_context *ctx, long long want, const char *what)
+{
+    pp_plan plan;
+    TC_OK(ctx, pp_context_last_plan(ctx, &plan));
+    TC_CHECK(strcmp(plan.family, "segmented_sort") == 0 && plan.param[0] == want,
+             "%s: plan %s / %s, %lld segments by the device-wide sort, want %lld", what, plan.family, plan.strategy,
+             (long long)plan.param[0], want);
+}
+
+/* segmented sort: huge segments (third session). The offsets form with one segment of 2^20 + 3
+ * keys (the GPU's huge class under the tuning row's 2^20) among short and empty ones: keys and
+ * pairs, both orders, in and out of place; on the GPU the plan must count that one segment. */
+static void t_segsort_huge(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    tc_rng r = tc_rng_for("segsort huge");
+    size_t len[] = {100, 5, 0, ((size_t)1 << 20) + 3, 3000, 17, 1}, off[8];
+    const size_t S = sizeof len / sizeof len[0], n = offsets_of(len, S, off);
+    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 4);
+    for (int k = 0; k < 4; ++k) {
+        const int desc = k & 1, ip = k >> 1;
+        const pp_dtype t = k == 1 ? PP_F32 : k == 2 ? PP_I32 : PP_U32;
+        tc_fill(&r, keys, n, t, k == 3 ? TC_FEW : TC_RANDOM);
+        if (t == PP_F32) tc_fill_special(&r, keys, n / 2, t, 3);
+        seg_call c = {t, PP_U32, 0, desc, ip, 0, 0, 0};
+        run_check(env, &c, keys, n, off, S, "a huge segment among short ones");
+        if (env->backend == PP_BACKEND_HIP) check_huge_plan(ctx, 1, "keys");
+        c.pairs = 1;
+        c.vt = k & 1 ? PP_U64 : PP_U8;
+        run_check(env, &c, keys, n, off, S, "a huge segment among short ones");
+        if (env->backend == PP_BACKEND_HIP) check_huge_plan(ctx, 1, "pairs");
+    }
+    free(keys);
+}
+
+/* HIP: the huge class's bound forced low (PP_OPTION_SEGSORT_HUGE_LOG 12, 6 and 1: the block
+ * class, the packed classes and then nearly everything sent to the device-wide sort, one
+ * segment after another), over the boundary and random lengths: the same bits, and the plan
+ * counts the non-empty segments at or past the bound. */
+static void t_segsort_huge_log(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    tc_rng r = tc_rng_for("segsort huge log");
+    size_t len[2 * N_BOUNDARY + 200], off[2 * N_BOUNDARY + 201];
+    const size_t S = mixed_lengths(&r, len, 0);
+    const size_t n = offsets_of(len, S, off);
+    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 8);
+    const int64_t logs[] = {12, 6, 1};
+    const pp_dtype kt[] = {PP_F64, PP_U8, PP_I32};
+    const pp_dtype vt[] = {PP_U32, PP_U64, PP_U8};
+    for (int k = 0; k < 3; ++k) {
+        long long want = 0;
+        for (size_t s = 0; s < S; ++s) want += len[s] >= ((size_t)1 << logs[k]);
+        tc_fill(&r, keys, n, kt[k], TC_RANDOM);
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_HUGE_LOG, logs[k]));
+        char what[48];
+        snprintf(what, sizeof what, "segsort_huge_log %lld", (long long)logs[k]);
+        for (int m = 0; m < 4; ++m) {
+            seg_call c = {kt[k], vt[k], m & 1, m >> 1, (m + k) & 1, 0, 0, 0};
+            run_check(env, &c, keys, n, off, S, what);
+            check_huge_plan(ctx, want, what);
+        }
+    }
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_HUGE_LOG, 0));
+    free(keys);
+}
+
 /* CPU: 1, 2 and 3 threads over many segments and a few long ones (the second phase). */
 static void t_cpu_segsort_threads(void **state)
 {
@@ -413,6 +485,8 @@ int main(void)
         TC_BOTH(t_segsort_f64),   TC_BOTH(t_segsort_equal),   TC_BOTH(t_segsort_one_segment),
         TC_BOTH(t_segsort_clamped), TC_BOTH(t_segsort_empty), TC_CPU(t_cpu_segsort_threads),
         TC_HIP(t_segsort_pack_log),
+        /* segmented sort: huge segments (third session) */
+        TC_BOTH(t_segsort_huge),  TC_HIP(t_segsort_huge_log),
     };
     return TC_RUN("segsort", tests);
 }
