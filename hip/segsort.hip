@@ -67,6 +67,7 @@ struct seg_desc {
     int pack_lo, pack_hi;
     int nclasses;
     uint64_t huge_min; /* ~0: no huge class */
+    uint64_t huge_cap; /* the huge segments whose bounds fit the copy back (the first in the list) */
 };
 
 template <typename K, typename V> struct seg_bufs {
@@ -160,7 +161,8 @@ __global__ __launch_bounds__(SB) void segsort_count(seg_desc d, unsigned long lo
 }
 
 /* list[start of its class + place] = s for every non-empty segment s (cursor zeroed before); a
- * huge segment's (begin, end) also at huge[2 * its place in its class]. */
+ * huge segment's (begin, end) also at huge[2 * its place in its class] where that place is below
+ * d.huge_cap. */
 __global__ __launch_bounds__(SB) void segsort_classify(seg_desc d, const unsigned long long *__restrict__ counts,
                                                        unsigned long long *__restrict__ cursor,
                                                        unsigned long long *__restrict__ list,
@@ -185,8 +187,10 @@ __global__ __launch_bounds__(SB) void segsort_classify(seg_desc d, const unsigne
         if (len) list[at[cls] + rank] = s;
         if (len && cls == d.nclasses - 1) {
             const uint64_t h = at[cls] + rank - seg_class_start(counts, cls);
-            huge[2 * h] = b;
-            huge[2 * h + 1] = b + len;
+            if (h < d.huge_cap) {
+                huge[2 * h] = b;
+                huge[2 * h + 1] = b + len;
+            }
         }
         __syncthreads();
     }
@@ -376,10 +380,12 @@ __global__ __launch_bounds__(SB, SEGSORT_PACKED_MIN_BLOCKS) void segsort_packed(
 
 /* ---- the block class ---- */
 
+/* Sorts the segments of class `cls` from its list's entry `first` on, a block each. */
 template <typename K, int VB, int ITEMS>
 __global__ __launch_bounds__(SB) void segsort_block(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                     const unsigned long long *__restrict__ counts,
-                                                    const unsigned long long *__restrict__ list)
+                                                    const unsigned long long *__restrict__ list, int cls,
+                                                    uint64_t first)
 {
     using V = val_t<VB>;
     constexpr int TILE = SB * ITEMS;
@@ -387,10 +393,10 @@ __global__ __launch_bounds__(SB) void segsort_block(seg_desc d, seg_bufs<K, val_
     __shared__ K sk[TILE];
     __shared__ V sv[VB ? TILE : 1];
     __shared__ unsigned long long at[PP_RADIX]; /* the digits' counts, then their running offsets */
-    const int cls = d.nclasses - 2;
-    if ((uint64_t)blockIdx.x >= counts[cls]) return;
+    const uint64_t entry = first + blockIdx.x;
+    if (entry >= counts[cls]) return;
     uint64_t bb;
-    const uint64_t m = seg_bounds(d, list[seg_class_start(counts, cls) + blockIdx.x], bb);
+    const uint64_t m = seg_bounds(d, list[seg_class_start(counts, cls) + entry], bb);
     const unsigned tid = threadIdx.x;
     const int P = d.key_bits / PP_RADIX_BITS;
     const bool in_place = b.kin == b.kout || (VB > 0 && (const void *)b.vin == (const void *)b.vout);
@@ -405,7 +411,7 @@ __global__ __launch_bounds__(SB) void segsort_block(seg_desc d, seg_bufs<K, val_
         ksrc = b.ktmp;
         vsrc = b.vtmp;
     }
-    const unsigned first = pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id();
+    const unsigned lane0 = pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id();
     for (int p = 0; p < P; ++p) {
         const bool to_tmp = ((P - 1 - p) & 1) != 0;
         K *kdst = to_tmp ? b.ktmp : b.kout;
@@ -436,7 +442,7 @@ __global__ __launch_bounds__(SB) void segsort_block(seg_desc d, seg_bufs<K, val_
             unsigned dg[ITEMS], rk[ITEMS];
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i) {
-                const unsigned e = first + (unsigned)(i * PP_WAVE);
+                const unsigned e = lane0 + (unsigned)(i * PP_WAVE);
                 k[i] = e < tc ? ksrc[bb + t0 + e] : K(0);
                 if constexpr (VB > 0) v[i] = e < tc ? vsrc[bb + t0 + e] : V(0);
                 dg[i] = seg_digit(k[i], d, sh);
@@ -444,7 +450,7 @@ __global__ __launch_bounds__(SB) void segsort_block(seg_desc d, seg_bufs<K, val_
             pp_radix_rank<SB, ITEMS>(dg, PP_RADIX_BITS, tc, rk, rs);
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i)
-                if (first + (unsigned)(i * PP_WAVE) < tc) {
+                if (lane0 + (unsigned)(i * PP_WAVE) < tc) {
                     sk[rk[i]] = k[i];
                     if constexpr (VB > 0) sv[rk[i]] = v[i];
                 }
@@ -525,7 +531,10 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const int huge_log = forced_huge ? (int)forced_huge : (int)tu->huge_min_log;
     d.huge_min = n >> huge_log ? 1ull << huge_log : ~0ull;
     const uint64_t huge_max = d.huge_min != ~0ull ? (S < n >> huge_log ? S : n >> huge_log) : 0;
-    const bool long_possible = n > pack_max && d.huge_min > pack_max + 1;
+    d.huge_cap = huge_max;
+    /* the block class's lengths, or huge segments past huge_max (only segments that overlap
+     * can be that many: those past it get a block each) */
+    const bool long_possible = (n > pack_max && d.huge_min > pack_max + 1) || huge_max;
 
     /* scratch: the counts and cursors (zeroed), the huge segments' bounds, the list, the block
      * class's double buffer; the huge segments' sorts reuse it after a synchronization, so it
@@ -584,9 +593,11 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     }
     uint64_t g_block = 0;
     if (long_possible) {
-        g_block = n / (pack_max + 1) < S ? n / (pack_max + 1) : S;
-        segsort_block<K, VB, ITEMS><<<(unsigned)g_block, SB, 0, s>>>(d, b, counts, list);
-        PP_HIP_CHECK_LAUNCH(ctx, "segsort_block");
+        g_block = d.huge_min > pack_max + 1 ? (n / (pack_max + 1) < S ? n / (pack_max + 1) : S) : 0;
+        if (g_block) {
+            segsort_block<K, VB, ITEMS><<<(unsigned)g_block, SB, 0, s>>>(d, b, counts, list, d.nclasses - 2, 0);
+            PP_HIP_CHECK_LAUNCH(ctx, "segsort_block");
+        }
     }
     uint64_t n_huge = 0;
     if (huge_max) {
@@ -595,7 +606,13 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
         PP_HIP_TRY(ctx, hipStreamSynchronize(s));
         const unsigned long long *hc = (const unsigned long long *)back.p;
         const unsigned long long *hb = (const unsigned long long *)((const char *)back.p + 2 * cls_bytes);
-        n_huge = hc[d.nclasses - 1];
+        const uint64_t all_huge = hc[d.nclasses - 1];
+        n_huge = all_huge < huge_max ? all_huge : huge_max;
+        if (all_huge > n_huge) { /* overlapping segments: the rest a block each, from the list */
+            segsort_block<K, VB, ITEMS><<<(unsigned)(all_huge - n_huge), SB, 0, s>>>(d, b, counts, list,
+                                                                                     d.nclasses - 1, n_huge);
+            PP_HIP_CHECK_LAUNCH(ctx, "segsort_block");
+        }
         for (uint64_t h = 0; h < n_huge; ++h) PP_TRY(sort_range(ctx, a, hb[2 * h], hb[2 * h + 1] - hb[2 * h]));
     }
     /* plan: grid = the packed kernel's; param: segments sorted by the device-wide sort, packed
