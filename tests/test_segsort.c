@@ -218,6 +218,23 @@ static size_t mixed_lengths(tc_rng *r, size_t *len, int thorough)
     return S;
 }
 
+/* The boundary and random lengths (not thorough) as offsets, and room for their keys of up to 8
+ * bytes (freed by the caller). */
+typedef struct mixed_set {
+    tc_rng r; /* seeded by the test's name, then used for its keys */
+    size_t len[2 * N_BOUNDARY + 200], off[2 * N_BOUNDARY + 201];
+    size_t S, n;
+    unsigned char *keys;
+} mixed_set;
+
+static void mixed_set_make(const char *seed, mixed_set *m)
+{
+    m->r = tc_rng_for(seed);
+    m->S = mixed_lengths(&m->r, m->len, 0);
+    m->n = offsets_of(m->len, m->S, m->off);
+    m->keys = (unsigned char *)tc_xmalloc(m->n * 8);
+}
+
 static const pp_dtype value_types[] = {PP_U8, PP_I32, PP_U32, PP_I64, PP_U64, PP_F32, PP_F64};
 
 static void segsort_type(void **state, pp_dtype t)
@@ -358,12 +375,9 @@ static void t_segsort_pack_log(void **state)
 {
     tc_env *env = tc_envp(state);
     pp_context *ctx = tc_ctx(state);
-    tc_rng r = tc_rng_for("segsort pack log");
-    size_t len[2 * N_BOUNDARY + 200], off[2 * N_BOUNDARY + 201];
-    const size_t S = mixed_lengths(&r, len, 0);
-    const size_t n = offsets_of(len, S, off);
-    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 4);
-    tc_fill(&r, keys, n, PP_F32, TC_RANDOM);
+    mixed_set ms;
+    mixed_set_make("segsort pack log", &ms);
+    tc_fill(&ms.r, ms.keys, ms.n, PP_F32, TC_RANDOM);
     const int64_t logs[] = {4, 7, 12};
     const int64_t want[] = {16, 128, 4096};
     for (int k = 0; k < 3; ++k) {
@@ -371,7 +385,7 @@ static void t_segsort_pack_log(void **state)
         char what[48];
         snprintf(what, sizeof what, "segsort_pack_log %lld", (long long)logs[k]);
         seg_call c = {PP_F32, PP_U32, k != 1, k == 2, 0, 0, 0, 0};
-        run_check(env, &c, keys, n, off, S, what);
+        run_check(env, &c, ms.keys, ms.n, ms.off, ms.S, what);
         pp_plan plan;
         TC_OK(ctx, pp_context_last_plan(ctx, &plan));
         TC_CHECK(strcmp(plan.family, "segmented_sort") == 0 && plan.param[1] == want[k],
@@ -379,7 +393,7 @@ static void t_segsort_pack_log(void **state)
                  (long long)plan.param[1], (long long)want[k]);
     }
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_PACK_LOG, 0));
-    free(keys);
+    free(ms.keys);
 }
 
 /* The plan's count of segments the GPU sorted with the device-wide sort (param[0]). */
@@ -427,29 +441,26 @@ static void t_segsort_huge_log(void **state)
 {
     tc_env *env = tc_envp(state);
     pp_context *ctx = tc_ctx(state);
-    tc_rng r = tc_rng_for("segsort huge log");
-    size_t len[2 * N_BOUNDARY + 200], off[2 * N_BOUNDARY + 201];
-    const size_t S = mixed_lengths(&r, len, 0);
-    const size_t n = offsets_of(len, S, off);
-    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 8);
+    mixed_set ms;
+    mixed_set_make("segsort huge log", &ms);
     const int64_t logs[] = {12, 6, 1};
     const pp_dtype kt[] = {PP_F64, PP_U8, PP_I32};
     const pp_dtype vt[] = {PP_U32, PP_U64, PP_U8};
     for (int k = 0; k < 3; ++k) {
         long long want = 0;
-        for (size_t s = 0; s < S; ++s) want += len[s] >= ((size_t)1 << logs[k]);
-        tc_fill(&r, keys, n, kt[k], TC_RANDOM);
+        for (size_t s = 0; s < ms.S; ++s) want += ms.len[s] >= ((size_t)1 << logs[k]);
+        tc_fill(&ms.r, ms.keys, ms.n, kt[k], TC_RANDOM);
         TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_HUGE_LOG, logs[k]));
         char what[48];
         snprintf(what, sizeof what, "segsort_huge_log %lld", (long long)logs[k]);
         for (int m = 0; m < 4; ++m) {
             seg_call c = {kt[k], vt[k], m & 1, m >> 1, (m + k) & 1, 0, 0, 0};
-            run_check(env, &c, keys, n, off, S, what);
+            run_check(env, &c, ms.keys, ms.n, ms.off, ms.S, what);
             check_huge_plan(ctx, want, what);
         }
     }
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_HUGE_LOG, 0));
-    free(keys);
+    free(ms.keys);
 }
 
 /* More huge segments (bound forced to 2^12 on the GPU) than n / bound, which only overlapping
