@@ -459,6 +459,12 @@ static void t_segsort_huge_log(void **state)
             check_huge_plan(ctx, want, what);
         }
     }
+    /* the fixed form's segments (shorter than its own 2^20 threshold) reached by the bound */
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_HUGE_LOG, 8));
+    tc_fill(&ms.r, ms.keys, 50 * 300, PP_I64, TC_RANDOM);
+    seg_call c = {PP_I64, PP_U32, 1, 1, 0, 1, 300, 0};
+    run_check(env, &c, ms.keys, 50 * 300, NULL, 50, "segsort_huge_log 8, fixed form");
+    check_huge_plan(ctx, 50, "fixed form");
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_HUGE_LOG, 0));
     free(ms.keys);
 }
