@@ -102,9 +102,6 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a);
 
 /* sort.hip (issue 20) */
 pp_status pp_hip_sort(pp_context *ctx, const pp_sort_args *a);
-/* Scratch bytes enough for pp_hip_sort of `a`, and of `a` with any smaller n, whichever
- * strategy runs (segsort.hip reserves them before it writes anything). */
-size_t pp_hip_sort_scratch_bound(const pp_sort_args *a);
 /* sat.hip (issue 21) */
 pp_status pp_hip_grid_scan(pp_context *ctx, const pp_grid_args *a);
 pp_status pp_hip_transpose(pp_context *ctx, const pp_transpose_args *a);

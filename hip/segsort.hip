@@ -27,14 +27,8 @@
  *                     offsets (tiles in order: stable). The passes alternate between the output
  *                     and a scratch copy at the same positions, so that the last lands in the
  *                     output.
- *   huge              segments of at least the tuning row's huge bound (or
- *                     PP_OPTION_SEGSORT_HUGE_LOG): no kernel of this file. The classify pass
- *                     writes their (begin, end) beside the counts; the host copies both back
- *                     (at most n / bound pairs), synchronizes once, and sorts each segment with
- *                     the radix sort family's device-wide sort (sort_range), after the other
- *                     classes' kernels.
  * The fixed form with segments of at least SEGSORT_FIXED_SORT_MIN keys (lengths the host knows
- * without reading the device) sorts each with the same sort_range.
+ * without reading the device) sorts each with the radix sort family's device-wide sort.
  * Memory traffic: the packed and thread classes read and write each key (value) once; the block
  * class reads it twice and writes it once per 8-bit pass.
  */
@@ -54,8 +48,8 @@ constexpr int SB = SEGSORT_BLOCK;
 constexpr int SEG_MAX_CLASSES = 16; /* class ids fit the 4 bits the classify kernel matches */
 
 /* The segments and the keys' order, resolved on the host. Classes: 0 the thread class, 1 + (c -
- * pack_lo) the packed class of lengths (2^(c-1), 2^c] for c in [pack_lo, pack_hi], nclasses - 2
- * the block class, nclasses - 1 the huge class (lengths >= huge_min, which comes first). */
+ * pack_lo) the packed class of lengths (2^(c-1), 2^c] for c in [pack_lo, pack_hi], nclasses - 1
+ * the block class. */
 struct seg_desc {
     uint64_t n;
     const size_t *offsets; /* NULL: the fixed form */
@@ -66,8 +60,6 @@ struct seg_desc {
     int key_bits;
     int pack_lo, pack_hi;
     int nclasses;
-    uint64_t huge_min; /* ~0: no huge class */
-    uint64_t huge_cap; /* the huge segments whose bounds fit the copy back (the first in the list) */
 };
 
 template <typename K, typename V> struct seg_bufs {
@@ -105,14 +97,13 @@ PP_DEVICE uint64_t seg_bounds(const seg_desc &d, uint64_t s, uint64_t &b)
 
 PP_DEVICE int seg_class(uint64_t len, const seg_desc &d)
 {
-    if (len >= d.huge_min) return d.nclasses - 1;
     if (len <= (uint64_t)SEGSORT_THREAD_MAX) return 0;
     if (d.pack_hi >= d.pack_lo && len <= (1ull << d.pack_hi)) {
         int c = 64 - __clzll((long long)(len - 1)); /* ceil(log2(len)) */
         if (c < d.pack_lo) c = d.pack_lo;
         return 1 + c - d.pack_lo;
     }
-    return d.nclasses - 2;
+    return d.nclasses - 1;
 }
 
 /* The first list entry of class `cls`: the counts of the classes before it. */
@@ -160,13 +151,10 @@ __global__ __launch_bounds__(SB) void segsort_count(seg_desc d, unsigned long lo
     if (threadIdx.x < (unsigned)d.nclasses && tot[threadIdx.x]) atomicAdd(&counts[threadIdx.x], tot[threadIdx.x]);
 }
 
-/* list[start of its class + place] = s for every non-empty segment s (cursor zeroed before); a
- * huge segment's (begin, end) also at huge[2 * its place in its class] where that place is below
- * d.huge_cap. */
+/* list[start of its class + place] = s for every non-empty segment s (cursor zeroed before). */
 __global__ __launch_bounds__(SB) void segsort_classify(seg_desc d, const unsigned long long *__restrict__ counts,
                                                        unsigned long long *__restrict__ cursor,
-                                                       unsigned long long *__restrict__ list,
-                                                       unsigned long long *__restrict__ huge)
+                                                       unsigned long long *__restrict__ list)
 {
     __shared__ unsigned cnt[SEG_MAX_CLASSES];
     __shared__ unsigned long long at[SEG_MAX_CLASSES];
@@ -185,13 +173,6 @@ __global__ __launch_bounds__(SB) void segsort_classify(seg_desc d, const unsigne
                                                                                      (unsigned long long)cnt[threadIdx.x]);
         __syncthreads();
         if (len) list[at[cls] + rank] = s;
-        if (len && cls == d.nclasses - 1) {
-            const uint64_t h = at[cls] + rank - seg_class_start(counts, cls);
-            if (h < d.huge_cap) {
-                huge[2 * h] = b;
-                huge[2 * h + 1] = b + len;
-            }
-        }
         __syncthreads();
     }
 }
@@ -380,12 +361,10 @@ __global__ __launch_bounds__(SB, SEGSORT_PACKED_MIN_BLOCKS) void segsort_packed(
 
 /* ---- the block class ---- */
 
-/* Sorts the segments of class `cls` from its list's entry `first` on, a block each. */
 template <typename K, int VB, int ITEMS>
 __global__ __launch_bounds__(SB) void segsort_block(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                     const unsigned long long *__restrict__ counts,
-                                                    const unsigned long long *__restrict__ list, int cls,
-                                                    uint64_t first)
+                                                    const unsigned long long *__restrict__ list)
 {
     using V = val_t<VB>;
     constexpr int TILE = SB * ITEMS;
@@ -393,10 +372,10 @@ __global__ __launch_bounds__(SB) void segsort_block(seg_desc d, seg_bufs<K, val_
     __shared__ K sk[TILE];
     __shared__ V sv[VB ? TILE : 1];
     __shared__ unsigned long long at[PP_RADIX]; /* the digits' counts, then their running offsets */
-    const uint64_t entry = first + blockIdx.x;
-    if (entry >= counts[cls]) return;
+    const int last = d.nclasses - 1;
+    if ((uint64_t)blockIdx.x >= counts[last]) return;
     uint64_t bb;
-    const uint64_t m = seg_bounds(d, list[seg_class_start(counts, cls) + entry], bb);
+    const uint64_t m = seg_bounds(d, list[seg_class_start(counts, last) + blockIdx.x], bb);
     const unsigned tid = threadIdx.x;
     const int P = d.key_bits / PP_RADIX_BITS;
     const bool in_place = b.kin == b.kout || (VB > 0 && (const void *)b.vin == (const void *)b.vout);
@@ -411,7 +390,7 @@ __global__ __launch_bounds__(SB) void segsort_block(seg_desc d, seg_bufs<K, val_
         ksrc = b.ktmp;
         vsrc = b.vtmp;
     }
-    const unsigned lane0 = pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id();
+    const unsigned first = pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id();
     for (int p = 0; p < P; ++p) {
         const bool to_tmp = ((P - 1 - p) & 1) != 0;
         K *kdst = to_tmp ? b.ktmp : b.kout;
@@ -442,7 +421,7 @@ __global__ __launch_bounds__(SB) void segsort_block(seg_desc d, seg_bufs<K, val_
             unsigned dg[ITEMS], rk[ITEMS];
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i) {
-                const unsigned e = lane0 + (unsigned)(i * PP_WAVE);
+                const unsigned e = first + (unsigned)(i * PP_WAVE);
                 k[i] = e < tc ? ksrc[bb + t0 + e] : K(0);
                 if constexpr (VB > 0) v[i] = e < tc ? vsrc[bb + t0 + e] : V(0);
                 dg[i] = seg_digit(k[i], d, sh);
@@ -450,7 +429,7 @@ __global__ __launch_bounds__(SB) void segsort_block(seg_desc d, seg_bufs<K, val_
             pp_radix_rank<SB, ITEMS>(dg, PP_RADIX_BITS, tc, rk, rs);
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i)
-                if (lane0 + (unsigned)(i * PP_WAVE) < tc) {
+                if (first + (unsigned)(i * PP_WAVE) < tc) {
                     sk[rk[i]] = k[i];
                     if constexpr (VB > 0) sv[rk[i]] = v[i];
                 }
@@ -479,39 +458,6 @@ unsigned seg_stride_grid(const pp_hip_state *hs, uint64_t n)
     return (unsigned)(need < cap ? (need ? need : 1) : cap);
 }
 
-/* The radix sort family's device-wide sort of the call's keys (and values) [begin, begin +
- * len): the call's key type and order, the whole key, in place where the call is. */
-pp_sort_args sort_range_args(const pp_segsort_args *a, uint64_t begin, uint64_t len)
-{
-    const size_t kb = pp_dtype_size(a->key_type), vb = a->value_size;
-    pp_sort_args r;
-    memset(&r, 0, sizeof r);
-    r.n = len;
-    r.key_type = a->key_type;
-    r.value_size = vb;
-    r.descending = a->descending;
-    r.end_bit = (int)(8 * kb);
-    r.keys_in = (const char *)a->keys_in + begin * kb;
-    r.keys_out = (char *)a->keys_out + begin * kb;
-    if (vb) {
-        r.values_in = (const char *)a->values_in + begin * vb;
-        r.values_out = (char *)a->values_out + begin * vb;
-    }
-    return r;
-}
-
-pp_status sort_range(pp_context *ctx, const pp_segsort_args *a, uint64_t begin, uint64_t len)
-{
-    const pp_sort_args r = sort_range_args(a, begin, len);
-    return pp_hip_sort(ctx, &r);
-}
-
-/* A host buffer freed on every return. */
-struct host_buffer {
-    void *p = nullptr;
-    ~host_buffer() { free(p); }
-};
-
 template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_segsort_args *a, seg_desc d)
 {
     using V = val_t<VB>;
@@ -523,47 +469,20 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     d.pack_lo = SEGSORT_PACK_MIN_LOG;
     d.pack_hi = want < TILE_LOG ? want : TILE_LOG;
     const int NP = d.pack_hi >= d.pack_lo ? d.pack_hi - d.pack_lo + 1 : 0;
-    d.nclasses = NP + 3;
+    d.nclasses = NP + 2;
     const uint64_t n = a->n, S = a->n_segments;
     const uint64_t pack_max = NP ? (1ull << d.pack_hi) : (uint64_t)SEGSORT_THREAD_MAX;
-    /* the huge class: segments of at least 2^huge_log keys, at most n / 2^huge_log of them */
-    const int64_t forced_huge = pp__option(ctx, PP_OPTION_SEGSORT_HUGE_LOG);
-    const int huge_log = forced_huge ? (int)forced_huge : (int)tu->huge_min_log;
-    d.huge_min = n >> huge_log ? 1ull << huge_log : ~0ull;
-    const uint64_t huge_max = d.huge_min != ~0ull ? (S < n >> huge_log ? S : n >> huge_log) : 0;
-    d.huge_cap = huge_max;
-    /* the block class's lengths, or huge segments past huge_max (only segments that overlap
-     * can be that many: those past it get a block each) */
-    const bool long_possible = (n > pack_max && d.huge_min > pack_max + 1) || huge_max;
+    const bool long_possible = n > pack_max;
 
-    /* scratch: the counts and cursors (zeroed), the huge segments' bounds, the list, the block
-     * class's double buffer; the huge segments' sorts reuse it after a synchronization, so it
-     * is reserved for the largest of them too (nothing can fail once something is written) */
     const size_t cls_bytes = pp_align256((size_t)SEG_MAX_CLASSES * 8);
-    const size_t huge_bytes = huge_max ? pp_align256((size_t)huge_max * 16) : 0;
-    size_t bytes = 2 * cls_bytes + huge_bytes + pp_align256((size_t)S * 8);
+    size_t bytes = 2 * cls_bytes + pp_align256((size_t)S * 8);
     if (long_possible) bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0);
-    if (huge_max) {
-        const pp_sort_args whole = sort_range_args(a, 0, n);
-        const size_t sort_bytes = pp_hip_sort_scratch_bound(&whole);
-        bytes = bytes > sort_bytes ? bytes : sort_bytes;
-    }
     void *scratch = nullptr;
     PP_TRY(pp__scratch(ctx, bytes, &scratch));
     char *p = (char *)scratch;
     unsigned long long *counts = (unsigned long long *)p, *cursor = (unsigned long long *)(p + cls_bytes);
-    unsigned long long *huge = huge_max ? (unsigned long long *)(p + 2 * cls_bytes) : nullptr;
-    unsigned long long *list = (unsigned long long *)(p + 2 * cls_bytes + huge_bytes);
-    char *q = p + 2 * cls_bytes + huge_bytes + pp_align256((size_t)S * 8);
-    /* the host's copy of the counts, cursors and huge bounds (one copy back) */
-    const size_t back_bytes = 2 * cls_bytes + (size_t)huge_max * 16;
-    host_buffer back;
-    if (huge_max) {
-        if (pp__alloc_fails(ctx) || !(back.p = malloc(back_bytes)))
-            return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY,
-                            "pp_segmented_sort: cannot allocate %zu host bytes for the huge segments' bounds",
-                            back_bytes);
-    }
+    unsigned long long *list = (unsigned long long *)(p + 2 * cls_bytes);
+    char *q = p + 2 * cls_bytes + pp_align256((size_t)S * 8);
     seg_bufs<K, V> b;
     b.kin = (const K *)a->keys_in;
     b.kout = (K *)a->keys_out;
@@ -578,7 +497,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const unsigned cg = seg_stride_grid(hs, S);
     segsort_count<<<cg, SB, 0, s>>>(d, counts);
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_count");
-    segsort_classify<<<cg, SB, 0, s>>>(d, counts, cursor, list, huge);
+    segsort_classify<<<cg, SB, 0, s>>>(d, counts, cursor, list);
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_classify");
     /* grids from bounds the host knows (blocks past the classes' need return at once) */
     const uint64_t most = S < n ? S : n;
@@ -593,31 +512,12 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     }
     uint64_t g_block = 0;
     if (long_possible) {
-        g_block = d.huge_min > pack_max + 1 ? (n / (pack_max + 1) < S ? n / (pack_max + 1) : S) : 0;
-        if (g_block) {
-            segsort_block<K, VB, ITEMS><<<(unsigned)g_block, SB, 0, s>>>(d, b, counts, list, d.nclasses - 2, 0);
-            PP_HIP_CHECK_LAUNCH(ctx, "segsort_block");
-        }
+        g_block = n / (pack_max + 1) < S ? n / (pack_max + 1) : S;
+        segsort_block<K, VB, ITEMS><<<(unsigned)g_block, SB, 0, s>>>(d, b, counts, list);
+        PP_HIP_CHECK_LAUNCH(ctx, "segsort_block");
     }
-    uint64_t n_huge = 0;
-    if (huge_max) {
-        /* after the other classes' kernels (their lists are in the scratch the sorts reuse) */
-        PP_HIP_TRY(ctx, hipMemcpyAsync(back.p, counts, back_bytes, hipMemcpyDeviceToHost, s));
-        PP_HIP_TRY(ctx, hipStreamSynchronize(s));
-        const unsigned long long *hc = (const unsigned long long *)back.p;
-        const unsigned long long *hb = (const unsigned long long *)((const char *)back.p + 2 * cls_bytes);
-        const uint64_t all_huge = hc[d.nclasses - 1];
-        n_huge = all_huge < huge_max ? all_huge : huge_max;
-        if (all_huge > n_huge) { /* overlapping segments: the rest a block each, from the list */
-            segsort_block<K, VB, ITEMS><<<(unsigned)(all_huge - n_huge), SB, 0, s>>>(d, b, counts, list,
-                                                                                     d.nclasses - 1, n_huge);
-            PP_HIP_CHECK_LAUNCH(ctx, "segsort_block");
-        }
-        for (uint64_t h = 0; h < n_huge; ++h) PP_TRY(sort_range(ctx, a, hb[2 * h], hb[2 * h + 1] - hb[2 * h]));
-    }
-    /* plan: grid = the packed kernel's; param: segments sorted by the device-wide sort, packed
-     * bound, tile, block grid */
-    pp__set_plan(ctx, "segmented_sort", "classes", g_packed, S, (int64_t)n_huge, (int64_t)pack_max, TILE,
+    /* plan: grid = the packed kernel's; param: thread-class bound, packed bound, tile, block grid */
+    pp__set_plan(ctx, "segmented_sort", "classes", g_packed, S, SEGSORT_THREAD_MAX, (int64_t)pack_max, TILE,
                  (int64_t)g_block);
     return PP_OK;
 }
@@ -649,14 +549,27 @@ pp_status pp_hip_segmented_sort(pp_context *ctx, const pp_segsort_args *a)
     d.flip = a->descending ? (kb == 8 ? ~0ull : ((1ull << (8 * kb)) - 1ull)) : 0ull;
     d.key_bits = (int)(8 * kb);
     if (!a->offsets && a->segment_length >= SEGSORT_FIXED_SORT_MIN) {
-        /* the fixed form's long segments, whose lengths the host knows: the device-wide sort per
-         * segment (one block per segment would sort each alone); every call asks the same
-         * scratch, so only the first can fail, before anything is written */
+        /* the fixed form's long segments, whose lengths the host knows: the radix sort family's
+         * device-wide sort per segment (one block per segment would sort each alone); every call
+         * asks the same scratch, so only the first can fail, before anything is written */
         const uint64_t L = a->segment_length;
-        for (uint64_t s = 0; s < a->n_segments; ++s) PP_TRY(sort_range(ctx, a, s * L, L));
-        /* param: segments sorted by the device-wide sort, -, -, their length */
-        pp__set_plan(ctx, "segmented_sort", "radix_sort", 0, a->n_segments, (int64_t)a->n_segments, 0, 0,
-                     (int64_t)L);
+        pp_sort_args r;
+        memset(&r, 0, sizeof r);
+        r.n = L;
+        r.key_type = a->key_type;
+        r.value_size = a->value_size;
+        r.descending = a->descending;
+        r.end_bit = d.key_bits;
+        for (uint64_t s = 0; s < a->n_segments; ++s) {
+            r.keys_in = (const char *)a->keys_in + s * L * kb;
+            r.keys_out = (char *)a->keys_out + s * L * kb;
+            if (a->value_size) {
+                r.values_in = (const char *)a->values_in + s * L * a->value_size;
+                r.values_out = (char *)a->values_out + s * L * a->value_size;
+            }
+            PP_TRY(pp_hip_sort(ctx, &r));
+        }
+        pp__set_plan(ctx, "segmented_sort", "radix_sort", 0, a->n_segments, SEGSORT_THREAD_MAX, 0, 0, (int64_t)L);
         return PP_OK;
     }
     switch (kb) {

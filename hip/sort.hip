@@ -587,32 +587,6 @@ struct carve {
     }
 };
 
-/* Scratch bytes of run_onesweep for n keys in P passes (non-decreasing in n): the Y buffers
- * (and argsort's X keys), then the zeroed block (counts, the passes' tickets and the
- * histogram's counter of finished blocks, states, *zero_bytes of them), then the rest. */
-template <typename K, int VB> size_t onesweep_scratch(uint64_t n, int P, bool argsort, size_t *zero_bytes)
-{
-    using V = val_t<VB>;
-    constexpr uint64_t TILE = (uint64_t)SORT_BLOCK * SORT_ONESWEEP_ITEMS((int)sizeof(K), VB);
-    const uint64_t tiles = (n + TILE - 1) / TILE;
-    size_t bytes = pp_align256(n * sizeof(K)) + (argsort ? pp_align256(n * sizeof(K)) : 0) +
-                   (VB > 0 ? pp_align256(n * sizeof(V)) : 0);
-    *zero_bytes = P == 0 ? 0
-                         : pp_align256((size_t)P * PP_RADIX * 8) + pp_align256((size_t)(P + 1) * 4) +
-                               (tiles > 1 ? pp_align256((size_t)tiles * PP_RADIX * 8) : 0);
-    return bytes + *zero_bytes + 2 * pp_align256((size_t)P * PP_RADIX * 8) + 2 * pp_align256((size_t)(P + 1) * 4);
-}
-
-/* Scratch bytes of run_tile_merge for n keys (non-decreasing in n): the positions (unless
- * argsort's u32 indices are the output), argsort's keys, in place the values' copy. */
-size_t tile_merge_scratch(uint64_t n, size_t kb, size_t vb, bool argsort, bool copy_values)
-{
-    const bool pos_is_out = argsort && vb == 4;
-    const size_t bytes = (pos_is_out ? 0 : pp_align256(n * 4)) + (argsort ? pp_align256(n * kb) : 0) +
-                         (copy_values ? pp_align256(n * vb) : 0);
-    return bytes ? bytes : 256;
-}
-
 template <typename K, int VB> pp_status run_onesweep(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd)
 {
     using V = val_t<VB>;
@@ -625,8 +599,14 @@ template <typename K, int VB> pp_status run_onesweep(pp_context *ctx, const pp_s
     const bool kin_place = !argsort && a->keys_out == a->keys_in;
     const bool vin_place = vals && a->values_in && a->values_out == a->values_in;
     const bool in_place = kin_place || vin_place;
-    size_t zero_bytes;
-    const size_t bytes = onesweep_scratch<K, VB>(n, P, argsort, &zero_bytes);
+    /* sizes: the Y buffers (and argsort's X keys), then the zeroed block (counts, the passes'
+     * tickets and the histogram's counter of finished blocks, states) */
+    size_t bytes = pp_align256(n * sizeof(K)) + (argsort ? pp_align256(n * sizeof(K)) : 0) +
+                   (vals ? pp_align256(n * sizeof(V)) : 0);
+    const size_t zero_bytes = P == 0 ? 0
+                                     : pp_align256((size_t)P * PP_RADIX * 8) + pp_align256((size_t)(P + 1) * 4) +
+                                           (tiles > 1 ? pp_align256((size_t)tiles * PP_RADIX * 8) : 0);
+    bytes += zero_bytes + 2 * pp_align256((size_t)P * PP_RADIX * 8) + 2 * pp_align256((size_t)(P + 1) * 4);
     void *scratch = nullptr;
     PP_TRY(pp__scratch(ctx, bytes, &scratch));
     carve c{(char *)scratch, 0};
@@ -706,8 +686,10 @@ template <typename K> pp_status run_tile_merge(pp_context *ctx, const pp_sort_ar
     /* positions: argsort's u32 indices are the output itself */
     const bool pos_is_out = argsort && vb == 4;
     const bool copy_values = !argsort && vb && a->values_in == a->values_out;
+    size_t bytes = (pos_is_out ? 0 : pp_align256(n * 4)) + (argsort ? pp_align256(n * sizeof(K)) : 0) +
+                   (copy_values ? pp_align256(n * vb) : 0);
     void *scratch = nullptr;
-    PP_TRY(pp__scratch(ctx, tile_merge_scratch(n, sizeof(K), vb, argsort, copy_values), &scratch));
+    PP_TRY(pp__scratch(ctx, bytes ? bytes : 256, &scratch));
     carve c{(char *)scratch, 0};
     unsigned *pos = pos_is_out ? (unsigned *)a->values_out : c.take<unsigned>(n);
     K *keys = argsort ? c.take<K>(n) : (K *)a->keys_out;
@@ -756,21 +738,6 @@ template <typename K> pp_status run_tile_merge(pp_context *ctx, const pp_sort_ar
     return PP_OK;
 }
 
-template <typename K> size_t scratch_bound(const pp_sort_args *a, int P)
-{
-    const bool argsort = a->keys_out == nullptr;
-    const bool copy_values = !argsort && a->value_size && a->values_in == a->values_out;
-    size_t z, os;
-    switch (a->value_size) {
-    case 0: os = onesweep_scratch<K, 0>(a->n, P, argsort, &z); break;
-    case 1: os = onesweep_scratch<K, 1>(a->n, P, argsort, &z); break;
-    case 4: os = onesweep_scratch<K, 4>(a->n, P, argsort, &z); break;
-    default: os = onesweep_scratch<K, 8>(a->n, P, argsort, &z); break;
-    }
-    const size_t tm = tile_merge_scratch(a->n, sizeof(K), a->value_size, argsort, copy_values);
-    return os > tm ? os : tm;
-}
-
 template <typename K> pp_status dispatch_values(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd, bool tile)
 {
     if (tile) return run_tile_merge<K>(ctx, a, sd);
@@ -811,15 +778,5 @@ pp_status pp_hip_sort(pp_context *ctx, const pp_sort_args *a)
     case 1: return dispatch_values<uint8_t>(ctx, a, sd, tile);
     case 4: return dispatch_values<uint32_t>(ctx, a, sd, tile);
     default: return dispatch_values<uint64_t>(ctx, a, sd, tile);
-    }
-}
-
-size_t pp_hip_sort_scratch_bound(const pp_sort_args *a)
-{
-    const int P = (a->end_bit - a->begin_bit + PP_RADIX_BITS - 1) / PP_RADIX_BITS;
-    switch (pp_dtype_size(a->key_type)) {
-    case 1: return scratch_bound<uint8_t>(a, P);
-    case 4: return scratch_bound<uint32_t>(a, P);
-    default: return scratch_bound<uint64_t>(a, P);
     }
 }

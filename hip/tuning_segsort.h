@@ -12,11 +12,9 @@
  *            lengths in (2^(c-1), 2^c] go TILE / 2^c to a block, which sorts the tile of all
  *            of them in shared memory by match-ranked 8-bit digits of the key, then of the
  *            segment's place in the block (one pass: at most 2^(12-5) = 128 segments).
- *   block    pack_max < L < huge bound: one block per segment, LSD passes through global
- *            memory (digit counts of the segment, then a stable scatter tile by tile, staged in
- *            shared memory).
- *   huge     L >= 2^huge_min_log (the row's): the radix sort family's device-wide sort, one
- *            segment after another, after the host has read their bounds back.
+ *   block    L > pack_max: one block per segment, LSD passes through global memory (digit
+ *            counts of the segment, then a stable scatter tile by tile, staged in shared
+ *            memory).
  * Shapes: SEGSORT_BLOCK 256 threads (a thread per digit of a pass); 16 items per thread (tiles
  * of 4096) where keys and values are at most 4 bytes, 8 (2048) where either is 8 bytes: the
  * packed kernel's tile (keys, 16-bit positions, 16-bit segment places), the ranking's counters
@@ -53,21 +51,16 @@
 struct pp_segsort_tuning {
     const char *target;     /* as pp_hip_device::arch names it */
     unsigned pack_max_log;  /* segments of up to 2^this keys (capped by the tile) are packed */
-    unsigned huge_min_log;  /* segments of at least 2^this keys go to the device-wide sort */
 };
 
 /* Not measured yet: every target packs up to the tile (2^12 keys; 2^11 for 8-byte keys or
- * values). The huge bound, 2^20 on every target, is not measured either: the estimate of
- * SEGSORT_FIXED_SORT_MIN (a block needs about a thousand tile passes per 8-bit digit for 2^20
- * keys, the device-wide sort tens of microseconds), plus the one copy back and synchronization
- * the offsets form then pays, which a bound this high keeps small beside the sort. The first row
- * of a platform is its fallback. */
+ * values). The first row of a platform is its fallback. */
 static const pp_segsort_tuning pp_segsort_tuning_table[] = {
-    {"sm_90", 12, 20},
-    {"sm_80", 12, 20},
-    {"gfx90a", 12, 20},
-    {"gfx940", 12, 20},
-    {"gfx1030", 12, 20},
+    {"sm_90", 12},
+    {"sm_80", 12},
+    {"gfx90a", 12},
+    {"gfx940", 12},
+    {"gfx1030", 12},
 };
 
 /* The row for the context's device. */

@@ -811,22 +811,14 @@ PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t ro
  * packed, several to a block by length class, and sorted in shared memory by a block radix
  * sort on (key, then the segment's place in the block); longer ones get one block each, which
  * sorts its segment by LSD radix passes through global memory (the segment's digit counts,
- * then a stable scatter tile by tile); huge segments, of at least the device's tuning row's
- * bound (2^20 keys today, or 2^PP_OPTION_SEGSORT_HUGE_LOG), are sorted one after another by
- * the radix sort family's device-wide sort (as pp_sort_keys / pp_sort_pairs on the
- * sub-range), so that one segment of millions of keys costs about what pp_sort_keys does. The
- * fixed form, whose lengths the host knows, sends segments of at least 2^20 keys to that sort
- * too.
+ * then a stable scatter tile by tile). A segment of millions of keys thus runs on one block:
+ * the offsets form is slow for a few very long segments (sort those with pp_sort_keys); the
+ * fixed form, whose lengths the host knows, sorts segments of at least 2^20 keys one after
+ * another with the radix sort family's device-wide sort.
  * Temporary storage: the scratch arena (the class lists, and for long segments or an in-place
- * call a double buffer of n keys and n values; where huge segments are possible, at least the
- * device-wide sort's scratch for n keys); where huge segments are possible, a host buffer of
- * at most n / bound (begin, end) pairs.
+ * call a double buffer of n keys and n values).
  *
- * Synchronization: calls are enqueued, except that on the GPU a call with n at least the huge
- * bound (an offsets-form call; a fixed-form one only where its segments are shorter than 2^20
- * and the option lowers the bound below them) copies the huge segments' count and bounds back to
- * the host (one small device-to-host copy) and synchronizes the stream once, after the other
- * classes' kernels, before it enqueues their sorts. Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; an
+ * All calls are enqueued (none synchronizes). Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; an
  * array NULL with n > 0 ('keys_in', 'keys_out', 'values_in', 'values_out'); offsets NULL with
  * n_segments > 0 or n_segments == SIZE_MAX ('offsets', 'n_segments'); n_segments *
  * segment_length overflowing ('segment_length'); key_type or value_type unknown; order not
@@ -934,11 +926,6 @@ typedef enum pp_option {
      * of their length (0: the device's tuning row; 1 .. 4: none packed, segments past the
      * thread class get a block each; 5 .. 12: up to 2^value keys, capped by the tile). */
     PP_OPTION_SEGSORT_PACK_LOG = 23,    /* 0 .. 12 */
-    /* segmented sort: huge segments (issue 22, third session), HIP: segments of at least
-     * 2^value keys are sorted by the device-wide radix sort, one after another (0: the device's
-     * tuning row, 2^20 today; 1 .. 63: that bound, for tests; the fixed form's segments of at
-     * least 2^20 keys go to that sort whatever the value). */
-    PP_OPTION_SEGSORT_HUGE_LOG = 24,    /* 0 .. 63 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

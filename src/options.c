@@ -42,8 +42,6 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     [PP_OPTION_COMPACT_PARTITION] = {"compact_partition", 0, 2, 0},
     /* segmented sort (issue 22) */
     [PP_OPTION_SEGSORT_PACK_LOG] = {"segsort_pack_log", 0, 12, 0},
-    /* segmented sort: huge segments (issue 22, third session) */
-    [PP_OPTION_SEGSORT_HUGE_LOG] = {"segsort_huge_log", 0, 63, 0},
 };
 
 static const option_info *info(pp_option o)

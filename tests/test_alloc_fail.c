@@ -199,15 +199,6 @@ static pp_status c_segsort_fixed(pp_context *c, af_data *d)
 {
     return pp_segmented_sort_keys_fixed(c, d->iin, d->out, AF_N / 1000, 1000, PP_I32, PP_SORT_ASCENDING);
 }
-/* segmented sort: huge segments (issue 22, third session): on the GPU the segments of at least
- * 2^13 keys (all of them here) go to the device-wide sort after a copy back of their bounds */
-static pp_status c_segsort_huge(pp_context *c, af_data *d)
-{
-    pp_status st = pp_context_set_option(c, PP_OPTION_SEGSORT_HUGE_LOG, 13);
-    if (st != PP_OK) return st;
-    return pp_segmented_sort_pairs(c, d->iin, d->out, d->fin, d->out + AF_N * 4, AF_N, PP_I32, PP_F32, d->off,
-                                   AF_NSEG, PP_SORT_ASCENDING);
-}
 
 static const af_case cases[] = {
     {"pp_reduce f32 sum, host result", c_reduce_host},
@@ -244,8 +235,6 @@ static const af_case cases[] = {
     /* segmented sort (issue 22) */
     {"pp_segmented_sort_pairs f32 / i32", c_segsort_pairs},
     {"pp_segmented_sort_keys_fixed i32, 1000 keys a segment", c_segsort_fixed},
-    /* segmented sort: huge segments (issue 22, third session) */
-    {"pp_segmented_sort_pairs i32 / f32, huge segments (segsort_huge_log 13)", c_segsort_huge},
 };
 #define AF_NCASES (sizeof cases / sizeof cases[0])
 

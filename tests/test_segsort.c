@@ -10,9 +10,7 @@
  * up to the tile, the tile, the one-block class), random mixes of lengths; one segment holding
  * everything; the fixed form; clamped offsets (past n, decreasing, overlapping: for these only
  * the bytes outside the segments are checked); stability (few distinct keys, distinct values);
- * float specials; n_segments == 0 and n == 0; on the CPU, 1, 2 and 3 threads; on the GPU, the
- * huge class of the offsets form (a segment of 2^20 + 3 keys among short ones, and the class's
- * bound forced low through PP_OPTION_SEGSORT_HUGE_LOG), asked from the plan.
+ * float specials; n_segments == 0 and n == 0; on the CPU, 1, 2 and 3 threads.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -28,7 +26,7 @@ typedef struct seg_call {
     int in_place;
     int fixed;             /* the fixed form: segments of seg_len */
     size_t seg_len;
-    int overlapping;       /* offsets whose segments overlap: the overlapping segments' bytes are not checked */
+    int overlapping;       /* offsets whose segments overlap: only the uncovered bytes are checked */
 } seg_call;
 
 /* Segment s's clamped bounds [*b, *e); 0 when it is empty. */
@@ -45,16 +43,15 @@ static int bounds(const seg_call *c, size_t n, const size_t *off, size_t s, size
 }
 
 /* The expected output: `out` (what the output held before) with every non-empty clamped segment
- * (but those whose first element `skip` marks) replaced by the oracle's sort of the input's
- * segment. */
+ * replaced by the oracle's sort of the input's segment. */
 static void expect(const seg_call *c, const void *keys, const void *vals, size_t n, const size_t *off, size_t S,
-                   const unsigned char *skip, unsigned char *ek, unsigned char *ev)
+                   unsigned char *ek, unsigned char *ev)
 {
     const size_t ks = tc_size(c->kt), vs = c->pairs ? tc_size(c->vt) : 0;
     uint64_t *perm = (uint64_t *)tc_xmalloc((n ? n : 1) * sizeof *perm);
     for (size_t s = 0; s < S; ++s) {
         size_t b, e;
-        if (!bounds(c, n, off, s, &b, &e) || (skip && skip[b])) continue;
+        if (!bounds(c, n, off, s, &b, &e)) continue;
         const size_t m = e - b;
         TC_CHECK(po_sort_perm((const unsigned char *)keys + b * ks, m, c->kt, c->descending, 0, 0, perm) == 0,
                  "oracle out of memory");
@@ -66,24 +63,16 @@ static void expect(const seg_call *c, const void *keys, const void *vals, size_t
     free(perm);
 }
 
-/* A map of the n elements: 1 inside a segment that overlaps another (its keys and values are
- * unspecified). */
-static unsigned char *overlapped_map(const seg_call *c, size_t n, const size_t *off, size_t S)
+/* A map of the n elements: 1 inside some segment. */
+static unsigned char *covered_map(const seg_call *c, size_t n, const size_t *off, size_t S)
 {
-    unsigned char *cov = (unsigned char *)calloc(n + 1, 1), *m = (unsigned char *)calloc(n + 1, 1);
-    TC_CHECK(cov != NULL && m != NULL, "out of memory");
-    size_t b, e;
-    for (size_t s = 0; s < S; ++s)
-        if (bounds(c, n, off, s, &b, &e))
-            for (size_t i = b; i < e; ++i) cov[i] += cov[i] < 2;
+    unsigned char *m = (unsigned char *)calloc(n + 1, 1);
+    TC_CHECK(m != NULL, "out of memory");
     for (size_t s = 0; s < S; ++s) {
+        size_t b, e;
         if (!bounds(c, n, off, s, &b, &e)) continue;
-        int over = 0;
-        for (size_t i = b; i < e && !over; ++i) over = cov[i] > 1;
-        if (over)
-            for (size_t i = b; i < e; ++i) m[i] = 1;
+        for (size_t i = b; i < e; ++i) m[i] = 1;
     }
-    free(cov);
     return m;
 }
 
@@ -157,24 +146,32 @@ static void run_check(tc_env *env, const seg_call *c, const void *keys, size_t n
     unsigned char *hk = (unsigned char *)tc_xmalloc(n * ks + pad), *hv = (unsigned char *)tc_xmalloc(n * vs + pad + 1);
     tc_download(ctx, hk, kout, n * ks + pad);
     if (vs) tc_download(ctx, hv, vout, n * vs + pad);
-    /* overlapping: the segments that overlap another are not checked; everything else is */
-    unsigned char *unspec = c->overlapping ? overlapped_map(c, n, off, S) : NULL;
-    expect(c, keys, vals, n, off, S, unspec, ek, ev);
-    for (size_t i = 0; i < n * ks + pad; ++i)
-        if (hk[i] != ek[i] && !(unspec && i / ks < n && unspec[i / ks])) {
-            const size_t e = i / ks;
-            TC_CHECK(0, "key %zu (byte %zu): got 0x%llx, want 0x%llx", e, i,
-                     e < n ? (unsigned long long)tc_bits(hk, e, c->kt) : (unsigned long long)hk[i],
-                     e < n ? (unsigned long long)tc_bits(ek, e, c->kt) : (unsigned long long)ek[i]);
+    if (c->overlapping) {
+        unsigned char *cov = covered_map(c, n, off, S);
+        for (size_t i = 0; i < n + pad / ks; ++i) {
+            if (i < n && cov[i]) continue;
+            TC_CHECK(memcmp(hk + i * ks, ek + i * ks, ks) == 0, "key %zu outside every segment was written", i);
+            if (vs && i < n + pad / vs)
+                TC_CHECK(memcmp(hv + i * vs, ev + i * vs, vs) == 0, "value %zu outside every segment was written", i);
         }
-    for (size_t i = 0; vs && i < n * vs + pad; ++i)
-        if (hv[i] != ev[i] && !(unspec && i / vs < n && unspec[i / vs])) {
-            const size_t e = i / vs;
-            TC_CHECK(0, "value %zu (byte %zu): got 0x%llx, want 0x%llx", e, i,
-                     e < n ? (unsigned long long)tc_bits(hv, e, c->vt) : (unsigned long long)hv[i],
-                     e < n ? (unsigned long long)tc_bits(ev, e, c->vt) : (unsigned long long)ev[i]);
-        }
-    free(unspec);
+        free(cov);
+    } else {
+        expect(c, keys, vals, n, off, S, ek, ev);
+        for (size_t i = 0; i < n * ks + pad; ++i)
+            if (hk[i] != ek[i]) {
+                const size_t e = i / ks;
+                TC_CHECK(0, "key %zu (byte %zu): got 0x%llx, want 0x%llx", e, i,
+                         e < n ? (unsigned long long)tc_bits(hk, e, c->kt) : (unsigned long long)hk[i],
+                         e < n ? (unsigned long long)tc_bits(ek, e, c->kt) : (unsigned long long)ek[i]);
+            }
+        for (size_t i = 0; vs && i < n * vs + pad; ++i)
+            if (hv[i] != ev[i]) {
+                const size_t e = i / vs;
+                TC_CHECK(0, "value %zu (byte %zu): got 0x%llx, want 0x%llx", e, i,
+                         e < n ? (unsigned long long)tc_bits(hv, e, c->vt) : (unsigned long long)hv[i],
+                         e < n ? (unsigned long long)tc_bits(ev, e, c->vt) : (unsigned long long)ev[i]);
+            }
+    }
     free(hk);
     free(hv);
     free(ek);
@@ -216,23 +213,6 @@ static size_t mixed_lengths(tc_rng *r, size_t *len, int thorough)
         len[j] = t;
     }
     return S;
-}
-
-/* The boundary and random lengths (not thorough) as offsets, and room for their keys of up to 8
- * bytes (freed by the caller). */
-typedef struct mixed_set {
-    tc_rng r; /* seeded by the test's name, then used for its keys */
-    size_t len[2 * N_BOUNDARY + 200], off[2 * N_BOUNDARY + 201];
-    size_t S, n;
-    unsigned char *keys;
-} mixed_set;
-
-static void mixed_set_make(const char *seed, mixed_set *m)
-{
-    m->r = tc_rng_for(seed);
-    m->S = mixed_lengths(&m->r, m->len, 0);
-    m->n = offsets_of(m->len, m->S, m->off);
-    m->keys = (unsigned char *)tc_xmalloc(m->n * 8);
 }
 
 static const pp_dtype value_types[] = {PP_U8, PP_I32, PP_U32, PP_I64, PP_U64, PP_F32, PP_F64};
@@ -375,9 +355,12 @@ static void t_segsort_pack_log(void **state)
 {
     tc_env *env = tc_envp(state);
     pp_context *ctx = tc_ctx(state);
-    mixed_set ms;
-    mixed_set_make("segsort pack log", &ms);
-    tc_fill(&ms.r, ms.keys, ms.n, PP_F32, TC_RANDOM);
+    tc_rng r = tc_rng_for("segsort pack log");
+    size_t len[2 * N_BOUNDARY + 200], off[2 * N_BOUNDARY + 201];
+    const size_t S = mixed_lengths(&r, len, 0);
+    const size_t n = offsets_of(len, S, off);
+    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 4);
+    tc_fill(&r, keys, n, PP_F32, TC_RANDOM);
     const int64_t logs[] = {4, 7, 12};
     const int64_t want[] = {16, 128, 4096};
     for (int k = 0; k < 3; ++k) {
@@ -385,7 +368,7 @@ static void t_segsort_pack_log(void **state)
         char what[48];
         snprintf(what, sizeof what, "segsort_pack_log %lld", (long long)logs[k]);
         seg_call c = {PP_F32, PP_U32, k != 1, k == 2, 0, 0, 0, 0};
-        run_check(env, &c, ms.keys, ms.n, ms.off, ms.S, what);
+        run_check(env, &c, keys, n, off, S, what);
         pp_plan plan;
         TC_OK(ctx, pp_context_last_plan(ctx, &plan));
         TC_CHECK(strcmp(plan.family, "segmented_sort") == 0 && plan.param[1] == want[k],
@@ -393,100 +376,6 @@ static void t_segsort_pack_log(void **state)
                  (long long)plan.param[1], (long long)want[k]);
     }
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_PACK_LOG, 0));
-    free(ms.keys);
-}
-
-/* The plan's count of segments the GPU sorted with the device-wide sort (param[0]). */
-static void check_huge_plan(pp_context *ctx, long long want, const char *what)
-{
-    pp_plan plan;
-    TC_OK(ctx, pp_context_last_plan(ctx, &plan));
-    TC_CHECK(strcmp(plan.family, "segmented_sort") == 0 && plan.param[0] == want,
-             "%s: plan %s / %s, %lld segments by the device-wide sort, want %lld", what, plan.family, plan.strategy,
-             (long long)plan.param[0], want);
-}
-
-/* segmented sort: huge segments (third session). The offsets form with one segment of 2^20 + 3
- * keys (the GPU's huge class under the tuning row's 2^20) among short and empty ones: keys and
- * pairs, both orders, in and out of place; on the GPU the plan must count that one segment. */
-static void t_segsort_huge(void **state)
-{
-    tc_env *env = tc_envp(state);
-    pp_context *ctx = tc_ctx(state);
-    tc_rng r = tc_rng_for("segsort huge");
-    size_t len[] = {100, 5, 0, ((size_t)1 << 20) + 3, 3000, 17, 1}, off[8];
-    const size_t S = sizeof len / sizeof len[0], n = offsets_of(len, S, off);
-    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 4);
-    for (int k = 0; k < 4; ++k) {
-        const int desc = k & 1, ip = k >> 1;
-        const pp_dtype t = k == 1 ? PP_F32 : k == 2 ? PP_I32 : PP_U32;
-        tc_fill(&r, keys, n, t, k == 3 ? TC_FEW : TC_RANDOM);
-        if (t == PP_F32) tc_fill_special(&r, keys, n / 2, t, 3);
-        seg_call c = {t, PP_U32, 0, desc, ip, 0, 0, 0};
-        run_check(env, &c, keys, n, off, S, "a huge segment among short ones");
-        if (env->backend == PP_BACKEND_HIP) check_huge_plan(ctx, 1, "keys");
-        c.pairs = 1;
-        c.vt = k & 1 ? PP_U64 : PP_U8;
-        run_check(env, &c, keys, n, off, S, "a huge segment among short ones");
-        if (env->backend == PP_BACKEND_HIP) check_huge_plan(ctx, 1, "pairs");
-    }
-    free(keys);
-}
-
-/* HIP: the huge class's bound forced low (PP_OPTION_SEGSORT_HUGE_LOG 12, 6 and 1: the block
- * class, the packed classes and then nearly everything sent to the device-wide sort, one
- * segment after another), over the boundary and random lengths: the same bits, and the plan
- * counts the non-empty segments at or past the bound. */
-static void t_segsort_huge_log(void **state)
-{
-    tc_env *env = tc_envp(state);
-    pp_context *ctx = tc_ctx(state);
-    mixed_set ms;
-    mixed_set_make("segsort huge log", &ms);
-    const int64_t logs[] = {12, 6, 1};
-    const pp_dtype kt[] = {PP_F64, PP_U8, PP_I32};
-    const pp_dtype vt[] = {PP_U32, PP_U64, PP_U8};
-    for (int k = 0; k < 3; ++k) {
-        long long want = 0;
-        for (size_t s = 0; s < ms.S; ++s) want += ms.len[s] >= ((size_t)1 << logs[k]);
-        tc_fill(&ms.r, ms.keys, ms.n, kt[k], TC_RANDOM);
-        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_HUGE_LOG, logs[k]));
-        char what[48];
-        snprintf(what, sizeof what, "segsort_huge_log %lld", (long long)logs[k]);
-        for (int m = 0; m < 4; ++m) {
-            seg_call c = {kt[k], vt[k], m & 1, m >> 1, (m + k) & 1, 0, 0, 0};
-            run_check(env, &c, ms.keys, ms.n, ms.off, ms.S, what);
-            check_huge_plan(ctx, want, what);
-        }
-    }
-    /* the fixed form's segments (shorter than its own 2^20 threshold) reached by the bound */
-    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_HUGE_LOG, 8));
-    tc_fill(&ms.r, ms.keys, 50 * 300, PP_I64, TC_RANDOM);
-    seg_call c = {PP_I64, PP_U32, 1, 1, 0, 1, 300, 0};
-    run_check(env, &c, ms.keys, 50 * 300, NULL, 50, "segsort_huge_log 8, fixed form");
-    check_huge_plan(ctx, 50, "fixed form");
-    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_HUGE_LOG, 0));
-    free(ms.keys);
-}
-
-/* More huge segments (bound forced to 2^12 on the GPU) than n / bound, which only overlapping
- * segments allow: on the GPU those past the copied bounds get a block each. [5000, 9100)
- * overlaps none and is checked exactly, as are the bytes outside every segment. */
-static void t_segsort_huge_overlap(void **state)
-{
-    tc_env *env = tc_envp(state);
-    pp_context *ctx = tc_ctx(state);
-    tc_rng r = tc_rng_for("segsort huge overlap");
-    const size_t over[] = {0, 5000, 0, 5000, 9100, 9100, 10000}, n = 10000;
-    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 4);
-    tc_fill(&r, keys, n, PP_U32, TC_RANDOM);
-    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_HUGE_LOG, 12));
-    for (int m = 0; m < 4; ++m) {
-        seg_call c = {PP_U32, PP_I64, m & 1, m >> 1, m == 2, 0, 0, 1};
-        run_check(env, &c, keys, n, over, 6, "more huge segments than n / 2^12 (overlapping)");
-        if (env->backend == PP_BACKEND_HIP) check_huge_plan(ctx, 2, "overlapping");
-    }
-    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_HUGE_LOG, 0));
     free(keys);
 }
 
@@ -524,8 +413,6 @@ int main(void)
         TC_BOTH(t_segsort_f64),   TC_BOTH(t_segsort_equal),   TC_BOTH(t_segsort_one_segment),
         TC_BOTH(t_segsort_clamped), TC_BOTH(t_segsort_empty), TC_CPU(t_cpu_segsort_threads),
         TC_HIP(t_segsort_pack_log),
-        /* segmented sort: huge segments (third session) */
-        TC_BOTH(t_segsort_huge),  TC_HIP(t_segsort_huge_log),  TC_BOTH(t_segsort_huge_overlap),
     };
     return TC_RUN("segsort", tests);
 }
