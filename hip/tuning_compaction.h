@@ -13,24 +13,23 @@
 #include "common.h"
 
 /* ---- tile shapes (per device pass) ----
- * 512 threads on NVIDIA, 256 elsewhere; 16 elements per thread for 1- and 4-byte elements, 8
- * for 8-byte ones (4096 / 2048 per 256 threads): a tile's input stays in shared memory (16 KB
- * per 256 threads), each wave's kept values are staged over its own part of it, and, only with
- * a payload or indices, 2 bytes per element for the positions and the payload's staging
- * (dynamic). NVIDIA's 512 threads, measured on the H100 80GB HBM3 (2026-11-26 ~12:45 UTC, the
- * libraries of aed63e9 built with 256 / 384 / 512 threads, one bench binary, CUB 3.0.1 in the
- * same process, 2^28; 256 run twice): select flagged 717.4 / 723.2 (256), 715.7 (384), 694.5 us
- * (512); select_if 50% 650.9 / 648.2, 641.2, 621.0 us; 1% 520.7 / 516.5, 503.7, 475.0 us; 99%
- * 819.5 / 818.9, 821.6, 811.4 us; partition 1.267 / 1.272, 1.253, 1.236 ms; unique 601.6 /
- * 598.1, 587.7, 567.3 us; RLE 1.013 / 1.011, 1.019, 0.997 ms; per call n = 1024 3.60 / 3.71,
- * 3.88, 4.66 us and n = 2^16 6.04 / 6.14, 6.48, 6.75 us (CUB 7.4-9.8 and 7.8-9.6 us in the same
- * runs). AMD keeps 256 (not measured; no AMD GPU here). The block's wave totals are scanned by
- * one wave, so a block has at most PP_WAVE waves (512 threads: 16 waves of 32; 256: 4 of 64). */
-#ifdef PP_PORT_NVIDIA
-#define COMPACT_THREADS 512
-#else
+ * 256 threads; 16 elements per thread for 1- and 4-byte elements (4096 per tile), 8 for 8-byte
+ * ones (2048): a tile's input stays in shared memory (16 KB), each wave's kept values are
+ * staged over its own part of it, and, only with a payload or indices, 2 bytes per element for
+ * the positions and the payload's staging (dynamic, 0 .. 32 KB). The block's wave totals are
+ * scanned by one wave, so a block has at most PP_WAVE waves (256 threads: 8 waves of 32 or 4 of
+ * 64; 512 would be 16 of 32 or 8 of 64).
+ * Measured, not adopted yet: 512 threads on NVIDIA ran faster on the H100 80GB HBM3
+ * (2026-11-26 ~12:45 UTC, the libraries of aed63e9 built with 256 / 384 / 512 threads, one bench
+ * binary, CUB 3.0.1 in the same process, 2^28; 256 run twice; every row verified against the CPU
+ * backend): select flagged 717.4 / 723.2 (256), 715.7 (384), 694.5 us (512); select_if 50% 650.9
+ * / 648.2, 641.2, 621.0 us; 1% 520.7 / 516.5, 503.7, 475.0 us; 99% 819.5 / 818.9, 821.6, 811.4 us;
+ * partition 1.267 / 1.272, 1.253, 1.236 ms; unique 601.6 / 598.1, 587.7, 567.3 us; RLE 1.013 /
+ * 1.011, 1.019, 0.997 ms; per call n = 1024 3.60 / 3.71, 3.88, 4.66 us and n = 2^16 6.04 / 6.14,
+ * 6.48, 6.75 us. The session's device time ran out before test_compaction[hip] and the
+ * sanitizers could run at 512 (payloads, 8-byte keys, where, edge sizes), so 256 stays until
+ * they do (bench/NOTES.md "compaction: third session"). */
 #define COMPACT_THREADS 256
-#endif
 template <int KW> struct compact_shape {
     static constexpr int threads = COMPACT_THREADS;
     static constexpr int items = KW == 8 ? 8 : 16;
