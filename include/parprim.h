@@ -875,7 +875,9 @@ typedef enum pp_option {
     /* HIP scan: at most this many blocks in a grid where blocks scan tiles one after another
      * (0: as many as fit); lets tests loop over many tiles at sizes the sanitizers can run. */
     PP_OPTION_SCAN_MAX_BLOCKS = 3,      /* 0 .. 2^24 */
-    /* HIP scan look-back: sleep before the first poll / between polls, in ns (-1: the table). */
+    /* HIP look-backs: sleep before the first poll / between polls, in ns (-1: each family's
+     * table). Read by the scan, the compaction family and the radix sort's onesweep passes
+     * (PP_OPTION_SCAN_MAX_BLOCKS caps the compaction's persistent grid too). */
     PP_OPTION_SCAN_DELAY_NS = 4,        /* -1 .. 100000 */
     PP_OPTION_SCAN_PAUSE_NS = 5,        /* -1 .. 100000 */
     /* HIP histogram (even and range): force a strategy (pp_hist_strategy). */
