@@ -741,7 +741,9 @@ static void do_grid(call *c, pp_context *ctx)
         const size_t oe = batch ? extent_of(orows * batch, ocols, opitch) : 0;
         /* out overlapping in, sometimes */
         if (byte(r) % 6 == 0 && ie > 0) {
-            in = make_buf(c, (ie + oe) * 8 + 8, 1, 0);
+            /* room for the shift (up to 3 elements of out_t) past both extents: 8 + 24 bytes
+             * (8 alone let a 1 x 1 i64 table start at the buffer's end: CI's finding of 2026-11-26) */
+            in = make_buf(c, (ie + oe) * 8 + 32, 1, 0);
             out = (unsigned char *)in + (byte(r) % 4) * esize(out_t);
         } else {
             in = make_array(c, ie, esize(in_t), 0, 0);
