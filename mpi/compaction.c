@@ -1,0 +1,2 @@
+/* compaction.c -- parprim_mpi (being written) */
+#include "mpi_common.h"

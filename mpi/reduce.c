@@ -1,0 +1,2 @@
+/* reduce.c -- parprim_mpi (being written) */
+#include "mpi_common.h"

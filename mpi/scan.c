@@ -1,0 +1,2 @@
+/* scan.c -- parprim_mpi (being written) */
+#include "mpi_common.h"
