@@ -162,7 +162,8 @@ MC_FN void *mc_allgather(const void *mine, uint64_t n, size_t esize, uint64_t *t
 {
     uint64_t t = 0;
     uint64_t *all = mc_counts(n, &t, NULL);
-    unsigned char *out = (unsigned char *)malloc((t * esize) ? t * esize : 1);
+    const size_t bytes_all = (size_t)t * esize;
+    unsigned char *out = (unsigned char *)malloc(bytes_all > 0 ? bytes_all : 1);
     if (!out) abort();
     /* byte counts may pass INT_MAX in big runs: send rank by rank with MPI_Bcast in chunks */
     uint64_t at = 0;
