@@ -67,13 +67,13 @@ static pp_status select_any(pp_context *ctx, MPI_Comm comm, int is_if, const voi
     const char *fn = is_if ? "pp_mpi_select_if" : "pp_mpi_select_flagged";
     pm_check c = {0};
     int rank, size;
-    int64_t same[6] = {dtype, payload ? payload_type : 0, payload != NULL};
-    if (is_if) pred_words(pred, dtype, &same[3]);
-    static const char *const names[] = {"dtype", "payload_type", "payload (NULL or not)", "pred->kind", "pred->a",
-                                        "pred->b"};
+    /* the payload is each rank's own (a rank with n = 0 may pass none): not compared */
+    int64_t same[4] = {dtype};
+    if (is_if) pred_words(pred, dtype, &same[1]);
+    static const char *const names[] = {"dtype", "pred->kind", "pred->a", "pred->b"};
     if (!is_if && !flags && n) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'flags' is NULL with n = %zu", fn, n);
     if (is_if && !pred) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'pred' is NULL", fn);
-    pp_status st = begin(&c, fn, ctx, comm, &rank, &size, in, n, counts, same, names, is_if ? 6 : 3);
+    pp_status st = begin(&c, fn, ctx, comm, &rank, &size, in, n, counts, same, names, is_if ? 4 : 1);
     if (st != PP_OK) return st;
     uint64_t count = 0;
     pm_local(&c, ctx,
@@ -130,9 +130,9 @@ pp_status pp_mpi_unique(pp_context *ctx, MPI_Comm comm, const void *keys, size_t
     static const char fn[] = "pp_mpi_unique";
     pm_check c = {0};
     int rank, size;
-    const int64_t same[] = {dtype, payload ? payload_type : 0, payload != NULL};
-    static const char *const names[] = {"dtype", "payload_type", "payload (NULL or not)"};
-    pp_status st = begin(&c, fn, ctx, comm, &rank, &size, keys, n, counts, same, names, 3);
+    const int64_t same[] = {dtype};
+    static const char *const names[] = {"dtype"};
+    pp_status st = begin(&c, fn, ctx, comm, &rank, &size, keys, n, counts, same, names, 1);
     if (st != PP_OK) return st;
     const size_t es = pp_dtype_size(dtype);
 
