@@ -4,7 +4,9 @@
  * ranks before it in rank order into its prefix p, and scans its part seeded with p:
  *   exclusive   pp_exclusive_scan(in, init = p)
  *   inclusive   out[0 .. n-1) = pp_exclusive_scan(in[1 .. n), init = p op in[0]) and
- *               out[n-1] = p op aggregate (in place: through n - 1 elements of scratch)
+ *               out[n-1] = out[n-2] op in[n-1] (in place: through n - 1 elements of scratch)
+ * The last rank's aggregate is needed by no one: it reduces nothing (nor does a lone rank,
+ * which makes the single-process call).
  * A rank with no data before it (and no init) scans as the single-process call does.
  */
 #include "mpi_common.h"
@@ -52,9 +54,10 @@ static pp_status scan(pp_context *ctx, MPI_Comm comm, const void *in, size_t n, 
     pp_status st = pm_agree(&c, comm, fn);
     if (st != PP_OK) return st;
 
-    /* the aggregate; the local call checks types and op on every rank */
+    /* the aggregate, which only the ranks after this one need (the last rank and a lone rank
+     * reduce nothing: their call with n = 0 still checks types and op) */
     agg mine = {.n = n};
-    pm_local(&c, ctx, pp_reduce(ctx, in, n, in_type, op, &mine.v, out_type, PP_RESULT_HOST), fn);
+    pm_local(&c, ctx, pp_reduce(ctx, in, rank < size - 1 ? n : 0, in_type, op, &mine.v, out_type, PP_RESULT_HOST), fn);
     if ((st = pm_agree(&c, comm, fn)) != PP_OK) return st;
     agg *all = (agg *)malloc(sizeof(agg) * (size_t)size);
     if (!all) pm_fail(&c, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
@@ -84,23 +87,31 @@ static pp_status scan(pp_context *ctx, MPI_Comm comm, const void *in, size_t n, 
     } else if (!have) {
         pm_local(&c, ctx, pp_inclusive_scan(ctx, in, n, in_type, op, out, out_type), fn);
     } else if (n) {
-        pm_cell x0, q, last;
-        memset(&x0, 0, sizeof x0);
+        /* out[0 .. n-1) = exclusive scan of in[1 .. n) from q = p op in[0]; out[n-1] = out[n-2]
+         * op in[n-1] (q when n == 1) */
+        pm_cell x0, q, prev, xl;
+        memset(&x0, 0, sizeof x0), memset(&xl, 0, sizeof xl);
+        const unsigned char *in1 = (const unsigned char *)in + ies;
+        unsigned char *outc = (unsigned char *)out;
         if (pm_to_host(&c, ctx, &x0, in, ies) == PP_OK) {
             q = pm_combine(out_type, op, p, pm_widen(in_type, out_type, x0));
-            last = pm_combine(out_type, op, p, mine.v);
-            const unsigned char *in1 = (const unsigned char *)in + ies;
-            unsigned char *outc = (unsigned char *)out;
-            if (!in_place) {
-                pm_local(&c, ctx, pp_exclusive_scan(ctx, in1, n - 1, in_type, op, &q, out, out_type), fn);
-            } else if (n > 1) {
+            prev = q;
+            if (n > 1) {
                 void *tmp = NULL;
-                if (pm_local(&c, ctx, pp_malloc(ctx, &tmp, (n - 1) * oes), fn) == PP_OK &&
-                    pm_local(&c, ctx, pp_exclusive_scan(ctx, in1, n - 1, in_type, op, &q, tmp, out_type), fn) == PP_OK)
+                if (!in_place)
+                    pm_local(&c, ctx, pp_exclusive_scan(ctx, in1, n - 1, in_type, op, &q, out, out_type), fn);
+                else if (pm_local(&c, ctx, pp_malloc(ctx, &tmp, (n - 1) * oes), fn) == PP_OK &&
+                         pm_local(&c, ctx,
+                                  pp_exclusive_scan(ctx, in1, n - 1, in_type, op, &q, tmp, out_type), fn) == PP_OK)
                     pm_local(&c, ctx, pp_memcpy(ctx, out, tmp, (n - 1) * oes, PP_COPY_CONTEXT_TO_CONTEXT), fn);
                 if (tmp) pp_free(ctx, tmp);
+                /* in[n-1] is still the input in place: out[n-1] is written last */
+                memset(&prev, 0, sizeof prev);
+                if (c.st == PP_OK && pm_to_host(&c, ctx, &prev, outc + (n - 2) * oes, oes) == PP_OK &&
+                    pm_to_host(&c, ctx, &xl, in1 + (n - 2) * ies, ies) == PP_OK)
+                    prev = pm_combine(out_type, op, prev, pm_widen(in_type, out_type, xl));
             }
-            if (c.st == PP_OK) pm_from_host(&c, ctx, outc + (n - 1) * oes, &last, oes);
+            if (c.st == PP_OK) pm_from_host(&c, ctx, outc + (n - 1) * oes, &prev, oes);
         }
     }
     return pm_agree(&c, comm, fn);
