@@ -54,6 +54,17 @@ static double now(void) { return MPI_Wtime(); }
         (secs) = dt_;                                                           \
     } while (0)
 
+/* The best of b->reps timed runs of `call`. */
+#define BEST_OF(b, best, call)                        \
+    do {                                              \
+        (best) = 1e30;                                \
+        for (int r_ = 0; r_ < (b)->reps; ++r_) {      \
+            double t_;                                \
+            TIME_MAX(b, t_, call);                    \
+            if (t_ < (best)) (best) = t_;             \
+        }                                             \
+    } while (0)
+
 static void row(const bench *b, const char *name, const char *how, double secs, int ok)
 {
     if (b->rank) return;
@@ -108,18 +119,11 @@ static void bench_reduce(bench *b)
     uint64_t want = 0, got = 0;
     for (uint64_t i = 0; i < b->n; ++i) want += h[i];
     MPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_UINT64_T, MPI_SUM, b->comm);
-    double best = 1e30, t;
-    for (int r = 0; r < b->reps; ++r) {
-        TIME_MAX(b, t, pp_mpi_reduce(b->ctx, b->comm, d, b->n, PP_U32, PP_OP_SUM, &got, PP_U64, PP_RESULT_HOST));
-        if (t < best) best = t;
-    }
+    double best;
+    BEST_OF(b, best, pp_mpi_reduce(b->ctx, b->comm, d, b->n, PP_U32, PP_OP_SUM, &got, PP_U64, PP_RESULT_HOST));
     row(b, "reduce", "mpi", best, all_ok(b, got == want));
     if (b->size == 1) {
-        best = 1e30;
-        for (int r = 0; r < b->reps; ++r) {
-            TIME_MAX(b, t, pp_reduce(b->ctx, d, b->n, PP_U32, PP_OP_SUM, &got, PP_U64, PP_RESULT_HOST));
-            if (t < best) best = t;
-        }
+        BEST_OF(b, best, pp_reduce(b->ctx, d, b->n, PP_U32, PP_OP_SUM, &got, PP_U64, PP_RESULT_HOST));
         row(b, "reduce", "local", best, all_ok(b, got == want));
     }
     pp_free(b->ctx, d);
@@ -134,21 +138,14 @@ static void bench_scan(bench *b)
     for (uint64_t i = 0; i < b->n; ++i) sum += h[i];
     MPI_Exscan(&sum, &prefix, 1, MPI_UINT64_T, MPI_SUM, b->comm);
     if (b->rank == 0) prefix = 0;
-    double best = 1e30, t;
-    for (int r = 0; r < b->reps; ++r) {
-        TIME_MAX(b, t, pp_mpi_inclusive_scan(b->ctx, b->comm, d, b->n, PP_U32, PP_OP_SUM, o, PP_U64));
-        if (t < best) best = t;
-    }
+    double best;
+    BEST_OF(b, best, pp_mpi_inclusive_scan(b->ctx, b->comm, d, b->n, PP_U32, PP_OP_SUM, o, PP_U64));
     uint64_t *g = (uint64_t *)to_host(b, o, b->n * 8);
     int ok = 1;
     for (uint64_t i = 0, acc = prefix; i < b->n && ok; ++i) ok = g[i] == (acc += h[i]);
     row(b, "scan", "mpi", best, all_ok(b, ok));
     if (b->size == 1) {
-        best = 1e30;
-        for (int r = 0; r < b->reps; ++r) {
-            TIME_MAX(b, t, pp_inclusive_scan(b->ctx, d, b->n, PP_U32, PP_OP_SUM, o, PP_U64));
-            if (t < best) best = t;
-        }
+        BEST_OF(b, best, pp_inclusive_scan(b->ctx, d, b->n, PP_U32, PP_OP_SUM, o, PP_U64));
         row(b, "scan", "local", best, all_ok(b, ok));
     }
     free(g);
@@ -164,20 +161,12 @@ static void bench_histogram(bench *b)
     uint64_t *want = (uint64_t *)calloc(1024, 8);
     for (uint64_t i = 0; i < b->n; ++i) ++want[h[i] >> 22];
     MPI_Allreduce(MPI_IN_PLACE, want, 1024, MPI_UINT64_T, MPI_SUM, b->comm);
-    double best = 1e30, t;
-    for (int r = 0; r < b->reps; ++r) {
-        TIME_MAX(b, t,
-                 pp_mpi_histogram_even(b->ctx, b->comm, d, b->n, PP_U32, 1024, 0, 4294967296.0, counts, PP_U64));
-        if (t < best) best = t;
-    }
+    double best;
+    BEST_OF(b, best, pp_mpi_histogram_even(b->ctx, b->comm, d, b->n, PP_U32, 1024, 0, 4294967296.0, counts, PP_U64));
     uint64_t *g = (uint64_t *)to_host(b, counts, 1024 * 8);
     row(b, "histogram", "mpi", best, all_ok(b, memcmp(g, want, 1024 * 8) == 0));
     if (b->size == 1) {
-        best = 1e30;
-        for (int r = 0; r < b->reps; ++r) {
-            TIME_MAX(b, t, pp_histogram_even(b->ctx, d, b->n, PP_U32, 1024, 0, 4294967296.0, counts, PP_U64));
-            if (t < best) best = t;
-        }
+        BEST_OF(b, best, pp_histogram_even(b->ctx, d, b->n, PP_U32, 1024, 0, 4294967296.0, counts, PP_U64));
         row(b, "histogram", "local", best, all_ok(b, 1));
     }
     free(g);
@@ -196,11 +185,8 @@ static void bench_select(bench *b)
     pred.kind = PP_PRED_LT;
     pred.a.u32 = 1u << 31; /* half */
     pp_mpi_counts c = {0, 0, 0};
-    double best = 1e30, t;
-    for (int r = 0; r < b->reps; ++r) {
-        TIME_MAX(b, t, pp_mpi_select_if(b->ctx, b->comm, d, b->n, PP_U32, &pred, NULL, PP_U8, o, NULL, &c));
-        if (t < best) best = t;
-    }
+    double best;
+    BEST_OF(b, best, pp_mpi_select_if(b->ctx, b->comm, d, b->n, PP_U32, &pred, NULL, PP_U8, o, NULL, &c));
     uint32_t *g = (uint32_t *)to_host(b, o, c.count * 4);
     uint64_t k = 0, total = 0;
     int ok = 1;
@@ -210,12 +196,8 @@ static void bench_select(bench *b)
     MPI_Allreduce(&k, &total, 1, MPI_UINT64_T, MPI_SUM, b->comm);
     row(b, "select_if", "mpi", best, all_ok(b, ok && total == c.total));
     if (b->size == 1) {
-        best = 1e30;
         uint64_t cnt = 0;
-        for (int r = 0; r < b->reps; ++r) {
-            TIME_MAX(b, t, pp_select_if(b->ctx, d, b->n, PP_U32, &pred, NULL, PP_U8, o, NULL, &cnt, PP_RESULT_HOST));
-            if (t < best) best = t;
-        }
+        BEST_OF(b, best, pp_select_if(b->ctx, d, b->n, PP_U32, &pred, NULL, PP_U8, o, NULL, &cnt, PP_RESULT_HOST));
         row(b, "select_if", "local", best, all_ok(b, cnt == c.count));
     }
     free(g);

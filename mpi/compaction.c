@@ -36,11 +36,7 @@ static pp_status begin(pm_check *c, const char *fn, pp_context *ctx, MPI_Comm co
                        const void *in, size_t n, const void *counts, const int64_t *same, const char *const *names,
                        int nsame)
 {
-    if (pm_comm(c, comm, fn, rank, size) != PP_OK) {
-        pm_set_error(c->msg);
-        return c->st;
-    }
-    if (!ctx) pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
+    if (!pm_begin(c, comm, fn, ctx, rank, size)) return c->st;
     if (!in && n) pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'in' is NULL with n = %zu", fn, n);
     if (!counts) pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'counts' is NULL", fn);
     pm_same(c, comm, fn, same, names, nsame);

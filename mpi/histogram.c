@@ -40,11 +40,21 @@ static pp_status allreduce_counts(pm_check *c, pp_context *ctx, MPI_Comm comm, v
 }
 
 /* What every histogram call checks before counting. */
-static void check_common(pm_check *c, const char *fn, pp_context *ctx, const void *samples, size_t n, const void *counts)
+static void check_common(pm_check *c, const char *fn, const void *samples, size_t n, const void *counts)
 {
-    if (!ctx) pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
     if (!samples && n) pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'samples' is NULL with n = %zu", fn, n);
     if (!counts) pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'counts' is NULL", fn);
+}
+
+/* After the local call: its verdict shared, then the counts summed, then that verdict. */
+static pp_status sum_after(pm_check *c, pp_context *ctx, MPI_Comm comm, const char *fn, pp_status local, void *counts,
+                           size_t nbins, pp_dtype count_type)
+{
+    pm_local(c, ctx, local, fn);
+    pp_status st = pm_agree(c, comm, fn);
+    if (st != PP_OK) return st;
+    allreduce_counts(c, ctx, comm, counts, nbins, count_type);
+    return pm_agree(c, comm, fn);
 }
 
 static int64_t bits_of(double d)
@@ -60,20 +70,16 @@ pp_status pp_mpi_histogram_even(pp_context *ctx, MPI_Comm comm, const void *samp
     static const char fn[] = "pp_mpi_histogram_even";
     pm_check c = {0};
     int rank, size;
-    if (pm_comm(&c, comm, fn, &rank, &size) != PP_OK) {
-        pm_set_error(c.msg);
-        return c.st;
-    }
-    check_common(&c, fn, ctx, samples, n, counts);
+    if (!pm_begin(&c, comm, fn, ctx, &rank, &size)) return c.st;
+    check_common(&c, fn, samples, n, counts);
     const int64_t same[] = {sample_type, count_type, (int64_t)nbins, bits_of(lower), bits_of(upper)};
     static const char *const names[] = {"sample_type", "count_type", "nbins", "lower", "upper"};
     pm_same(&c, comm, fn, same, names, 5);
     pp_status st = pm_agree(&c, comm, fn);
     if (st != PP_OK) return st;
-    pm_local(&c, ctx, pp_histogram_even(ctx, samples, n, sample_type, nbins, lower, upper, counts, count_type), fn);
-    if ((st = pm_agree(&c, comm, fn)) != PP_OK) return st;
-    allreduce_counts(&c, ctx, comm, counts, nbins, count_type);
-    return pm_agree(&c, comm, fn);
+    return sum_after(&c, ctx, comm, fn,
+                     pp_histogram_even(ctx, samples, n, sample_type, nbins, lower, upper, counts, count_type), counts,
+                     nbins, count_type);
 }
 
 pp_status pp_mpi_histogram_range(pp_context *ctx, MPI_Comm comm, const void *samples, size_t n, pp_dtype sample_type,
@@ -82,11 +88,8 @@ pp_status pp_mpi_histogram_range(pp_context *ctx, MPI_Comm comm, const void *sam
     static const char fn[] = "pp_mpi_histogram_range";
     pm_check c = {0};
     int rank, size;
-    if (pm_comm(&c, comm, fn, &rank, &size) != PP_OK) {
-        pm_set_error(c.msg);
-        return c.st;
-    }
-    check_common(&c, fn, ctx, samples, n, counts);
+    if (!pm_begin(&c, comm, fn, ctx, &rank, &size)) return c.st;
+    check_common(&c, fn, samples, n, counts);
     if (!edges) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'edges' is NULL", fn);
     /* the edges' values, compared through a hash of their bits */
     uint64_t h = 1469598103934665603ull;
@@ -104,8 +107,6 @@ pp_status pp_mpi_histogram_range(pp_context *ctx, MPI_Comm comm, const void *sam
     pm_same(&c, comm, fn, same, names, 4);
     pp_status st = pm_agree(&c, comm, fn);
     if (st != PP_OK) return st;
-    pm_local(&c, ctx, pp_histogram_range(ctx, samples, n, sample_type, edges, nbins, counts, count_type), fn);
-    if ((st = pm_agree(&c, comm, fn)) != PP_OK) return st;
-    allreduce_counts(&c, ctx, comm, counts, nbins, count_type);
-    return pm_agree(&c, comm, fn);
+    return sum_after(&c, ctx, comm, fn, pp_histogram_range(ctx, samples, n, sample_type, edges, nbins, counts, count_type),
+                     counts, nbins, count_type);
 }

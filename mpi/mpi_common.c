@@ -62,6 +62,16 @@ pp_status pm_comm(pm_check *c, MPI_Comm comm, const char *fn, int *rank, int *si
     return pm_mpi(c, MPI_Comm_size(comm, size), "MPI_Comm_size");
 }
 
+int pm_begin(pm_check *c, MPI_Comm comm, const char *fn, const pp_context *ctx, int *rank, int *size)
+{
+    if (pm_comm(c, comm, fn, rank, size) != PP_OK) {
+        pm_set_error(c->msg);
+        return 0;
+    }
+    if (!ctx) pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
+    return 1;
+}
+
 pp_status pm_agree(pm_check *c, MPI_Comm comm, const char *fn)
 {
     int mine = (int)c->st, worst = 0, rank = 0, first;
@@ -149,7 +159,7 @@ pm_cell pm_identity(pp_dtype t, pp_op op)
         case PP_F64: c.f64 = -INFINITY; break;
         }
         break;
-    case PP_OP_AND: memset(c.bytes, 0xFF, pp_dtype_size(t)); break;
+    case PP_OP_AND: memset(&c, 0xFF, pp_dtype_size(t)); break;
     default: break; /* SUM, OR, XOR: 0 */
     }
     return c;
@@ -237,7 +247,7 @@ int pm_keys_equal(pp_dtype t, pm_cell a, pm_cell b)
     switch (t) {
     case PP_F32: return a.f32 == b.f32 || (isnan(a.f32) && isnan(b.f32));
     case PP_F64: return a.f64 == b.f64 || (isnan(a.f64) && isnan(b.f64));
-    default: return memcmp(a.bytes, b.bytes, pp_dtype_size(t)) == 0;
+    default: return memcmp(&a, &b, pp_dtype_size(t)) == 0;
     }
 }
 

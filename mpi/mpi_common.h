@@ -42,6 +42,11 @@ pp_status pm_same(pm_check *c, MPI_Comm comm, const char *fn, const int64_t *v, 
 /* The communicator's rank and size (checked: comm != MPI_COMM_NULL). */
 pp_status pm_comm(pm_check *c, MPI_Comm comm, const char *fn, int *rank, int *size);
 
+/* Every call's start: pm_comm, then ctx checked (a NULL ctx is recorded, for pm_agree).
+ * Returns 0 when comm itself is unusable: the call then returns c->st at once (the message
+ * is set; no collective can tell the other ranks). */
+int pm_begin(pm_check *c, MPI_Comm comm, const char *fn, const pp_context *ctx, int *rank, int *size);
+
 /* An MPI return code: PP_OK or PP_ERROR_COMMUNICATION with the MPI error string recorded. */
 pp_status pm_mpi(pm_check *c, int rc, const char *what);
 
@@ -50,16 +55,7 @@ void pm_set_error(const char *msg);
 
 /* ---- host arithmetic on one element ---------------------------------------------------------
  * Elements are 8-byte cells holding one value of the dtype at their start. */
-typedef union pm_cell {
-    uint8_t u8;
-    int32_t i32;
-    uint32_t u32;
-    int64_t i64;
-    uint64_t u64;
-    float f32;
-    double f64;
-    unsigned char bytes[8];
-} pm_cell;
+typedef pp_scalar pm_cell; /* parprim.h's union of one value of each dtype */
 
 /* The op's identity in dtype t (as parprim.h's reduce family defines it). */
 pm_cell pm_identity(pp_dtype t, pp_op op);

@@ -48,11 +48,7 @@ pp_status pp_mpi_reduce(pp_context *ctx, MPI_Comm comm, const void *in, size_t n
     static const char fn[] = "pp_mpi_reduce";
     pm_check c = {0};
     int rank, size;
-    if (pm_comm(&c, comm, fn, &rank, &size) != PP_OK) {
-        pm_set_error(c.msg);
-        return c.st;
-    }
-    if (!ctx) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
+    if (!pm_begin(&c, comm, fn, ctx, &rank, &size)) return c.st;
     if (!in && n) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'in' is NULL with n = %zu", fn, n);
     if (!out) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' is NULL", fn);
     if (space != PP_RESULT_HOST && space != PP_RESULT_CONTEXT)
@@ -90,11 +86,7 @@ static pp_status argext(pp_context *ctx, MPI_Comm comm, const void *in, size_t n
     const char *fn = is_max ? "pp_mpi_argmax" : "pp_mpi_argmin";
     pm_check c = {0};
     int rank, size;
-    if (pm_comm(&c, comm, fn, &rank, &size) != PP_OK) {
-        pm_set_error(c.msg);
-        return c.st;
-    }
-    if (!ctx) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
+    if (!pm_begin(&c, comm, fn, ctx, &rank, &size)) return c.st;
     if (!in && n) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'in' is NULL with n = %zu", fn, n);
     if (!value) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'value' is NULL", fn);
     if (!index) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'index' is NULL", fn);

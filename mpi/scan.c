@@ -25,10 +25,7 @@ static pp_status scan(pp_context *ctx, MPI_Comm comm, const void *in, size_t n, 
     const char *fn = exclusive ? "pp_mpi_exclusive_scan" : "pp_mpi_inclusive_scan";
     pm_check c = {0};
     int rank, size;
-    if (pm_comm(&c, comm, fn, &rank, &size) != PP_OK) {
-        pm_set_error(c.msg);
-        return c.st;
-    }
+    if (!pm_begin(&c, comm, fn, ctx, &rank, &size)) return c.st;
     const size_t ies = pp_dtype_size(in_type), oes = pp_dtype_size(out_type);
     if (!ctx) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
     if (!in && n) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'in' is NULL with n = %zu", fn, n);

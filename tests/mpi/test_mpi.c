@@ -10,17 +10,8 @@
 
 #include "mpi_check.h"
 
-/* One element of any dtype. */
-typedef union cell {
-    uint8_t u8;
-    int32_t i32;
-    uint32_t u32;
-    int64_t i64;
-    uint64_t u64;
-    float f32;
-    double f64;
-    unsigned char bytes[8];
-} cell;
+/* One element of any dtype: parprim.h's pp_scalar. */
+typedef pp_scalar cell;
 
 static const pp_dtype all_types[] = {PP_U8, PP_I32, PP_U32, PP_I64, PP_U64, PP_F32, PP_F64};
 
@@ -44,15 +35,7 @@ static void *fill(const char *what, pp_dtype t, size_t n, int64_t lo, uint64_t r
     for (size_t i = 0; i < n; ++i) {
         const uint64_t bits = mc_next(&r);
         const int64_t v = range ? lo + (int64_t)(bits % range) : (int64_t)bits;
-        union {
-            uint8_t u8;
-            int32_t i32;
-            uint32_t u32;
-            int64_t i64;
-            uint64_t u64;
-            float f32;
-            double f64;
-        } c;
+        cell c;
         switch (t) {
         case PP_U8: c.u8 = (uint8_t)v; break;
         case PP_I32: c.i32 = (int32_t)v; break;
@@ -327,6 +310,15 @@ static void t_histogram(void)
             }
 }
 
+/* This rank's payload for compaction: the global index of each element (u64, malloc). */
+static uint64_t *global_index(size_t n, uint64_t offset)
+{
+    uint64_t *pl = (uint64_t *)malloc(n * 8 + 8);
+    if (!pl) abort();
+    for (size_t i = 0; i < n; ++i) pl[i] = offset + i;
+    return pl;
+}
+
 /* ---- compaction ---------------------------------------------------------------------------- */
 
 /* The ranks' outputs (count elements of es bytes each) gathered equal want[0 .. want_count),
@@ -363,8 +355,7 @@ static void t_select(void)
             free(mc_counts(n, NULL, &offset));
             void *g = mc_allgather(h, n, es, &total);
             /* payload: the global index (u64) */
-            uint64_t *pl = (uint64_t *)malloc(n * 8 + 8);
-            for (size_t i = 0; i < n; ++i) pl[i] = offset + i;
+            uint64_t *pl = global_index(n, offset);
             uint64_t *gpl = (uint64_t *)mc_allgather(pl, n, 8, NULL);
             uint8_t *fl = (uint8_t *)fill("flags", PP_U8, n, 0, 3, 0);
             uint8_t *gfl = (uint8_t *)mc_allgather(fl, n, 1, NULL);
@@ -428,8 +419,7 @@ static void t_unique(void)
             uint64_t total = 0, offset = 0;
             free(mc_counts(n, NULL, &offset));
             void *g = mc_allgather(h, n, es, &total);
-            uint64_t *pl = (uint64_t *)malloc(n * 8 + 8);
-            for (size_t i = 0; i < n; ++i) pl[i] = offset + i;
+            uint64_t *pl = global_index(n, offset);
             uint64_t *gpl = (uint64_t *)mc_allgather(pl, n, 8, NULL);
             void *want = malloc(total * es + 8), *wantp = malloc(total * 8 + 8);
             uint64_t wc = 0;
