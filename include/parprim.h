@@ -203,6 +203,17 @@ PP_API pp_status pp_malloc(pp_context *ctx, void **ptr, size_t bytes);
  * runtime's free does). */
 PP_API pp_status pp_free(pp_context *ctx, void *ptr);
 
+/* Allocate `bytes` of HOST memory that copies to and from the context's space move fastest
+ * (pinned, page-locked memory on HIP, through hipHostMalloc; plain 256-byte-aligned host
+ * memory on the CPU backend, where it is the context's space itself): for staging buffers,
+ * such as parprim_mpi's. bytes == 0 gives *ptr = NULL and PP_OK. Free it with pp_host_free
+ * on the same context. Errors: PP_ERROR_INVALID_ARGUMENT (ptr NULL; bytes above SIZE_MAX -
+ * 255), PP_ERROR_OUT_OF_MEMORY; *ptr is NULL after a failure. */
+PP_API pp_status pp_host_malloc(pp_context *ctx, void **ptr, size_t bytes);
+
+/* Free memory from pp_host_malloc on this context. Accepts NULL. */
+PP_API pp_status pp_host_free(pp_context *ctx, void *ptr);
+
 /* Copy `bytes`. Copies that involve host memory synchronize (the data is in place when the
  * call returns); CONTEXT_TO_CONTEXT is enqueued. Errors: PP_ERROR_INVALID_ARGUMENT
  * (NULL with bytes > 0, unknown kind, a range that runs past the end of the address space or

@@ -35,7 +35,8 @@
  * MPIX_CUDA_AWARE_SUPPORT / MPIX_ROCM_AWARE_SUPPORT and confirmed at run time by
  * MPIX_Query_cuda_support() / MPIX_Query_rocm_support()), the bulk transfers (the sort's
  * exchange, the histogram's counts) pass device pointers to MPI directly; elsewhere they go
- * through host staging buffers (pp_mpi_gpu_aware tells which). Scalars (a reduction's
+ * through host staging buffers of pinned memory (pp_host_malloc; pp_mpi_direct tells which
+ * path a context takes). Scalars (a reduction's
  * partial results, a scan's aggregates, counts) always travel through host memory.
  * Nothing here has been run on a GPU yet: the GPU path is compiled, and tested only where a
  * GPU is present (tests/mpi).

@@ -174,8 +174,8 @@ static pp_status add_base(pm_check *c, pp_context *ctx, void *indices, uint64_t 
     if (!count || !base) return PP_OK;
     const size_t es = pp_dtype_size(index_type), bytes = (size_t)count * es;
     const int host = pp_context_backend(ctx) == PP_BACKEND_CPU;
-    void *h = host ? indices : malloc(bytes);
-    if (!h) return pm_fail(c, PP_ERROR_OUT_OF_MEMORY, "staging %llu indices: out of host memory", (unsigned long long)count);
+    void *h = host ? indices : pm_stage_alloc(c, ctx, bytes);
+    if (!h) return c->st;
     if (host || pm_to_host(c, ctx, h, indices, bytes) == PP_OK) {
         const long long m = (long long)count;
         if (index_type == PP_U32) {
@@ -189,7 +189,7 @@ static pp_status add_base(pm_check *c, pp_context *ctx, void *indices, uint64_t 
         }
         if (!host) pm_from_host(c, ctx, indices, h, bytes);
     }
-    if (!host) free(h);
+    if (!host) pm_stage_free(ctx, h);
     return c->st;
 }
 

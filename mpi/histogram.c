@@ -17,10 +17,10 @@ static pp_status allreduce_counts(pm_check *c, pp_context *ctx, MPI_Comm comm, v
     const MPI_Datatype t = pm_mpi_type(count_type);
     void *buf = counts;
     if (!pm_direct(ctx)) {
-        buf = malloc(nbins * cs);
-        if (!buf) return pm_fail(c, PP_ERROR_OUT_OF_MEMORY, "staging %zu counts: out of host memory", nbins);
+        buf = pm_stage_alloc(c, ctx, nbins * cs);
+        if (!buf) return c->st;
         if (pm_to_host(c, ctx, buf, counts, nbins * cs) != PP_OK) {
-            free(buf);
+            pm_stage_free(ctx, buf);
             return c->st;
         }
     } else if (pm_local(c, ctx, pp_context_synchronize(ctx), "waiting for the local counts") != PP_OK) {
@@ -34,7 +34,7 @@ static pp_status allreduce_counts(pm_check *c, pp_context *ctx, MPI_Comm comm, v
     }
     if (buf != counts) {
         if (c->st == PP_OK) pm_from_host(c, ctx, counts, buf, nbins * cs);
-        free(buf);
+        pm_stage_free(ctx, buf);
     }
     return c->st;
 }

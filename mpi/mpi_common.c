@@ -263,6 +263,18 @@ pp_status pm_from_host(pm_check *c, pp_context *ctx, void *dst, const void *host
     return pm_local(c, ctx, pp_memcpy(ctx, dst, host, bytes, PP_COPY_HOST_TO_CONTEXT), "copying from the host");
 }
 
+void *pm_stage_alloc(pm_check *c, pp_context *ctx, size_t bytes)
+{
+    void *p = NULL;
+    if (pm_local(c, ctx, pp_host_malloc(ctx, &p, bytes ? bytes : 1), "a host staging buffer") != PP_OK) return NULL;
+    return p;
+}
+
+void pm_stage_free(pp_context *ctx, void *p)
+{
+    if (p) pp_host_free(ctx, p);
+}
+
 static int gpu_aware_mpi(void)
 {
 #if defined(PM_HIP_NVIDIA) && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT

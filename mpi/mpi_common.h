@@ -78,6 +78,11 @@ int pm_keys_equal(pp_dtype t, pm_cell a, pm_cell b);
 pp_status pm_to_host(pm_check *c, pp_context *ctx, void *host, const void *src, size_t bytes);
 pp_status pm_from_host(pm_check *c, pp_context *ctx, void *dst, const void *host, size_t bytes);
 
+/* A host staging buffer of `bytes` for ctx's copies (pp_host_malloc: pinned on HIP), and its
+ * release. NULL (recorded as PP_ERROR_OUT_OF_MEMORY) when it cannot be had. */
+void *pm_stage_alloc(pm_check *c, pp_context *ctx, size_t bytes);
+void pm_stage_free(pp_context *ctx, void *p);
+
 /* 1 when ctx's arrays may be handed to MPI (see pp_mpi_direct). */
 int pm_direct(const pp_context *ctx);
 
