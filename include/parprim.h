@@ -939,6 +939,11 @@ typedef enum pp_option {
      * of their length (0: the device's tuning row; 1 .. 4: none packed, segments past the
      * thread class get a block each; 5 .. 12: up to 2^value keys, capped by the tile). */
     PP_OPTION_SEGSORT_PACK_LOG = 23,    /* 0 .. 12 */
+    /* parprim_mpi (issue 23): 0 hands the context's arrays to MPI directly where it can take
+     * them (a CPU context; a HIP one with a GPU-aware MPI), 1 always goes through pinned host
+     * staging buffers and host copies (what a GPU rank without a GPU-aware MPI does; on a CPU
+     * context it runs that path, for the tests). */
+    PP_OPTION_MPI_STAGING = 24,         /* 0 .. 1 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

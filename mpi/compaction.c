@@ -101,7 +101,7 @@ static pp_status shift_left(pm_check *c, pp_context *ctx, void *p, uint64_t coun
 {
     if (count < 2) return PP_OK;
     const size_t bytes = (size_t)(count - 1) * es;
-    if (pp_context_backend(ctx) == PP_BACKEND_CPU) {
+    if (pm_host_access(ctx)) {
         memmove(p, (unsigned char *)p + es, bytes);
         return PP_OK;
     }
@@ -173,7 +173,7 @@ static pp_status add_base(pm_check *c, pp_context *ctx, void *indices, uint64_t 
 {
     if (!count || !base) return PP_OK;
     const size_t es = pp_dtype_size(index_type), bytes = (size_t)count * es;
-    const int host = pp_context_backend(ctx) == PP_BACKEND_CPU;
+    const int host = pm_host_access(ctx);
     void *h = host ? indices : pm_stage_alloc(c, ctx, bytes);
     if (!h) return c->st;
     if (host || pm_to_host(c, ctx, h, indices, bytes) == PP_OK) {

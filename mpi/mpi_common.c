@@ -286,7 +286,20 @@ static int gpu_aware_mpi(void)
 #endif
 }
 
-int pm_direct(const pp_context *ctx) { return pp_context_backend(ctx) == PP_BACKEND_CPU || gpu_aware_mpi(); }
+/* PP_OPTION_MPI_STAGING set to 1 on the context */
+static int forced_staging(const pp_context *ctx)
+{
+    int64_t v = 0;
+    return pp_context_get_option(ctx, PP_OPTION_MPI_STAGING, &v) == PP_OK && v == 1;
+}
+
+int pm_direct(const pp_context *ctx)
+{
+    if (forced_staging(ctx)) return 0;
+    return pp_context_backend(ctx) == PP_BACKEND_CPU || gpu_aware_mpi();
+}
+
+int pm_host_access(const pp_context *ctx) { return pp_context_backend(ctx) == PP_BACKEND_CPU && !forced_staging(ctx); }
 
 int pp_mpi_direct(const pp_context *ctx) { return ctx && pm_direct(ctx); }
 

@@ -83,8 +83,12 @@ pp_status pm_from_host(pm_check *c, pp_context *ctx, void *dst, const void *host
 void *pm_stage_alloc(pm_check *c, pp_context *ctx, size_t bytes);
 void pm_stage_free(pp_context *ctx, void *p);
 
-/* 1 when ctx's arrays may be handed to MPI (see pp_mpi_direct). */
+/* 1 when ctx's arrays may be handed to MPI (see pp_mpi_direct; PP_OPTION_MPI_STAGING = 1
+ * makes it 0). */
 int pm_direct(const pp_context *ctx);
+/* 1 when the host may read and write ctx's arrays in place (a CPU context, unless
+ * PP_OPTION_MPI_STAGING = 1 asks for the staged path). */
+int pm_host_access(const pp_context *ctx);
 
 /* The MPI datatype that sums or moves elements of t (MPI_UINT8_T, ..., MPI_DOUBLE). */
 MPI_Datatype pm_mpi_type(pp_dtype t);

@@ -228,9 +228,17 @@ MC_FN void mc_init(int *argc, char ***argv, const char *suite)
         MPI_Finalize();
         exit(1);
     }
+    /* PP_TEST_MPI_STAGED=1: every transfer through host staging (PP_OPTION_MPI_STAGING), the
+     * path of a GPU rank without a GPU-aware MPI, run here on any backend */
+    const char *staged = getenv("PP_TEST_MPI_STAGED");
+    if (staged && !strcmp(staged, "1") && pp_context_set_option(mc.ctx, PP_OPTION_MPI_STAGING, 1) != PP_OK) {
+        fprintf(stderr, "[rank %d] %s: cannot set PP_OPTION_MPI_STAGING\n", mc.rank, suite);
+        MPI_Abort(mc.comm, 1);
+    }
     if (mc.rank == 0)
-        printf("%s: %d ranks, backend %s (%s), parprim %s, PP_TEST_SEED=%llu\n", suite, mc.size, mc.backend,
-               pp_context_device_name(mc.ctx), pp_version_string(), mc.seed);
+        printf("%s: %d ranks, backend %s (%s), transfers %s, parprim %s, PP_TEST_SEED=%llu\n", suite, mc.size,
+               mc.backend, pp_context_device_name(mc.ctx), pp_mpi_direct(mc.ctx) ? "direct" : "staged",
+               pp_version_string(), mc.seed);
     fflush(stdout);
 }
 
