@@ -13,8 +13,9 @@
  *   rows     each row left to right, one element after another (four rows' chains side by
  *            side, skewed: sat_impl.h's rows4);
  *   columns  each column top to bottom, row r from row r - 1 (vectorized across a strip);
- *   table    P(r, c) = the row prefix of row r at c, as a row scan. The rows are cut into
- *            blocks of rb rows (rb from the shape alone: at most SAT_BLOCKS blocks); block b's
+ *   table    P(r, c) = the row prefix of row r at c: as a row scan, except in the f32 -> f32
+ *            table, where it is taken four columns at a time (sat_rows_f32, below). The
+ *            rows are cut into blocks of rb rows (rb from the shape alone: at most SAT_BLOCKS blocks); block b's
  *            V_b(c) is the row prefix of its column sums (each column summed top to bottom),
  *            its carry C_b = C_(b-1) + V_(b-1) (C_1 = V_0), and the table is T(r0, c) = C_b(c) +
  *            P(r0, c) at the block's first row r0 (P alone in block 0), T(r, c) = T(r - 1, c) +
@@ -25,10 +26,11 @@
  * The table: the column sums of every block but the last (the input's first read, in
  * parallel), the carries down the blocks (columns in parallel), then every block's rows (the
  * input's second read, in parallel), four rows' prefixes at a time while they are in the
- * cache. No thread waits on another but at the ends of the passes. (A first version made one
- * pass over blocks claimed in order, each waiting for the block above's last row: with other
- * processes on the two cores, a waiting thread yielded and the table ran at a fifth of a
- * copy's speed, slower on two threads than on one.)
+ * cache (f32 -> f32: the four rows' T built in registers from P, column group by column
+ * group, and stored once). No thread waits on another but at the ends of the passes. (A first
+ * version made one pass over blocks claimed in order, each waiting for the block above's last
+ * row: with other processes on the two cores, a waiting thread yielded and the table ran at a
+ * fifth of a copy's speed, slower on two threads than on one.)
  *
  * The transpose: tiles of TT x TT elements (64 x 64), each read row by row into a buffer and
  * written row by row of the output from it (transpose_tile; whole tiles of 4-byte elements in
@@ -91,6 +93,171 @@ static inline void stream_fence(void)
 #if defined(__SSE2__)
     _mm_sfence();
 #endif
+}
+
+/* ---- the f32 table's rows: a prefix four columns at a time ----
+ *
+ * P(r, c), the row prefix of the f32 -> f32 table, is taken in groups of four columns: within a
+ * group by two shifted adds (lane k: s_k = x_k + x_(k-1), then s_k + s_(k-2): a tree of depth
+ * 2), then the running sum of the groups to its left added to every lane (c + s_k, one add).
+ * The one-add-per-element chain of a row becomes one add and a broadcast per four elements, so
+ * four rows side by side leave the adds' latency hidden with room to spare. The lanes a shift
+ * empties, the missing carry of a row's first group, the missing row above of the table's first
+ * row and a row's last partial group hold -0.0, which every x + -0.0 returns bit for bit: the
+ * order is the shape's alone, on every target (generic vectors, no ISA dispatch). A term's
+ * roundings in P(r, c): at most 2 + 1 + (c / 4) <= c + 1 (parprim.h's D counts c + 1). */
+typedef float v4f __attribute__((vector_size(16)));
+#if defined(__SSE2__)
+/* the lanes shifted by 1 / 2, the emptied ones -0.0; lane 3 in every lane */
+ALWAYS_INLINE v4f shift1_f32(v4f v)
+{
+    const __m128i s = _mm_slli_si128(_mm_castps_si128((__m128)v), 4);
+    return (v4f)_mm_or_ps(_mm_castsi128_ps(s), _mm_castsi128_ps(_mm_set_epi32(0, 0, 0, INT32_MIN)));
+}
+ALWAYS_INLINE v4f shift2_f32(v4f v)
+{
+    const __m128i s = _mm_slli_si128(_mm_castps_si128((__m128)v), 8);
+    return (v4f)_mm_or_ps(_mm_castsi128_ps(s), _mm_castsi128_ps(_mm_set_epi32(0, 0, INT32_MIN, INT32_MIN)));
+}
+ALWAYS_INLINE v4f lane3_f32(v4f v) { return (v4f)_mm_shuffle_ps((__m128)v, (__m128)v, 0xFF); }
+#else
+ALWAYS_INLINE v4f shift1_f32(v4f v) { return (v4f){-0.0f, v[0], v[1], v[2]}; }
+ALWAYS_INLINE v4f shift2_f32(v4f v) { return (v4f){-0.0f, -0.0f, v[0], v[1]}; }
+ALWAYS_INLINE v4f lane3_f32(v4f v) { return (v4f){v[3], v[3], v[3], v[3]}; }
+#endif
+
+ALWAYS_INLINE v4f pfx4_f32(v4f v)
+{
+    v = v + shift1_f32(v);
+    return v + shift2_f32(v);
+}
+
+ALWAYS_INLINE v4f load4_f32(const float *src)
+{
+#if defined(__SSE2__)
+    return (v4f)_mm_loadu_ps(src);
+#else
+    v4f v;
+    memcpy(&v, src, sizeof v);
+    return v;
+#endif
+}
+
+ALWAYS_INLINE void store4_f32(float *dst, v4f v, const int nt)
+{
+#if defined(__SSE2__)
+    if (nt) {
+        _mm_stream_ps(dst, (__m128)v);
+        return;
+    }
+#else
+    (void)nt;
+#endif
+    memcpy(dst, &v, sizeof v);
+}
+
+/* Row j of a group at columns [i, i + 4): P from its carry c_j, T = t + P into t, stored. */
+#define SAT_F32_ROW(j)                                                                          \
+    do {                                                                                        \
+        const v4f p = c##j + pfx4_f32(v##j);                                                    \
+        c##j = lane3_f32(p);                                                                    \
+        t = t + p;                                                                              \
+        store4_f32(y + j * op + i, t, nt);                                                      \
+    } while (0)
+
+/* Four rows of the table from the row above (`above`, NULL for the table's first row): row
+ * j's T = T(row j - 1) + P(row j), column group by column group (the four rows' loads first:
+ * a store to one row and a load of the next at the same offset would alias 4 KiB apart); the
+ * last row's T also goes to `keep` where given (the next group's row above); nt: the output
+ * with non-temporal stores (16-byte aligned rows). The last partial group: sat_rows_f32_tail. */
+ALWAYS_INLINE size_t sat_rows4_f32_k(const float *x, size_t ip, float *y, size_t op, size_t n, const float *above,
+                                     float *keep, const int nt, v4f *carry)
+{
+    const v4f nz = {-0.0f, -0.0f, -0.0f, -0.0f};
+    v4f c0 = nz, c1 = nz, c2 = nz, c3 = nz;
+    const float *x0 = x, *x1 = x + ip, *x2 = x + 2 * ip, *x3 = x + 3 * ip;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        v4f t = above ? load4_f32(above + i) : nz;
+        const v4f v0 = load4_f32(x0 + i), v1 = load4_f32(x1 + i), v2 = load4_f32(x2 + i), v3 = load4_f32(x3 + i);
+        SAT_F32_ROW(0);
+        SAT_F32_ROW(1);
+        SAT_F32_ROW(2);
+        SAT_F32_ROW(3);
+        if (keep) memcpy(keep + i, &t, sizeof t);
+    }
+    carry[0] = c0;
+    carry[1] = c1;
+    carry[2] = c2;
+    carry[3] = c3;
+    return i;
+}
+
+/* One row, the same operations. */
+ALWAYS_INLINE size_t sat_row1_f32_k(const float *x, float *y, size_t n, const float *above, float *keep,
+                                    const int nt, v4f *carry)
+{
+    const v4f nz = {-0.0f, -0.0f, -0.0f, -0.0f};
+    const size_t op = 0;
+    v4f c0 = nz;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        v4f t = above ? load4_f32(above + i) : nz;
+        const v4f v0 = load4_f32(x + i);
+        SAT_F32_ROW(0);
+        if (keep) memcpy(keep + i, &t, sizeof t);
+    }
+    carry[0] = c0;
+    return i;
+}
+#undef SAT_F32_ROW
+
+/* Columns [i, n) (fewer than four) of g rows, padded with -0.0, from their carries. */
+static void sat_rows_f32_tail(const float *x, size_t ip, float *y, size_t op, size_t n, size_t i, size_t g,
+                              const float *above, float *keep, const v4f *carry)
+{
+    if (i == n) return;
+    const size_t w = n - i;
+    v4f t = {-0.0f, -0.0f, -0.0f, -0.0f};
+    if (above) memcpy(&t, above + i, w * sizeof(float));
+    for (size_t j = 0; j < g; ++j) {
+        v4f v = {-0.0f, -0.0f, -0.0f, -0.0f};
+        memcpy(&v, x + j * ip + i, w * sizeof(float));
+        t = t + (carry[j] + pfx4_f32(v));
+        memcpy(y + j * op + i, &t, w * sizeof(float));
+    }
+    if (keep) memcpy(keep + i, &t, w * sizeof(float));
+}
+
+/* Rows [0, h) of one block of the f32 table (cpu/sat_impl.h's third pass): four rows at a
+ * time, then one. above: the block's carry C_b (NULL in block 0); keep: a row of the thread's
+ * own that carries T from one group of rows to the next (then the output is streamed out), or
+ * NULL (the row above is read back from the output). */
+static void sat_rows_f32(const float *x, size_t ip, float *y, size_t op, size_t n, size_t h, const float *above,
+                         float *keep)
+{
+    const int nt = keep && ((uintptr_t)y & 15) == 0 && op % 4 == 0;
+    for (size_t r = 0; r < h;) {
+        const size_t g = h - r >= 4 ? 4 : 1;
+        const float *xr = x + r * ip;
+        float *yr = y + r * op;
+        v4f carry[4];
+        size_t i;
+        if (g == 4) {
+            if (nt) i = above ? sat_rows4_f32_k(xr, ip, yr, op, n, above, keep, 1, carry)
+                              : sat_rows4_f32_k(xr, ip, yr, op, n, NULL, keep, 1, carry);
+            else i = above ? sat_rows4_f32_k(xr, ip, yr, op, n, above, keep, 0, carry)
+                           : sat_rows4_f32_k(xr, ip, yr, op, n, NULL, keep, 0, carry);
+        } else {
+            if (nt) i = above ? sat_row1_f32_k(xr, yr, n, above, keep, 1, carry)
+                              : sat_row1_f32_k(xr, yr, n, NULL, keep, 1, carry);
+            else i = above ? sat_row1_f32_k(xr, yr, n, above, keep, 0, carry)
+                           : sat_row1_f32_k(xr, yr, n, NULL, keep, 0, carry);
+        }
+        sat_rows_f32_tail(xr, ip, yr, op, n, i, g, above, keep, carry);
+        above = keep ? keep : y + (r + g - 1) * op;
+        r += g;
+    }
 }
 
 /* ---- instantiations: sat_impl.h once per kernel ---- */
@@ -261,6 +428,7 @@ static inline void stream_fence(void)
 #define A float
 #define OP OP_SUM
 #define SAT 1
+#define SAT_ROWS sat_rows_f32
 #include "sat_impl.h"
 #define NAME f32_f32_prod
 #define IN float

@@ -4,6 +4,9 @@
  *   NAME   the kernel's name prefix;   IN  the input type;   A  the accumulator (output) type
  *   OP     the operator (OP_SUM, ... of cpu/common.h);   SAT  1 where NAME is a sum that
  *          pp_summed_area_table offers (defines NAME_sat), else 0
+ *   SAT_ROWS (optional) the table's third pass for one block, in place of rows4 and the
+ *          staging below: SAT_ROWS(x, ip, y, op, cols, rows, above, keep) (cpu/sat.c's
+ *          sat_rows_f32)
  * It defines NAME_rows (every row scanned), NAME_cols (every column), NAME_sat (the table) and
  * NAME_grid, the dispatch-table entry. Orders of evaluation: cpu/sat.c's header.
  */
@@ -206,6 +209,9 @@ static void G_(sat)(const pp_grid_args *a, int threads, size_t rb, A *carry, A *
         for (size_t b = 0; b < blocks; ++b) {
             const size_t r0 = b * rb, r1 = min_size(a->rows, r0 + rb);
             const A *above = b > 0 ? carry + b * n : NULL;
+#ifdef SAT_ROWS /* its rows built in registers, `st` only carrying T from one group of rows to the next */
+            SAT_ROWS(x + r0 * ip, ip, y + r0 * op, op, n, r1 - r0, above, st);
+#else
             for (size_t r = r0; r < r1; r += 4) {
                 const size_t g = min_size(4, r1 - r);
                 A *dst = st ? st : y + r * op;
@@ -225,6 +231,7 @@ static void G_(sat)(const pp_grid_args *a, int threads, size_t rb, A *carry, A *
                     if (st) stream_row(y + (r + j) * op, yr, n * sizeof(A));
                 }
             }
+#endif
         }
         if (st) stream_fence();
     }
@@ -250,3 +257,4 @@ static void G_(grid)(const pp_grid_args *a, const struct grid_plan *p)
 #undef A
 #undef OP
 #undef SAT
+#undef SAT_ROWS
