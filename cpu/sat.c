@@ -34,8 +34,9 @@
  *
  * The transpose: tiles of TT x TT elements (64 x 64), each read row by row into a buffer and
  * written row by row of the output from it (transpose_tile; whole tiles of 4-byte elements in
- * 4 x 4 blocks transposed in SSE2 registers); the tiles of every matrix of the batch are
- * spread over the threads.
+ * 4 x 4 blocks transposed in SSE2 registers, into a second buffer and streamed out where the
+ * output is larger than the caches); the tiles of every matrix of the batch are spread over the
+ * threads.
  */
 #include <omp.h>
 #include <stdint.h>
@@ -616,11 +617,10 @@ pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a)
 
 #if defined(__SSE2__)
 /* 4-byte elements, a whole TT x TT tile: blocks of 4 x 4 transposed in SSE registers, read from
- * the buffer and written to the output 16 bytes at a time (a quarter of the stores). */
-static void transpose_tile4_sse(const uint32_t *x, uint32_t *y, size_t ip, size_t op, size_t r0, size_t c0,
-                                uint32_t *b)
+ * the buffer b and written to y 16 bytes at a time (a quarter of the stores). */
+static void transpose_tile4_sse(const uint32_t *x, uint32_t *y, size_t ip, size_t op, uint32_t *b)
 {
-    for (size_t i = 0; i < TT; ++i) memcpy(b + i * TT, x + (r0 + i) * ip + c0, TT * sizeof(uint32_t));
+    for (size_t i = 0; i < TT; ++i) memcpy(b + i * TT, x + i * ip, TT * sizeof(uint32_t));
     for (size_t j = 0; j < TT; j += 4)
         for (size_t i = 0; i < TT; i += 4) {
             const __m128 q0 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + i * TT + j)));
@@ -629,24 +629,43 @@ static void transpose_tile4_sse(const uint32_t *x, uint32_t *y, size_t ip, size_
             const __m128 q3 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + (i + 3) * TT + j)));
             const __m128 t0 = _mm_unpacklo_ps(q0, q1), t1 = _mm_unpacklo_ps(q2, q3);
             const __m128 t2 = _mm_unpackhi_ps(q0, q1), t3 = _mm_unpackhi_ps(q2, q3);
-            uint32_t *yr = y + (c0 + j) * op + r0 + i;
+            uint32_t *yr = y + j * op + i;
             _mm_storeu_si128((__m128i *)yr, _mm_castps_si128(_mm_movelh_ps(t0, t1)));
             _mm_storeu_si128((__m128i *)(yr + op), _mm_castps_si128(_mm_movehl_ps(t1, t0)));
             _mm_storeu_si128((__m128i *)(yr + 2 * op), _mm_castps_si128(_mm_movelh_ps(t2, t3)));
             _mm_storeu_si128((__m128i *)(yr + 3 * op), _mm_castps_si128(_mm_movehl_ps(t3, t2)));
         }
 }
+
+/* The same tile for outputs larger than the caches (16-byte aligned output rows): transposed
+ * into a second buffer o, then each of the output's 64 row pieces (256 bytes, four whole cache
+ * lines) written in one go with non-temporal stores, so that the output costs one write, not a
+ * read for ownership and a write-back. (Non-temporal stores straight from the 4 x 4 blocks,
+ * which leave four rows' lines open at once, ran 25% slower than plain stores: bench/NOTES.md.) */
+static void transpose_tile4_stream(const uint32_t *x, uint32_t *y, size_t ip, size_t op, uint32_t *b)
+{
+    uint32_t *o = b + TT * TT;
+    transpose_tile4_sse(x, o, ip, TT, b);
+    for (size_t j = 0; j < TT; ++j) {
+        __m128i *yr = (__m128i *)(y + j * op);
+        const __m128i *orow = (const __m128i *)(o + j * TT);
+        for (size_t i = 0; i < TT / 4; ++i) _mm_stream_si128(yr + i, _mm_load_si128(orow + i));
+    }
+}
 #endif
 
 static void transpose_tile(const void *in, void *out, size_t ip, size_t op, size_t es, size_t r0, size_t r1,
-                           size_t c0, size_t c1, void *buf)
+                           size_t c0, size_t c1, void *buf, int nt)
 {
     switch (es) {
     case 1: TRANSPOSE_TILE(uint8_t); break;
     case 4:
 #if defined(__SSE2__)
         if (r1 - r0 == TT && c1 - c0 == TT) {
-            transpose_tile4_sse((const uint32_t *)in, (uint32_t *)out, ip, op, r0, c0, (uint32_t *)buf);
+            const uint32_t *x = (const uint32_t *)in + r0 * ip + c0;
+            uint32_t *y = (uint32_t *)out + c0 * op + r0;
+            if (nt) transpose_tile4_stream(x, y, ip, op, (uint32_t *)buf);
+            else transpose_tile4_sse(x, y, ip, op, (uint32_t *)buf);
             break;
         }
 #endif
@@ -657,16 +676,23 @@ static void transpose_tile(const void *in, void *out, size_t ip, size_t op, size
 }
 
 /* The plan: family "transpose", strategy "cpu", tiles = TT x TT tiles of all matrices,
- * param[0] = threads, param[1] = TT. */
+ * param[0] = threads, param[1] = TT, param[2] = 1 where the whole 4-byte tiles are streamed out
+ * (outputs of STREAM_MIN_BYTES and more, with 16-byte aligned rows). */
 pp_status pp__cpu_transpose(pp_context *ctx, const pp_transpose_args *a)
 {
     const size_t tr = (a->rows + TT - 1) / TT, tc = (a->cols + TT - 1) / TT;
     const size_t per = tr * tc, tiles = per * a->batch;
     const int threads = a->rows * a->cols * a->batch >= PAR_MIN_ELEMS ? omp_get_max_threads() : 1;
-    pp__set_plan(ctx, "transpose", "cpu", 0, tiles, threads, TT, 0, 0);
     const size_t es = a->esize;
     const char *in = (const char *)a->in;
     char *out = (char *)a->out;
+#if defined(__SSE2__)
+    const int nt = es == 4 && a->rows * a->cols * a->batch * es >= STREAM_MIN_BYTES && ((uintptr_t)out & 15) == 0 &&
+                   a->out_pitch % 4 == 0;
+#else
+    const int nt = 0;
+#endif
+    pp__set_plan(ctx, "transpose", "cpu", 0, tiles, threads, TT, nt, 0);
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         _Alignas(64) unsigned char buf[TT * TT * 8];
@@ -676,8 +702,9 @@ pp_status pp__cpu_transpose(pp_context *ctx, const pp_transpose_args *a)
             const char *x = in + k * a->rows * a->in_pitch * es;
             char *y = out + k * a->cols * a->out_pitch * es;
             transpose_tile(x, y, a->in_pitch, a->out_pitch, es, i * TT, min_size(a->rows, (i + 1) * TT), j * TT,
-                           min_size(a->cols, (j + 1) * TT), buf);
+                           min_size(a->cols, (j + 1) * TT), buf, nt);
         }
+        if (nt) stream_fence();
     }
     return PP_OK;
 }
