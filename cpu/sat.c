@@ -172,7 +172,7 @@ ALWAYS_INLINE void store4_f32(float *dst, v4f v, const int nt)
  * last row's T also goes to `keep` where given (the next group's row above); nt: the output
  * with non-temporal stores (16-byte aligned rows). The last partial group: sat_rows_f32_tail. */
 ALWAYS_INLINE size_t sat_rows4_f32_k(const float *x, size_t ip, float *y, size_t op, size_t n, const float *above,
-                                     float *keep, const int nt, v4f *carry)
+                                     float *keep, const int nt, float *sums, const int first, v4f *carry)
 {
     const v4f nz = {-0.0f, -0.0f, -0.0f, -0.0f};
     v4f c0 = nz, c1 = nz, c2 = nz, c3 = nz;
@@ -181,6 +181,11 @@ ALWAYS_INLINE size_t sat_rows4_f32_k(const float *x, size_t ip, float *y, size_t
     for (; i + 4 <= n; i += 4) {
         v4f t = above ? load4_f32(above + i) : nz;
         const v4f v0 = load4_f32(x0 + i), v1 = load4_f32(x1 + i), v2 = load4_f32(x2 + i), v3 = load4_f32(x3 + i);
+        if (sums) {
+            const v4f s = (first ? nz : load4_f32(sums + i)) + v0;
+            const v4f s3 = ((s + v1) + v2) + v3;
+            memcpy(sums + i, &s3, sizeof s3);
+        }
         SAT_F32_ROW(0);
         SAT_F32_ROW(1);
         SAT_F32_ROW(2);
@@ -196,7 +201,7 @@ ALWAYS_INLINE size_t sat_rows4_f32_k(const float *x, size_t ip, float *y, size_t
 
 /* One row, the same operations. */
 ALWAYS_INLINE size_t sat_row1_f32_k(const float *x, float *y, size_t n, const float *above, float *keep,
-                                    const int nt, v4f *carry)
+                                    const int nt, float *sums, const int first, v4f *carry)
 {
     const v4f nz = {-0.0f, -0.0f, -0.0f, -0.0f};
     const size_t op = 0;
@@ -205,6 +210,10 @@ ALWAYS_INLINE size_t sat_row1_f32_k(const float *x, float *y, size_t n, const fl
     for (; i + 4 <= n; i += 4) {
         v4f t = above ? load4_f32(above + i) : nz;
         const v4f v0 = load4_f32(x + i);
+        if (sums) {
+            const v4f s = (first ? nz : load4_f32(sums + i)) + v0;
+            memcpy(sums + i, &s, sizeof s);
+        }
         SAT_F32_ROW(0);
         if (keep) memcpy(keep + i, &t, sizeof t);
     }
@@ -215,47 +224,49 @@ ALWAYS_INLINE size_t sat_row1_f32_k(const float *x, float *y, size_t n, const fl
 
 /* Columns [i, n) (fewer than four) of g rows, padded with -0.0, from their carries. */
 static void sat_rows_f32_tail(const float *x, size_t ip, float *y, size_t op, size_t n, size_t i, size_t g,
-                              const float *above, float *keep, const v4f *carry)
+                              const float *above, float *keep, float *sums, int first, const v4f *carry)
 {
     if (i == n) return;
     const size_t w = n - i;
-    v4f t = {-0.0f, -0.0f, -0.0f, -0.0f};
+    v4f t = {-0.0f, -0.0f, -0.0f, -0.0f}, s = t;
     if (above) memcpy(&t, above + i, w * sizeof(float));
+    if (sums && !first) memcpy(&s, sums + i, w * sizeof(float));
     for (size_t j = 0; j < g; ++j) {
         v4f v = {-0.0f, -0.0f, -0.0f, -0.0f};
         memcpy(&v, x + j * ip + i, w * sizeof(float));
+        s = s + v;
         t = t + (carry[j] + pfx4_f32(v));
         memcpy(y + j * op + i, &t, w * sizeof(float));
     }
     if (keep) memcpy(keep + i, &t, w * sizeof(float));
+    if (sums) memcpy(sums + i, &s, w * sizeof(float));
 }
 
 /* Rows [0, h) of one block of the f32 table (cpu/sat_impl.h's third pass): four rows at a
  * time, then one. above: the block's carry C_b (NULL in block 0); keep: a row of the thread's
  * own that carries T from one group of rows to the next (then the output is streamed out), or
- * NULL (the row above is read back from the output). */
+ * NULL (the row above is read back from the output); sums: where not NULL, receives the
+ * block's column sums (each column top to bottom, its first row's element as it is: the bits
+ * of sat_impl.h's colsums). */
 static void sat_rows_f32(const float *x, size_t ip, float *y, size_t op, size_t n, size_t h, const float *above,
-                         float *keep)
+                         float *keep, float *sums)
 {
     const int nt = keep && ((uintptr_t)y & 15) == 0 && op % 4 == 0;
     for (size_t r = 0; r < h;) {
         const size_t g = h - r >= 4 ? 4 : 1;
         const float *xr = x + r * ip;
         float *yr = y + r * op;
+        const int first = r == 0;
         v4f carry[4];
         size_t i;
-        if (g == 4) {
-            if (nt) i = above ? sat_rows4_f32_k(xr, ip, yr, op, n, above, keep, 1, carry)
-                              : sat_rows4_f32_k(xr, ip, yr, op, n, NULL, keep, 1, carry);
-            else i = above ? sat_rows4_f32_k(xr, ip, yr, op, n, above, keep, 0, carry)
-                           : sat_rows4_f32_k(xr, ip, yr, op, n, NULL, keep, 0, carry);
-        } else {
-            if (nt) i = above ? sat_row1_f32_k(xr, yr, n, above, keep, 1, carry)
-                              : sat_row1_f32_k(xr, yr, n, NULL, keep, 1, carry);
-            else i = above ? sat_row1_f32_k(xr, yr, n, above, keep, 0, carry)
-                           : sat_row1_f32_k(xr, yr, n, NULL, keep, 0, carry);
-        }
-        sat_rows_f32_tail(xr, ip, yr, op, n, i, g, above, keep, carry);
+        /* the variants spelled out, so that each loop is compiled without the branches */
+#define SAT_ROWS_CALL(ABOVE, NT)                                                                         \
+    (g == 4 ? sat_rows4_f32_k(xr, ip, yr, op, n, ABOVE, keep, NT, sums, first, carry)                    \
+            : sat_row1_f32_k(xr, yr, n, ABOVE, keep, NT, sums, first, carry))
+        if (nt) i = above ? SAT_ROWS_CALL(above, 1) : SAT_ROWS_CALL(NULL, 1);
+        else i = above ? SAT_ROWS_CALL(above, 0) : SAT_ROWS_CALL(NULL, 0);
+#undef SAT_ROWS_CALL
+        sat_rows_f32_tail(xr, ip, yr, op, n, i, g, above, keep, sums, first, carry);
         above = keep ? keep : y + (r + g - 1) * op;
         r += g;
     }

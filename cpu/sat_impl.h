@@ -5,8 +5,9 @@
  *   OP     the operator (OP_SUM, ... of cpu/common.h);   SAT  1 where NAME is a sum that
  *          pp_summed_area_table offers (defines NAME_sat), else 0
  *   SAT_ROWS (optional) the table's third pass for one block, in place of rows4 and the
- *          staging below: SAT_ROWS(x, ip, y, op, cols, rows, above, keep) (cpu/sat.c's
- *          sat_rows_f32)
+ *          staging below: SAT_ROWS(x, ip, y, op, cols, rows, above, keep, colsums) (cpu/sat.c's
+ *          sat_rows_f32; colsums, where not NULL, receives the block's column sums as
+ *          G_(colsums) computes them)
  * It defines NAME_rows (every row scanned), NAME_cols (every column), NAME_sat (the table) and
  * NAME_grid, the dispatch-table entry. Orders of evaluation: cpu/sat.c's header.
  */
@@ -185,26 +186,32 @@ PP_WIDE_CLONES static void G_(colsums)(const IN *restrict x, size_t ip, size_t n
     }
 }
 
-/* V_b of the block of rows [r0, r1) into v: its column sums, then their row prefix (one row's
- * chain). */
+/* V_b from the column sums in v, in place: their row prefix (one row's chain). */
+static void G_(v_of_sums)(A *v, size_t n)
+{
+    for (size_t c = 1; c < n; ++c) v[c] = (A)(v[c - 1] + v[c]);
+}
+
+/* V_b of the block of rows [r0, r1) into v. */
 static void G_(block_v)(const IN *x, size_t ip, size_t n, size_t r0, size_t r1, A *v)
 {
     G_(colsums)(x + r0 * ip, ip, n, r1 - r0, v);
-    for (size_t c = 1; c < n; ++c) v[c] = (A)(v[c - 1] + v[c]);
+    G_(v_of_sums)(v, n);
 }
 
 /* The table over blocks of `rb` rows (cpu/sat.c's header). The blocks are cut into `chunks`
  * runs of consecutive blocks (one a thread), the last starting at block `last0`:
  *   1. every block above the last chunk, in parallel: V_b (the input's first read of them);
  *   2. the carries C_b = C_(b-1) + V_(b-1) from C_1 = V_0, down to the last chunk's first;
- *   3. every chunk, in parallel, its blocks in order; in the last chunk each block's V_b is
- *      taken just before its rows (the rows then read it from the cache) and C_(b+1) = C_b +
- *      V_b carried down (the same operations as passes 1 and 2: the same bits for any number
- *      of chunks). A block's rows: the row prefixes P of four rows at a time (rows4) into the
- *      output, or, for outputs larger than the caches, into five rows of the thread's own
- *      (`stage`), then each of those rows made the table's: row r0 of block b is C_b + P, row
- *      r the row above + P, while the four rows are in the cache; rows built in `stage` go to
- *      the output with non-temporal stores.
+ *   3. every chunk, in parallel, its blocks in order; in the last chunk each block's column
+ *      sums are taken with its rows (SAT_ROWS) or just before them (the rows then read the
+ *      block from the cache), and V_b and C_(b+1) = C_b + V_b carried down (the same
+ *      operations as passes 1 and 2: the same bits for any number of chunks).
+ *      A block's rows: the row prefixes P of four rows at a time (rows4) into the output, or,
+ *      for outputs larger than the caches, into five rows of the thread's own (`stage`), then
+ *      each of those rows made the table's: row r0 of block b is C_b + P, row r the row above
+ *      + P, while the four rows are in the cache; rows built in `stage` go to the output with
+ *      non-temporal stores (SAT_ROWS, where defined, does all of it in registers).
  * So only the blocks above the last chunk are read twice (half the input on two threads, none
  * on one), and no thread waits on another but at the ends of the passes.
  * carry holds blocks x cols accumulators (slot b: V_(b-1), then C_b). */
@@ -232,15 +239,12 @@ static void G_(sat)(const pp_grid_args *a, int threads, size_t rb, A *carry, A *
             for (size_t b = k * blocks / chunks; b < (k + 1) * blocks / chunks; ++b) {
                 const size_t r0 = b * rb, r1 = min_size(a->rows, r0 + rb);
                 const A *above = b > 0 ? carry + b * n : NULL;
-                if (k == chunks - 1 && b + 1 < blocks) { /* C_(b+1), for the next block */
-                    A *v = carry + (b + 1) * n;
-                    G_(block_v)(x, ip, n, r0, r1, v);
-                    if (above)
-                        for (size_t c = 0; c < n; ++c) v[c] = (A)(above[c] + v[c]);
-                }
-#ifdef SAT_ROWS /* its rows built in registers, `st` only carrying T from one group of rows to the next */
-                SAT_ROWS(x + r0 * ip, ip, y + r0 * op, op, n, r1 - r0, above, st);
+                /* the last chunk: the block's column sums, for V_b and C_(b+1) (the next block's) */
+                A *v = k == chunks - 1 && b + 1 < blocks ? carry + (b + 1) * n : NULL;
+#ifdef SAT_ROWS /* rows built in registers, the column sums with them; `st` carries T to the next rows */
+                SAT_ROWS(x + r0 * ip, ip, y + r0 * op, op, n, r1 - r0, above, st, v);
 #else
+                if (v) G_(colsums)(x + r0 * ip, ip, n, r1 - r0, v); /* the rows then read the block from the cache */
                 for (size_t r = r0; r < r1; r += 4) {
                     const size_t g = min_size(4, r1 - r);
                     A *dst = st ? st : y + r * op;
@@ -261,6 +265,13 @@ static void G_(sat)(const pp_grid_args *a, int threads, size_t rb, A *carry, A *
                     }
                 }
 #endif
+                if (v) {
+                    G_(v_of_sums)(v, n);
+                    if (b > 0) {
+                        const A *cb = carry + b * n;
+                        for (size_t c = 0; c < n; ++c) v[c] = (A)(cb[c] + v[c]);
+                    }
+                }
             }
         }
         if (st) stream_fence();
