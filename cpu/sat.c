@@ -52,6 +52,7 @@
 #define SKEW 16                         /* columns between the chains of rows scanned together */
 #define SAT_BLOCKS 256                  /* the table's blocks of rows (at most) */
 #define TT 64                           /* transpose tiles: TT x TT elements */
+#define ST_TILES 16                     /* ... taken in squares of ST_TILES x ST_TILES tiles */
 #define PAR_MIN_ELEMS ((size_t)1 << 16) /* smaller matrices run on one thread */
 #define STREAM_MIN_BYTES ((size_t)32 << 20) /* tables this large are streamed to the output */
 #define STAGE_MAX_BYTES ((size_t)1 << 20)   /* ... through staging rows of at most this much */
@@ -704,16 +705,26 @@ pp_status pp__cpu_transpose(pp_context *ctx, const pp_transpose_args *a)
     const int nt = 0;
 #endif
     pp__set_plan(ctx, "transpose", "cpu", 0, tiles, threads, TT, nt, 0);
+    /* squares of ST x ST tiles, one after another (a thread's tiles in row order within its
+     * square): 1024 input and 1024 output rows of 4 KiB pages for 4-byte elements, whose
+     * translations stay in the TLB while the square is written (tile rows in order touched a
+     * new output page for every row of every tile); single tiles where there are fewer than
+     * four squares a thread */
+    const size_t sq = ((tr + ST_TILES - 1) / ST_TILES) * ((tc + ST_TILES - 1) / ST_TILES) * a->batch;
+    const size_t st = sq >= 4 * (size_t)threads ? ST_TILES : 1;
+    const size_t sr = (tr + st - 1) / st, sc = (tc + st - 1) / st, squares = sr * sc * a->batch;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         _Alignas(64) unsigned char buf[TT * TT * 8];
 #pragma omp for schedule(static)
-        for (size_t t = 0; t < tiles; ++t) {
-            const size_t k = t / per, i = (t % per) / tc, j = t % tc;
+        for (size_t u = 0; u < squares; ++u) {
+            const size_t k = u / (sr * sc), si = (u % (sr * sc)) / sc, sj = u % sc;
             const char *x = in + k * a->rows * a->in_pitch * es;
             char *y = out + k * a->cols * a->out_pitch * es;
-            transpose_tile(x, y, a->in_pitch, a->out_pitch, es, i * TT, min_size(a->rows, (i + 1) * TT), j * TT,
-                           min_size(a->cols, (j + 1) * TT), buf, nt);
+            for (size_t i = si * st; i < min_size(tr, (si + 1) * st); ++i)
+                for (size_t j = sj * st; j < min_size(tc, (sj + 1) * st); ++j)
+                    transpose_tile(x, y, a->in_pitch, a->out_pitch, es, i * TT, min_size(a->rows, (i + 1) * TT),
+                                   j * TT, min_size(a->cols, (j + 1) * TT), buf, nt);
         }
         if (nt) stream_fence();
     }

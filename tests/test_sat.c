@@ -442,6 +442,9 @@ static void t_transpose(void **state)
      * 16-byte aligned: the unpadded one), edge tiles on both sides */
     transpose_case(env, PP_F32, 2100, 4100, 1, 0);
     if (tc_thorough()) transpose_case(env, PP_F32, 1400, 2050, 3, 1);
+    /* the CPU's squares of 16 x 16 tiles (where there are four a thread), partial ones at the
+     * edges */
+    transpose_case(env, PP_U8, 2100, 2150, 1, 1);
 }
 
 int main(void)
