@@ -56,7 +56,6 @@
 #define PAR_MIN_ELEMS ((size_t)1 << 16) /* smaller matrices run on one thread */
 #define STREAM_MIN_BYTES ((size_t)32 << 20) /* tables this large are streamed to the output */
 #define STAGE_MAX_BYTES ((size_t)1 << 20)   /* ... through staging rows of at most this much */
-#define SAT_CHUNK 256 /* the f32 table's streamed rows: columns built in a buffer, then written out */
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
@@ -159,62 +158,40 @@ ALWAYS_INLINE void store4_f32(float *dst, v4f v, const int nt)
     memcpy(dst, &v, sizeof v);
 }
 
-/* Row j of a group at columns [i, i + 4): P from its carry c_j, T = t + P into t, stored at
- * dst_j(i). */
-#define SAT_F32_ROW(j, DST, NT)                                                                 \
+/* Row j of a group at columns [i, i + 4): P from its carry c_j, T = t + P into t, stored. */
+#define SAT_F32_ROW(j)                                                                          \
     do {                                                                                        \
         const v4f p = c##j + pfx4_f32(v##j);                                                    \
         c##j = lane3_f32(p);                                                                    \
         t = t + p;                                                                              \
-        store4_f32(DST, t, NT);                                                                 \
+        store4_f32(y + j * op + i, t, nt);                                                      \
     } while (0)
-
-/* len floats (a multiple of 4) from src to the 16-byte aligned dst, non-temporal where there
- * are such stores. */
-static inline void stream_f32(float *dst, const float *src, size_t len)
-{
-#if defined(__SSE2__)
-    for (size_t k = 0; k < len; k += 4) _mm_stream_ps(dst + k, _mm_loadu_ps(src + k));
-#else
-    memcpy(dst, src, len * sizeof(float));
-#endif
-}
 
 /* Four rows of the table from the row above (`above`, NULL for the table's first row): row
  * j's T = T(row j - 1) + P(row j), column group by column group (the four rows' loads first:
  * a store to one row and a load of the next at the same offset would alias 4 KiB apart); the
- * last row's T also goes to `keep` where given (the next group's row above). nt: the output
- * rows are 16-byte aligned and streamed: the four rows' T built SAT_CHUNK columns at a time
- * in `o` (4 x SAT_CHUNK floats), then each row's piece written in one go with non-temporal
- * stores (stores into four rows' lines at once, each line filled over four steps, keep four
- * write-combining buffers open: that ran 25% slower in the transpose). The last partial
- * group: sat_rows_f32_tail. */
+ * last row's T also goes to `keep` where given (the next group's row above); nt: the output
+ * with non-temporal stores (16-byte aligned rows). The last partial group: sat_rows_f32_tail. */
 ALWAYS_INLINE size_t sat_rows4_f32_k(const float *x, size_t ip, float *y, size_t op, size_t n, const float *above,
-                                     float *keep, const int nt, float *o, float *sums, const int first, v4f *carry)
+                                     float *keep, const int nt, float *sums, const int first, v4f *carry)
 {
     const v4f nz = {-0.0f, -0.0f, -0.0f, -0.0f};
     v4f c0 = nz, c1 = nz, c2 = nz, c3 = nz;
     const float *x0 = x, *x1 = x + ip, *x2 = x + 2 * ip, *x3 = x + 3 * ip;
-    const size_t n4 = n & ~(size_t)3;
     size_t i = 0;
-    while (i < n4) {
-        const size_t i0 = i, i1 = nt ? min_size(n4, i0 + SAT_CHUNK) : n4;
-        for (; i < i1; i += 4) {
-            v4f t = above ? load4_f32(above + i) : nz;
-            const v4f v0 = load4_f32(x0 + i), v1 = load4_f32(x1 + i), v2 = load4_f32(x2 + i), v3 = load4_f32(x3 + i);
-            if (sums) {
-                const v4f s = (first ? nz : load4_f32(sums + i)) + v0;
-                const v4f s3 = ((s + v1) + v2) + v3;
-                memcpy(sums + i, &s3, sizeof s3);
-            }
-            SAT_F32_ROW(0, nt ? o + (i - i0) : y + i, 0);
-            SAT_F32_ROW(1, nt ? o + SAT_CHUNK + (i - i0) : y + op + i, 0);
-            SAT_F32_ROW(2, nt ? o + 2 * SAT_CHUNK + (i - i0) : y + 2 * op + i, 0);
-            SAT_F32_ROW(3, nt ? o + 3 * SAT_CHUNK + (i - i0) : y + 3 * op + i, 0);
-            if (keep) memcpy(keep + i, &t, sizeof t);
+    for (; i + 4 <= n; i += 4) {
+        v4f t = above ? load4_f32(above + i) : nz;
+        const v4f v0 = load4_f32(x0 + i), v1 = load4_f32(x1 + i), v2 = load4_f32(x2 + i), v3 = load4_f32(x3 + i);
+        if (sums) {
+            const v4f s = (first ? nz : load4_f32(sums + i)) + v0;
+            const v4f s3 = ((s + v1) + v2) + v3;
+            memcpy(sums + i, &s3, sizeof s3);
         }
-        if (nt)
-            for (size_t j = 0; j < 4; ++j) stream_f32(y + j * op + i0, o + j * SAT_CHUNK, i1 - i0);
+        SAT_F32_ROW(0);
+        SAT_F32_ROW(1);
+        SAT_F32_ROW(2);
+        SAT_F32_ROW(3);
+        if (keep) memcpy(keep + i, &t, sizeof t);
     }
     carry[0] = c0;
     carry[1] = c1;
@@ -228,6 +205,7 @@ ALWAYS_INLINE size_t sat_row1_f32_k(const float *x, float *y, size_t n, const fl
                                     const int nt, float *sums, const int first, v4f *carry)
 {
     const v4f nz = {-0.0f, -0.0f, -0.0f, -0.0f};
+    const size_t op = 0;
     v4f c0 = nz;
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
@@ -237,7 +215,7 @@ ALWAYS_INLINE size_t sat_row1_f32_k(const float *x, float *y, size_t n, const fl
             const v4f s = (first ? nz : load4_f32(sums + i)) + v0;
             memcpy(sums + i, &s, sizeof s);
         }
-        SAT_F32_ROW(0, y + i, nt);
+        SAT_F32_ROW(0);
         if (keep) memcpy(keep + i, &t, sizeof t);
     }
     carry[0] = c0;
@@ -274,10 +252,7 @@ static void sat_rows_f32_tail(const float *x, size_t ip, float *y, size_t op, si
 static void sat_rows_f32(const float *x, size_t ip, float *y, size_t op, size_t n, size_t h, const float *above,
                          float *keep, float *sums)
 {
-    /* streamed: 16-byte aligned rows, and the buffer of 4 x SAT_CHUNK floats in the rest of the
-     * thread's five rows (4 n floats) */
-    const int nt = keep && ((uintptr_t)y & 15) == 0 && op % 4 == 0 && n >= SAT_CHUNK;
-    float *o = nt ? keep + n : NULL;
+    const int nt = keep && ((uintptr_t)y & 15) == 0 && op % 4 == 0;
     for (size_t r = 0; r < h;) {
         const size_t g = h - r >= 4 ? 4 : 1;
         const float *xr = x + r * ip;
@@ -287,7 +262,7 @@ static void sat_rows_f32(const float *x, size_t ip, float *y, size_t op, size_t 
         size_t i;
         /* the variants spelled out, so that each loop is compiled without the branches */
 #define SAT_ROWS_CALL(ABOVE, NT)                                                                         \
-    (g == 4 ? sat_rows4_f32_k(xr, ip, yr, op, n, ABOVE, keep, NT, o, sums, first, carry)                 \
+    (g == 4 ? sat_rows4_f32_k(xr, ip, yr, op, n, ABOVE, keep, NT, sums, first, carry)                    \
             : sat_row1_f32_k(xr, yr, n, ABOVE, keep, NT, sums, first, carry))
         if (nt) i = above ? SAT_ROWS_CALL(above, 1) : SAT_ROWS_CALL(NULL, 1);
         else i = above ? SAT_ROWS_CALL(above, 0) : SAT_ROWS_CALL(NULL, 0);
