@@ -53,8 +53,6 @@
 #define SAT_BLOCKS 256                  /* the table's blocks of rows (at most) */
 #define TT 64                           /* transpose tiles: TT x TT elements */
 #define ST_TILES 16                     /* ... taken in squares of ST_TILES x ST_TILES tiles */
-#define TB 256                          /* streamed transposes: blocks of TB x TB 4-byte elements */
-#define TBP (TB + 16) /* ... read into a buffer of this pitch (a column of it over many cache sets) */
 #define PAR_MIN_ELEMS ((size_t)1 << 16) /* smaller matrices run on one thread */
 #define STREAM_MIN_BYTES ((size_t)32 << 20) /* tables this large are streamed to the output */
 #define STAGE_MAX_BYTES ((size_t)1 << 20)   /* ... through staging rows of at most this much */
@@ -666,34 +664,6 @@ static void transpose_tile4_stream(const uint32_t *x, uint32_t *y, size_t ip, si
         for (size_t i = 0; i < TT / 4; ++i) _mm_stream_si128(yr + i, _mm_load_si128(orow + i));
     }
 }
-
-/* A whole TB x TB block of 4-byte elements for outputs larger than the caches: its rows read
- * into b (TB x TBP, in L2), then four output rows at a time built in o (4 x TB) from 4 x 4
- * blocks and streamed out, 1 KiB a row piece: the memory sees runs of 1 KiB on both sides
- * instead of the tiles' 256 bytes. */
-static void transpose_block4_stream(const uint32_t *x, uint32_t *y, size_t ip, size_t op, uint32_t *b, uint32_t *o)
-{
-    for (size_t i = 0; i < TB; ++i) memcpy(b + i * TBP, x + i * ip, TB * sizeof(uint32_t));
-    for (size_t j = 0; j < TB; j += 4) {
-        for (size_t i = 0; i < TB; i += 4) {
-            const __m128 q0 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + i * TBP + j)));
-            const __m128 q1 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + (i + 1) * TBP + j)));
-            const __m128 q2 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + (i + 2) * TBP + j)));
-            const __m128 q3 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + (i + 3) * TBP + j)));
-            const __m128 t0 = _mm_unpacklo_ps(q0, q1), t1 = _mm_unpacklo_ps(q2, q3);
-            const __m128 t2 = _mm_unpackhi_ps(q0, q1), t3 = _mm_unpackhi_ps(q2, q3);
-            _mm_store_ps((float *)(o + i), _mm_movelh_ps(t0, t1));
-            _mm_store_ps((float *)(o + TB + i), _mm_movehl_ps(t1, t0));
-            _mm_store_ps((float *)(o + 2 * TB + i), _mm_movelh_ps(t2, t3));
-            _mm_store_ps((float *)(o + 3 * TB + i), _mm_movehl_ps(t3, t2));
-        }
-        for (size_t r = 0; r < 4; ++r) {
-            __m128i *yr = (__m128i *)(y + (j + r) * op);
-            const __m128i *orow = (const __m128i *)(o + r * TB);
-            for (size_t i = 0; i < TB / 4; ++i) _mm_stream_si128(yr + i, _mm_load_si128(orow + i));
-        }
-    }
-}
 #endif
 
 static void transpose_tile(const void *in, void *out, size_t ip, size_t op, size_t es, size_t r0, size_t r1,
@@ -741,28 +711,16 @@ pp_status pp__cpu_transpose(pp_context *ctx, const pp_transpose_args *a)
      * new output page for every row of every tile); single tiles where there are fewer than
      * four squares a thread */
     const size_t sq = ((tr + ST_TILES - 1) / ST_TILES) * ((tc + ST_TILES - 1) / ST_TILES) * a->batch;
-    const size_t st = nt ? TB / TT : sq >= 4 * (size_t)threads ? ST_TILES : 1;
+    const size_t st = sq >= 4 * (size_t)threads ? ST_TILES : 1;
     const size_t sr = (tr + st - 1) / st, sc = (tc + st - 1) / st, squares = sr * sc * a->batch;
-    const size_t blk_bytes = (TB * TBP + 4 * TB) * sizeof(uint32_t); /* a multiple of 64 */
-    void *blk = NULL;
-    if (nt) PP_TRY(cpu_scratch(ctx, "pp_transpose", (size_t)threads * blk_bytes, &blk));
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         _Alignas(64) unsigned char buf[TT * TT * 8];
-        uint32_t *bb = blk ? (uint32_t *)((char *)blk + (size_t)omp_get_thread_num() * blk_bytes) : NULL;
 #pragma omp for schedule(static)
         for (size_t u = 0; u < squares; ++u) {
             const size_t k = u / (sr * sc), si = (u % (sr * sc)) / sc, sj = u % sc;
             const char *x = in + k * a->rows * a->in_pitch * es;
             char *y = out + k * a->cols * a->out_pitch * es;
-#if defined(__SSE2__)
-            if (bb && (si + 1) * TB <= a->rows && (sj + 1) * TB <= a->cols) {
-                transpose_block4_stream((const uint32_t *)x + si * TB * a->in_pitch + sj * TB,
-                                        (uint32_t *)y + sj * TB * a->out_pitch + si * TB, a->in_pitch, a->out_pitch,
-                                        bb, bb + TB * TBP);
-                continue;
-            }
-#endif
             for (size_t i = si * st; i < min_size(tr, (si + 1) * st); ++i)
                 for (size_t j = sj * st; j < min_size(tc, (sj + 1) * st); ++j)
                     transpose_tile(x, y, a->in_pitch, a->out_pitch, es, i * TT, min_size(a->rows, (i + 1) * TT),
