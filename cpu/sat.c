@@ -14,29 +14,32 @@
  *            side, skewed: sat_impl.h's rows4);
  *   columns  each column top to bottom, row r from row r - 1 (vectorized across a strip);
  *   table    P(r, c) = the row prefix of row r at c: as a row scan, except in the f32 -> f32
- *            table, where it is taken four columns at a time (sat_rows_f32, below). The
- *            rows are cut into blocks of rb rows (rb from the shape alone: at most SAT_BLOCKS blocks); block b's
- *            V_b(c) is the row prefix of its column sums (each column summed top to bottom),
- *            its carry C_b = C_(b-1) + V_(b-1) (C_1 = V_0), and the table is T(r0, c) = C_b(c) +
- *            P(r0, c) at the block's first row r0 (P alone in block 0), T(r, c) = T(r - 1, c) +
- *            P(r, c) below it. A term passes through at most (c + 1) + (r + 1) roundings:
+ *            table, where it is taken four columns at a time (sat_rows_f32, below). The rows
+ *            are cut into blocks of rb rows (rb from the shape alone: at most SAT_BLOCKS
+ *            blocks); block b's V_b(c) is the row prefix of its column sums (each column
+ *            summed top to bottom), its carry C_b = C_(b-1) + V_(b-1) (C_1 = V_0), and the
+ *            table is T(r0, c) = C_b(c) + P(r0, c) at the block's first row r0 (P alone in
+ *            block 0), T(r, c) = T(r - 1, c) + P(r, c) below it. A term passes through at most (c + 1) + (r + 1) roundings:
  *            parprim.h's bound with slack to spare.
  * A single row (and a single contiguous column) is the 1-D scan of cpu/scan.c.
  *
- * The table: the column sums of every block but the last (the input's first read, in
- * parallel), the carries down the blocks (columns in parallel), then every block's rows (the
- * input's second read, in parallel), four rows' prefixes at a time while they are in the
- * cache (f32 -> f32: the four rows' T built in registers from P, column group by column
- * group, and stored once). No thread waits on another but at the ends of the passes. (A first
- * version made one pass over blocks claimed in order, each waiting for the block above's last
- * row: with other processes on the two cores, a waiting thread yielded and the table ran at a
- * fifth of a copy's speed, slower on two threads than on one.)
+ * The table: the blocks in one run of consecutive blocks a thread (chunks); the column sums
+ * of the blocks above the last chunk (their first read, in parallel), the carries down to
+ * it (one thread), then every chunk's blocks in order (in parallel), four rows' prefixes at
+ * a time while they are in the cache, the last chunk taking its blocks' column sums as it
+ * goes and carrying C_b down itself (sat_impl.h's G_(sat)); f32 -> f32: the four rows' T
+ * built in registers from P, column group by column group, and stored once. Half the input
+ * is read twice on two threads, none of it on one. No thread waits on another but at the
+ * ends of the passes. (A first version made one pass over blocks claimed in order, each
+ * waiting for the block above's last row: with other processes on the two cores, a waiting
+ * thread yielded and the table ran at a fifth of a copy's speed, slower on two threads than
+ * on one.)
  *
  * The transpose: tiles of TT x TT elements (64 x 64), each read row by row into a buffer and
  * written row by row of the output from it (transpose_tile; whole tiles of 4-byte elements in
  * 4 x 4 blocks transposed in SSE2 registers, into a second buffer and streamed out where the
- * output is larger than the caches); the tiles of every matrix of the batch are spread over the
- * threads.
+ * output is larger than the caches); the tiles of every matrix of the batch, in squares of
+ * ST_TILES x ST_TILES tiles where there are enough, are spread over the threads.
  */
 #include <omp.h>
 #include <stdint.h>
