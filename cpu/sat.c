@@ -70,6 +70,7 @@ struct grid_plan {
     size_t block_rows;
     void *carry;
     void *stage;
+    int chunked; /* the table's column sums taken in its last chunk (sat_impl.h's G_(sat)) */
 };
 
 /* Copy `bytes` from the cached row src to dst with non-temporal stores where there are any
@@ -583,7 +584,7 @@ pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a)
     }
     const size_t osz = pp_dtype_size(a->out_type);
     const size_t elems = a->rows * a->cols;
-    struct grid_plan p = {elems >= PAR_MIN_ELEMS ? omp_get_max_threads() : 1, 0, NULL, NULL};
+    struct grid_plan p = {elems >= PAR_MIN_ELEMS ? omp_get_max_threads() : 1, 0, NULL, NULL, 0};
     size_t blocks = 0;
     if (a->kind == PP_GRID_SAT) {
         /* at most SAT_BLOCKS blocks, of at least 16 rows: from the shape alone */
@@ -591,7 +592,11 @@ pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a)
         p.block_rows = rb < 16 ? 16 : rb;
         blocks = (a->rows + p.block_rows - 1) / p.block_rows;
         const size_t row_bytes = a->cols * osz;
-        const int stage = elems * osz >= STREAM_MIN_BYTES && 5 * row_bytes <= STAGE_MAX_BYTES;
+        /* tables larger than the caches: each block's column sums taken just before its rows,
+         * in the last chunk, rather than read once more from memory (the f32 table takes them
+         * in its rows at any size) */
+        p.chunked = elems * osz >= STREAM_MIN_BYTES;
+        const int stage = p.chunked && 5 * row_bytes <= STAGE_MAX_BYTES;
         const size_t carry_bytes = blocks > 1 ? blocks * row_bytes : 0; /* blocks <= SAT_BLOCKS: no overflow */
         if (row_bytes > SIZE_MAX / SAT_BLOCKS)
             return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: the carries of %zu blocks of %zu columns overflow",

@@ -200,31 +200,40 @@ static void G_(block_v)(const IN *x, size_t ip, size_t n, size_t r0, size_t r1, 
 }
 
 /* The table over blocks of `rb` rows (cpu/sat.c's header). The blocks are cut into `chunks`
- * runs of consecutive blocks (one a thread), the last starting at block `last0`:
- *   1. every block above the last chunk, in parallel: V_b (the input's first read of them);
- *   2. the carries C_b = C_(b-1) + V_(b-1) from C_1 = V_0, down to the last chunk's first;
- *   3. every chunk, in parallel, its blocks in order; in the last chunk each block's column
- *      sums are taken with its rows (SAT_ROWS) or just before them (the rows then read the
- *      block from the cache), and V_b and C_(b+1) = C_b + V_b carried down (the same
- *      operations as passes 1 and 2: the same bits for any number of chunks).
+ * runs of consecutive blocks (one a thread), the last starting at block `last0`; `vfrom`, the
+ * first block whose V_b pass 3 takes, is last0 where `chunked` (else the last block: every V_b
+ * from pass 1, the form for tables in the caches whose rows do not take the column sums with
+ * them, where the last chunk's extra reads made its thread the slowest):
+ *   1. every block above vfrom, in parallel: V_b (the input's first read of them);
+ *   2. the carries C_b = C_(b-1) + V_(b-1) from C_1 = V_0, down to block vfrom;
+ *   3. every chunk, in parallel, its blocks in order; from vfrom on (the last chunk) each
+ *      block's column sums are taken with its rows (SAT_ROWS) or just before them (the rows
+ *      then read the block from the cache), and V_b and C_(b+1) = C_b + V_b carried down (the
+ *      same operations as passes 1 and 2: the same bits for any number of chunks).
  *      A block's rows: the row prefixes P of four rows at a time (rows4) into the output, or,
  *      for outputs larger than the caches, into five rows of the thread's own (`stage`), then
  *      each of those rows made the table's: row r0 of block b is C_b + P, row r the row above
  *      + P, while the four rows are in the cache; rows built in `stage` go to the output with
  *      non-temporal stores (SAT_ROWS, where defined, does all of it in registers).
- * So only the blocks above the last chunk are read twice (half the input on two threads, none
+ * So only the blocks above vfrom are read twice (chunked: half the input on two threads, none
  * on one), and no thread waits on another but at the ends of the passes.
  * carry holds blocks x cols accumulators (slot b: V_(b-1), then C_b). */
-static void G_(sat)(const pp_grid_args *a, int threads, size_t rb, A *carry, A *stage)
+static void G_(sat)(const pp_grid_args *a, int threads, size_t rb, A *carry, A *stage, int chunked)
 {
     const IN *x = (const IN *)a->in;
     A *y = (A *)a->out;
     const size_t n = a->cols, ip = a->in_pitch, op = a->out_pitch;
     const size_t blocks = (a->rows + rb - 1) / rb;
     const size_t chunks = min_size((size_t)threads, blocks), last0 = (chunks - 1) * blocks / chunks;
-    _Pragma("omp parallel for schedule(static) num_threads(threads) if (threads > 1 && last0 > 1)")
-    for (size_t b = 0; b < last0; ++b) G_(block_v)(x, ip, n, b * rb, b * rb + rb, carry + (b + 1) * n);
-    for (size_t b = 2; b <= last0; ++b) {
+#ifdef SAT_ROWS
+    (void)chunked; /* the rows take the column sums at no extra read */
+    const size_t vfrom = last0;
+#else
+    const size_t vfrom = chunked ? last0 : blocks - 1;
+#endif
+    _Pragma("omp parallel for schedule(static) num_threads(threads) if (threads > 1 && vfrom > 1)")
+    for (size_t b = 0; b < vfrom; ++b) G_(block_v)(x, ip, n, b * rb, b * rb + rb, carry + (b + 1) * n);
+    for (size_t b = 2; b <= vfrom; ++b) {
         const A *cp = carry + (b - 1) * n;
         A *cb = carry + b * n;
         for (size_t c = 0; c < n; ++c) cb[c] = (A)(cp[c] + cb[c]);
@@ -239,8 +248,8 @@ static void G_(sat)(const pp_grid_args *a, int threads, size_t rb, A *carry, A *
             for (size_t b = k * blocks / chunks; b < (k + 1) * blocks / chunks; ++b) {
                 const size_t r0 = b * rb, r1 = min_size(a->rows, r0 + rb);
                 const A *above = b > 0 ? carry + b * n : NULL;
-                /* the last chunk: the block's column sums, for V_b and C_(b+1) (the next block's) */
-                A *v = k == chunks - 1 && b + 1 < blocks ? carry + (b + 1) * n : NULL;
+                /* from vfrom on: the block's column sums, for V_b and C_(b+1) (the next block's) */
+                A *v = b >= vfrom && b + 1 < blocks ? carry + (b + 1) * n : NULL;
 #ifdef SAT_ROWS /* rows built in registers, the column sums with them; `st` carries T to the next rows */
                 SAT_ROWS(x + r0 * ip, ip, y + r0 * op, op, n, r1 - r0, above, st, v);
 #else
@@ -286,7 +295,7 @@ static void G_(grid)(const pp_grid_args *a, const struct grid_plan *p)
     case PP_GRID_SCAN_COLS: G_(cols)(a, p->threads); break;
     case PP_GRID_SAT:
 #if SAT
-        G_(sat)(a, p->threads, p->block_rows, (A *)p->carry, (A *)p->stage);
+        G_(sat)(a, p->threads, p->block_rows, (A *)p->carry, (A *)p->stage, p->chunked);
 #endif
         break;
     }
