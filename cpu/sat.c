@@ -640,7 +640,11 @@ pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a)
  * the buffer b and written to y 16 bytes at a time (a quarter of the stores). */
 static void transpose_tile4_sse(const uint32_t *x, uint32_t *y, size_t ip, size_t op, uint32_t *b)
 {
-    for (size_t i = 0; i < TT; ++i) memcpy(b + i * TT, x + i * ip, TT * sizeof(uint32_t));
+    for (size_t i = 0; i < TT; ++i) {
+        memcpy(b + i * TT, x + i * ip, TT * sizeof(uint32_t));
+        const uintptr_t next = (uintptr_t)(x + i * ip) + TT * sizeof(uint32_t);
+        for (size_t l = 0; l < TT * sizeof(uint32_t); l += 64) __builtin_prefetch((const void *)(next + l));
+    }
     for (size_t j = 0; j < TT; j += 4)
         for (size_t i = 0; i < TT; i += 4) {
             const __m128 q0 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + i * TT + j)));
