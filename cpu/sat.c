@@ -27,9 +27,10 @@
  * of the blocks above the last chunk (their first read, in parallel), the carries down to
  * it (one thread), then every chunk's blocks in order (in parallel), four rows' prefixes at
  * a time while they are in the cache, the last chunk taking its blocks' column sums as it
- * goes and carrying C_b down itself (sat_impl.h's G_(sat)); f32 -> f32: the four rows' T
- * built in registers from P, column group by column group, and stored once. Half the input
- * is read twice on two threads, none of it on one. No thread waits on another but at the
+ * goes and carrying C_b down itself (sat_impl.h's G_(sat); the tables of other types only
+ * when larger than the caches); f32 -> f32: the four rows' T built in registers from P,
+ * column group by column group, and stored once. Half the input is read twice on two
+ * threads, none of it on one. No thread waits on another but at the
  * ends of the passes. (A first version made one pass over blocks claimed in order, each
  * waiting for the block above's last row: with other processes on the two cores, a waiting
  * thread yielded and the table ran at a fifth of a copy's speed, slower on two threads than
