@@ -13,27 +13,34 @@
  *   rows     each row left to right, one element after another (four rows' chains side by
  *            side, skewed: sat_impl.h's rows4);
  *   columns  each column top to bottom, row r from row r - 1 (vectorized across a strip);
- *   table    P(r, c) = the row prefix of row r at c, as a row scan. The rows are cut into
- *            blocks of rb rows (rb from the shape alone: at most SAT_BLOCKS blocks); block b's
- *            V_b(c) is the row prefix of its column sums (each column summed top to bottom),
- *            its carry C_b = C_(b-1) + V_(b-1) (C_1 = V_0), and the table is T(r0, c) = C_b(c) +
- *            P(r0, c) at the block's first row r0 (P alone in block 0), T(r, c) = T(r - 1, c) +
- *            P(r, c) below it. A term passes through at most (c + 1) + (r + 1) roundings:
+ *   table    P(r, c) = the row prefix of row r at c: as a row scan, except in the f32 -> f32
+ *            table, where it is taken four columns at a time (sat_rows_f32, below). The rows
+ *            are cut into blocks of rb rows (rb from the shape alone: at most SAT_BLOCKS
+ *            blocks); block b's V_b(c) is the row prefix of its column sums (each column
+ *            summed top to bottom), its carry C_b = C_(b-1) + V_(b-1) (C_1 = V_0), and the
+ *            table is T(r0, c) = C_b(c) + P(r0, c) at the block's first row r0 (P alone in
+ *            block 0), T(r, c) = T(r - 1, c) + P(r, c) below it. A term passes through at most (c + 1) + (r + 1) roundings:
  *            parprim.h's bound with slack to spare.
  * A single row (and a single contiguous column) is the 1-D scan of cpu/scan.c.
  *
- * The table: the column sums of every block but the last (the input's first read, in
- * parallel), the carries down the blocks (columns in parallel), then every block's rows (the
- * input's second read, in parallel), four rows' prefixes at a time while they are in the
- * cache. No thread waits on another but at the ends of the passes. (A first version made one
- * pass over blocks claimed in order, each waiting for the block above's last row: with other
- * processes on the two cores, a waiting thread yielded and the table ran at a fifth of a
- * copy's speed, slower on two threads than on one.)
+ * The table: the blocks in one run of consecutive blocks a thread (chunks); the column sums
+ * of the blocks above the last chunk (their first read, in parallel), the carries down to
+ * it (one thread), then every chunk's blocks in order (in parallel), four rows' prefixes at
+ * a time while they are in the cache, the last chunk taking its blocks' column sums as it
+ * goes and carrying C_b down itself (sat_impl.h's G_(sat); the tables of other types only
+ * when larger than the caches); f32 -> f32: the four rows' T built in registers from P,
+ * column group by column group, and stored once. Half the input is read twice on two
+ * threads, none of it on one. No thread waits on another but at the
+ * ends of the passes. (A first version made one pass over blocks claimed in order, each
+ * waiting for the block above's last row: with other processes on the two cores, a waiting
+ * thread yielded and the table ran at a fifth of a copy's speed, slower on two threads than
+ * on one.)
  *
  * The transpose: tiles of TT x TT elements (64 x 64), each read row by row into a buffer and
  * written row by row of the output from it (transpose_tile; whole tiles of 4-byte elements in
- * 4 x 4 blocks transposed in SSE2 registers); the tiles of every matrix of the batch are
- * spread over the threads.
+ * 4 x 4 blocks transposed in SSE2 registers, into a second buffer and streamed out where the
+ * output is larger than the caches); the tiles of every matrix of the batch, in squares of
+ * ST_TILES x ST_TILES tiles where there are enough, are spread over the threads.
  */
 #include <omp.h>
 #include <stdint.h>
@@ -49,6 +56,7 @@
 #define SKEW 16                         /* columns between the chains of rows scanned together */
 #define SAT_BLOCKS 256                  /* the table's blocks of rows (at most) */
 #define TT 64                           /* transpose tiles: TT x TT elements */
+#define ST_TILES 16                     /* ... taken in squares of ST_TILES x ST_TILES tiles */
 #define PAR_MIN_ELEMS ((size_t)1 << 16) /* smaller matrices run on one thread */
 #define STREAM_MIN_BYTES ((size_t)32 << 20) /* tables this large are streamed to the output */
 #define STAGE_MAX_BYTES ((size_t)1 << 20)   /* ... through staging rows of at most this much */
@@ -63,6 +71,7 @@ struct grid_plan {
     size_t block_rows;
     void *carry;
     void *stage;
+    int chunked; /* the table's column sums taken in its last chunk (sat_impl.h's G_(sat)) */
 };
 
 /* Copy `bytes` from the cached row src to dst with non-temporal stores where there are any
@@ -91,6 +100,182 @@ static inline void stream_fence(void)
 #if defined(__SSE2__)
     _mm_sfence();
 #endif
+}
+
+/* ---- the f32 table's rows: a prefix four columns at a time ----
+ *
+ * P(r, c), the row prefix of the f32 -> f32 table, is taken in groups of four columns: within a
+ * group by two shifted adds (lane k: s_k = x_k + x_(k-1), then s_k + s_(k-2): a tree of depth
+ * 2), then the running sum of the groups to its left added to every lane (c + s_k, one add).
+ * The one-add-per-element chain of a row becomes one add and a broadcast per four elements, so
+ * four rows side by side leave the adds' latency hidden with room to spare. The lanes a shift
+ * empties, the missing carry of a row's first group, the missing row above of the table's first
+ * row and a row's last partial group hold -0.0, which every x + -0.0 returns bit for bit: the
+ * order is the shape's alone, on every target (generic vectors, no ISA dispatch). A term's
+ * roundings in P(r, c): at most 2 + 1 + (c / 4) <= c + 1 (parprim.h's D counts c + 1). */
+typedef float v4f __attribute__((vector_size(16)));
+#if defined(__SSE2__)
+/* the lanes shifted by 1 / 2, the emptied ones -0.0; lane 3 in every lane */
+ALWAYS_INLINE v4f shift1_f32(v4f v)
+{
+    const __m128i s = _mm_slli_si128(_mm_castps_si128((__m128)v), 4);
+    return (v4f)_mm_or_ps(_mm_castsi128_ps(s), _mm_castsi128_ps(_mm_set_epi32(0, 0, 0, INT32_MIN)));
+}
+ALWAYS_INLINE v4f shift2_f32(v4f v)
+{
+    const __m128i s = _mm_slli_si128(_mm_castps_si128((__m128)v), 8);
+    return (v4f)_mm_or_ps(_mm_castsi128_ps(s), _mm_castsi128_ps(_mm_set_epi32(0, 0, INT32_MIN, INT32_MIN)));
+}
+ALWAYS_INLINE v4f lane3_f32(v4f v) { return (v4f)_mm_shuffle_ps((__m128)v, (__m128)v, 0xFF); }
+#else
+ALWAYS_INLINE v4f shift1_f32(v4f v) { return (v4f){-0.0f, v[0], v[1], v[2]}; }
+ALWAYS_INLINE v4f shift2_f32(v4f v) { return (v4f){-0.0f, -0.0f, v[0], v[1]}; }
+ALWAYS_INLINE v4f lane3_f32(v4f v) { return (v4f){v[3], v[3], v[3], v[3]}; }
+#endif
+
+ALWAYS_INLINE v4f pfx4_f32(v4f v)
+{
+    v = v + shift1_f32(v);
+    return v + shift2_f32(v);
+}
+
+ALWAYS_INLINE v4f load4_f32(const float *src)
+{
+#if defined(__SSE2__)
+    return (v4f)_mm_loadu_ps(src);
+#else
+    v4f v;
+    memcpy(&v, src, sizeof v);
+    return v;
+#endif
+}
+
+ALWAYS_INLINE void store4_f32(float *dst, v4f v, const int nt)
+{
+#if defined(__SSE2__)
+    if (nt) {
+        _mm_stream_ps(dst, (__m128)v);
+        return;
+    }
+#else
+    (void)nt;
+#endif
+    memcpy(dst, &v, sizeof v);
+}
+
+/* Row j of a group at columns [i, i + 4): P from its carry c_j, T = t + P into t, stored. */
+#define SAT_F32_ROW(j)                                                                          \
+    do {                                                                                        \
+        const v4f p = c##j + pfx4_f32(v##j);                                                    \
+        c##j = lane3_f32(p);                                                                    \
+        t = t + p;                                                                              \
+        store4_f32(y + j * op + i, t, nt);                                                      \
+    } while (0)
+
+/* Four rows of the table from the row above (`above`, NULL for the table's first row): row
+ * j's T = T(row j - 1) + P(row j), column group by column group (the four rows' loads first:
+ * a store to one row and a load of the next at the same offset would alias 4 KiB apart); the
+ * last row's T also goes to `keep` where given (the next group's row above); nt: the output
+ * with non-temporal stores (16-byte aligned rows). The last partial group: sat_rows_f32_tail. */
+ALWAYS_INLINE size_t sat_rows4_f32_k(const float *x, size_t ip, float *y, size_t op, size_t n, const float *above,
+                                     float *keep, const int nt, float *sums, const int first, v4f *carry)
+{
+    const v4f nz = {-0.0f, -0.0f, -0.0f, -0.0f};
+    v4f c0 = nz, c1 = nz, c2 = nz, c3 = nz;
+    const float *x0 = x, *x1 = x + ip, *x2 = x + 2 * ip, *x3 = x + 3 * ip;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        v4f t = above ? load4_f32(above + i) : nz;
+        const v4f v0 = load4_f32(x0 + i), v1 = load4_f32(x1 + i), v2 = load4_f32(x2 + i), v3 = load4_f32(x3 + i);
+        if (sums) {
+            const v4f s = (first ? nz : load4_f32(sums + i)) + v0;
+            const v4f s3 = ((s + v1) + v2) + v3;
+            memcpy(sums + i, &s3, sizeof s3);
+        }
+        SAT_F32_ROW(0);
+        SAT_F32_ROW(1);
+        SAT_F32_ROW(2);
+        SAT_F32_ROW(3);
+        if (keep) memcpy(keep + i, &t, sizeof t);
+    }
+    carry[0] = c0;
+    carry[1] = c1;
+    carry[2] = c2;
+    carry[3] = c3;
+    return i;
+}
+
+/* One row, the same operations. */
+ALWAYS_INLINE size_t sat_row1_f32_k(const float *x, float *y, size_t n, const float *above, float *keep,
+                                    const int nt, float *sums, const int first, v4f *carry)
+{
+    const v4f nz = {-0.0f, -0.0f, -0.0f, -0.0f};
+    const size_t op = 0;
+    v4f c0 = nz;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        v4f t = above ? load4_f32(above + i) : nz;
+        const v4f v0 = load4_f32(x + i);
+        if (sums) {
+            const v4f s = (first ? nz : load4_f32(sums + i)) + v0;
+            memcpy(sums + i, &s, sizeof s);
+        }
+        SAT_F32_ROW(0);
+        if (keep) memcpy(keep + i, &t, sizeof t);
+    }
+    carry[0] = c0;
+    return i;
+}
+#undef SAT_F32_ROW
+
+/* Columns [i, n) (fewer than four) of g rows, padded with -0.0, from their carries. */
+static void sat_rows_f32_tail(const float *x, size_t ip, float *y, size_t op, size_t n, size_t i, size_t g,
+                              const float *above, float *keep, float *sums, int first, const v4f *carry)
+{
+    if (i == n) return;
+    const size_t w = n - i;
+    v4f t = {-0.0f, -0.0f, -0.0f, -0.0f}, s = t;
+    if (above) memcpy(&t, above + i, w * sizeof(float));
+    if (sums && !first) memcpy(&s, sums + i, w * sizeof(float));
+    for (size_t j = 0; j < g; ++j) {
+        v4f v = {-0.0f, -0.0f, -0.0f, -0.0f};
+        memcpy(&v, x + j * ip + i, w * sizeof(float));
+        s = s + v;
+        t = t + (carry[j] + pfx4_f32(v));
+        memcpy(y + j * op + i, &t, w * sizeof(float));
+    }
+    if (keep) memcpy(keep + i, &t, w * sizeof(float));
+    if (sums) memcpy(sums + i, &s, w * sizeof(float));
+}
+
+/* Rows [0, h) of one block of the f32 table (cpu/sat_impl.h's third pass): four rows at a
+ * time, then one. above: the block's carry C_b (NULL in block 0); keep: a row of the thread's
+ * own that carries T from one group of rows to the next (then the output is streamed out), or
+ * NULL (the row above is read back from the output); sums: where not NULL, receives the
+ * block's column sums (each column top to bottom, its first row's element as it is: the bits
+ * of sat_impl.h's colsums). */
+static void sat_rows_f32(const float *x, size_t ip, float *y, size_t op, size_t n, size_t h, const float *above,
+                         float *keep, float *sums)
+{
+    const int nt = keep && ((uintptr_t)y & 15) == 0 && op % 4 == 0;
+    for (size_t r = 0; r < h;) {
+        const size_t g = h - r >= 4 ? 4 : 1;
+        const float *xr = x + r * ip;
+        float *yr = y + r * op;
+        const int first = r == 0;
+        v4f carry[4];
+        size_t i;
+        /* the variants spelled out, so that each loop is compiled without the branches */
+#define SAT_ROWS_CALL(ABOVE, NT)                                                                         \
+    (g == 4 ? sat_rows4_f32_k(xr, ip, yr, op, n, ABOVE, keep, NT, sums, first, carry)                    \
+            : sat_row1_f32_k(xr, yr, n, ABOVE, keep, NT, sums, first, carry))
+        if (nt) i = above ? SAT_ROWS_CALL(above, 1) : SAT_ROWS_CALL(NULL, 1);
+        else i = above ? SAT_ROWS_CALL(above, 0) : SAT_ROWS_CALL(NULL, 0);
+#undef SAT_ROWS_CALL
+        sat_rows_f32_tail(xr, ip, yr, op, n, i, g, above, keep, sums, first, carry);
+        above = keep ? keep : y + (r + g - 1) * op;
+        r += g;
+    }
 }
 
 /* ---- instantiations: sat_impl.h once per kernel ---- */
@@ -261,6 +446,7 @@ static inline void stream_fence(void)
 #define A float
 #define OP OP_SUM
 #define SAT 1
+#define SAT_ROWS sat_rows_f32
 #include "sat_impl.h"
 #define NAME f32_f32_prod
 #define IN float
@@ -399,7 +585,7 @@ pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a)
     }
     const size_t osz = pp_dtype_size(a->out_type);
     const size_t elems = a->rows * a->cols;
-    struct grid_plan p = {elems >= PAR_MIN_ELEMS ? omp_get_max_threads() : 1, 0, NULL, NULL};
+    struct grid_plan p = {elems >= PAR_MIN_ELEMS ? omp_get_max_threads() : 1, 0, NULL, NULL, 0};
     size_t blocks = 0;
     if (a->kind == PP_GRID_SAT) {
         /* at most SAT_BLOCKS blocks, of at least 16 rows: from the shape alone */
@@ -407,7 +593,11 @@ pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a)
         p.block_rows = rb < 16 ? 16 : rb;
         blocks = (a->rows + p.block_rows - 1) / p.block_rows;
         const size_t row_bytes = a->cols * osz;
-        const int stage = elems * osz >= STREAM_MIN_BYTES && 5 * row_bytes <= STAGE_MAX_BYTES;
+        /* tables larger than the caches: each block's column sums taken just before its rows,
+         * in the last chunk, rather than read once more from memory (the f32 table takes them
+         * in its rows at any size) */
+        p.chunked = elems * osz >= STREAM_MIN_BYTES;
+        const int stage = p.chunked && 5 * row_bytes <= STAGE_MAX_BYTES;
         const size_t carry_bytes = blocks > 1 ? blocks * row_bytes : 0; /* blocks <= SAT_BLOCKS: no overflow */
         if (row_bytes > SIZE_MAX / SAT_BLOCKS)
             return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: the carries of %zu blocks of %zu columns overflow",
@@ -448,11 +638,14 @@ pp_status pp__cpu_grid_scan(pp_context *ctx, const pp_grid_args *a)
 
 #if defined(__SSE2__)
 /* 4-byte elements, a whole TT x TT tile: blocks of 4 x 4 transposed in SSE registers, read from
- * the buffer and written to the output 16 bytes at a time (a quarter of the stores). */
-static void transpose_tile4_sse(const uint32_t *x, uint32_t *y, size_t ip, size_t op, size_t r0, size_t c0,
-                                uint32_t *b)
+ * the buffer b and written to y 16 bytes at a time (a quarter of the stores). */
+static void transpose_tile4_sse(const uint32_t *x, uint32_t *y, size_t ip, size_t op, uint32_t *b)
 {
-    for (size_t i = 0; i < TT; ++i) memcpy(b + i * TT, x + (r0 + i) * ip + c0, TT * sizeof(uint32_t));
+    for (size_t i = 0; i < TT; ++i) {
+        memcpy(b + i * TT, x + i * ip, TT * sizeof(uint32_t));
+        const uintptr_t next = (uintptr_t)(x + i * ip) + TT * sizeof(uint32_t);
+        for (size_t l = 0; l < TT * sizeof(uint32_t); l += 64) __builtin_prefetch((const void *)(next + l));
+    }
     for (size_t j = 0; j < TT; j += 4)
         for (size_t i = 0; i < TT; i += 4) {
             const __m128 q0 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + i * TT + j)));
@@ -461,24 +654,43 @@ static void transpose_tile4_sse(const uint32_t *x, uint32_t *y, size_t ip, size_
             const __m128 q3 = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(b + (i + 3) * TT + j)));
             const __m128 t0 = _mm_unpacklo_ps(q0, q1), t1 = _mm_unpacklo_ps(q2, q3);
             const __m128 t2 = _mm_unpackhi_ps(q0, q1), t3 = _mm_unpackhi_ps(q2, q3);
-            uint32_t *yr = y + (c0 + j) * op + r0 + i;
+            uint32_t *yr = y + j * op + i;
             _mm_storeu_si128((__m128i *)yr, _mm_castps_si128(_mm_movelh_ps(t0, t1)));
             _mm_storeu_si128((__m128i *)(yr + op), _mm_castps_si128(_mm_movehl_ps(t1, t0)));
             _mm_storeu_si128((__m128i *)(yr + 2 * op), _mm_castps_si128(_mm_movelh_ps(t2, t3)));
             _mm_storeu_si128((__m128i *)(yr + 3 * op), _mm_castps_si128(_mm_movehl_ps(t3, t2)));
         }
 }
+
+/* The same tile for outputs larger than the caches (16-byte aligned output rows): transposed
+ * into a second buffer o, then each of the output's 64 row pieces (256 bytes, four whole cache
+ * lines) written in one go with non-temporal stores, so that the output costs one write, not a
+ * read for ownership and a write-back. (Non-temporal stores straight from the 4 x 4 blocks,
+ * which leave four rows' lines open at once, ran 25% slower than plain stores: bench/NOTES.md.) */
+static void transpose_tile4_stream(const uint32_t *x, uint32_t *y, size_t ip, size_t op, uint32_t *b)
+{
+    uint32_t *o = b + TT * TT;
+    transpose_tile4_sse(x, o, ip, TT, b);
+    for (size_t j = 0; j < TT; ++j) {
+        __m128i *yr = (__m128i *)(y + j * op);
+        const __m128i *orow = (const __m128i *)(o + j * TT);
+        for (size_t i = 0; i < TT / 4; ++i) _mm_stream_si128(yr + i, _mm_load_si128(orow + i));
+    }
+}
 #endif
 
 static void transpose_tile(const void *in, void *out, size_t ip, size_t op, size_t es, size_t r0, size_t r1,
-                           size_t c0, size_t c1, void *buf)
+                           size_t c0, size_t c1, void *buf, int nt)
 {
     switch (es) {
     case 1: TRANSPOSE_TILE(uint8_t); break;
     case 4:
 #if defined(__SSE2__)
         if (r1 - r0 == TT && c1 - c0 == TT) {
-            transpose_tile4_sse((const uint32_t *)in, (uint32_t *)out, ip, op, r0, c0, (uint32_t *)buf);
+            const uint32_t *x = (const uint32_t *)in + r0 * ip + c0;
+            uint32_t *y = (uint32_t *)out + c0 * op + r0;
+            if (nt) transpose_tile4_stream(x, y, ip, op, (uint32_t *)buf);
+            else transpose_tile4_sse(x, y, ip, op, (uint32_t *)buf);
             break;
         }
 #endif
@@ -489,27 +701,45 @@ static void transpose_tile(const void *in, void *out, size_t ip, size_t op, size
 }
 
 /* The plan: family "transpose", strategy "cpu", tiles = TT x TT tiles of all matrices,
- * param[0] = threads, param[1] = TT. */
+ * param[0] = threads, param[1] = TT, param[2] = 1 where the whole 4-byte tiles are streamed out
+ * (outputs of STREAM_MIN_BYTES and more, with 16-byte aligned rows). */
 pp_status pp__cpu_transpose(pp_context *ctx, const pp_transpose_args *a)
 {
     const size_t tr = (a->rows + TT - 1) / TT, tc = (a->cols + TT - 1) / TT;
     const size_t per = tr * tc, tiles = per * a->batch;
     const int threads = a->rows * a->cols * a->batch >= PAR_MIN_ELEMS ? omp_get_max_threads() : 1;
-    pp__set_plan(ctx, "transpose", "cpu", 0, tiles, threads, TT, 0, 0);
     const size_t es = a->esize;
     const char *in = (const char *)a->in;
     char *out = (char *)a->out;
+#if defined(__SSE2__)
+    const int nt = es == 4 && a->rows * a->cols * a->batch * es >= STREAM_MIN_BYTES && ((uintptr_t)out & 15) == 0 &&
+                   a->out_pitch % 4 == 0;
+#else
+    const int nt = 0;
+#endif
+    pp__set_plan(ctx, "transpose", "cpu", 0, tiles, threads, TT, nt, 0);
+    /* squares of ST x ST tiles, one after another (a thread's tiles in row order within its
+     * square): 1024 input and 1024 output rows of 4 KiB pages for 4-byte elements, whose
+     * translations stay in the TLB while the square is written (tile rows in order touched a
+     * new output page for every row of every tile); single tiles where there are fewer than
+     * four squares a thread */
+    const size_t sq = ((tr + ST_TILES - 1) / ST_TILES) * ((tc + ST_TILES - 1) / ST_TILES) * a->batch;
+    const size_t st = sq >= 4 * (size_t)threads ? ST_TILES : 1;
+    const size_t sr = (tr + st - 1) / st, sc = (tc + st - 1) / st, squares = sr * sc * a->batch;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         _Alignas(64) unsigned char buf[TT * TT * 8];
 #pragma omp for schedule(static)
-        for (size_t t = 0; t < tiles; ++t) {
-            const size_t k = t / per, i = (t % per) / tc, j = t % tc;
+        for (size_t u = 0; u < squares; ++u) {
+            const size_t k = u / (sr * sc), si = (u % (sr * sc)) / sc, sj = u % sc;
             const char *x = in + k * a->rows * a->in_pitch * es;
             char *y = out + k * a->cols * a->out_pitch * es;
-            transpose_tile(x, y, a->in_pitch, a->out_pitch, es, i * TT, min_size(a->rows, (i + 1) * TT), j * TT,
-                           min_size(a->cols, (j + 1) * TT), buf);
+            for (size_t i = si * st; i < min_size(tr, (si + 1) * st); ++i)
+                for (size_t j = sj * st; j < min_size(tc, (sj + 1) * st); ++j)
+                    transpose_tile(x, y, a->in_pitch, a->out_pitch, es, i * TT, min_size(a->rows, (i + 1) * TT),
+                                   j * TT, min_size(a->cols, (j + 1) * TT), buf, nt);
         }
+        if (nt) stream_fence();
     }
     return PP_OK;
 }

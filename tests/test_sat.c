@@ -438,6 +438,13 @@ static void t_transpose(void **state)
     static const shape vs[] = {{256, 260}, {388, 132}};
     for (size_t t = 0; t < 3; ++t)
         for (size_t k = 0; k < 2; ++k) transpose_case(env, ts[t], vs[k].rows, vs[k].cols, 2, 0);
+    /* f32 outputs of 32 MiB and more (the CPU streams whole tiles out where the output rows are
+     * 16-byte aligned: the unpadded one), edge tiles on both sides */
+    transpose_case(env, PP_F32, 2100, 4100, 1, 0);
+    if (tc_thorough()) transpose_case(env, PP_F32, 1400, 2050, 3, 1);
+    /* the CPU's squares of 16 x 16 tiles (where there are four a thread), partial ones at the
+     * edges */
+    transpose_case(env, PP_U8, 2100, 2150, 1, 1);
 }
 
 int main(void)
