@@ -546,6 +546,7 @@ static pp_status alloc_host(pm_check *c, void **p, size_t bytes, const char *wha
 static pp_status finish(pp_status st, sort_mem *m)
 {
     release(m);
+    if (st != PP_OK) memset(&last_stats, 0, sizeof last_stats);
     return st;
 }
 
