@@ -286,18 +286,16 @@ static void pm_sift_down(int *heap, const uint64_t *head, int m, int q)
     }
 }
 
-PM_MERGE(merge_k1_v0, uint8_t, uint8_t, 0, word1)
-PM_MERGE(merge_k1_v1, uint8_t, uint8_t, 1, word1)
-PM_MERGE(merge_k1_v4, uint8_t, uint32_t, 1, word1)
-PM_MERGE(merge_k1_v8, uint8_t, uint64_t, 1, word1)
-PM_MERGE(merge_k4_v0, uint32_t, uint8_t, 0, word4)
-PM_MERGE(merge_k4_v1, uint32_t, uint8_t, 1, word4)
-PM_MERGE(merge_k4_v4, uint32_t, uint32_t, 1, word4)
-PM_MERGE(merge_k4_v8, uint32_t, uint64_t, 1, word4)
-PM_MERGE(merge_k8_v0, uint64_t, uint8_t, 0, word8)
-PM_MERGE(merge_k8_v1, uint64_t, uint8_t, 1, word8)
-PM_MERGE(merge_k8_v4, uint64_t, uint32_t, 1, word8)
-PM_MERGE(merge_k8_v8, uint64_t, uint64_t, 1, word8)
+/* the four value widths (none, 1, 4, 8 bytes) of one key width */
+#define PM_MERGE_VALUES(K, KT, WORD)                    \
+    PM_MERGE(merge_k##K##_v0, KT, uint8_t, 0, WORD)     \
+    PM_MERGE(merge_k##K##_v1, KT, uint8_t, 1, WORD)     \
+    PM_MERGE(merge_k##K##_v4, KT, uint32_t, 1, WORD)    \
+    PM_MERGE(merge_k##K##_v8, KT, uint64_t, 1, WORD)
+PM_MERGE_VALUES(1, uint8_t, word1)
+PM_MERGE_VALUES(4, uint32_t, word4)
+PM_MERGE_VALUES(8, uint64_t, word8)
+#undef PM_MERGE_VALUES
 #undef PM_MERGE
 
 typedef void (*pm_merge_fn)(const pm_enc *, int, const void *const *, const void *const *, size_t *, const size_t *,
@@ -439,34 +437,22 @@ static void check_local(pm_check *c, const char *fn, pp_context *ctx, const void
                         int end_bit, int *end)
 {
     *end = end_bit;
-    if (!ctx) pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
     if (!n_out) pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'n_out' is NULL", fn);
+    if (!ctx) {
+        pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
+        return;
+    }
+    /* key_type, value_type, order and the bit range: the local sort's own checks, asked with
+     * n = 0 (which sorts nothing) */
+    const pp_status st = pairs ? pp_sort_pairs(ctx, NULL, NULL, NULL, NULL, 0, key_type, value_type, order, begin_bit,
+                                               end_bit)
+                               : pp_sort_keys(ctx, NULL, NULL, 0, key_type, order, begin_bit, end_bit);
+    if (st != PP_OK) {
+        pm_fail(c, st, "%s: %s", fn, pp_context_last_error(ctx));
+        return;
+    }
     const size_t ks = pp_dtype_size(key_type), vs = pairs ? pp_dtype_size(value_type) : 0;
-    if (!ks) {
-        pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'key_type' has unknown value %d", fn, (int)key_type);
-        return;
-    }
-    if (pairs && !vs) {
-        pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'value_type' has unknown value %d", fn, (int)value_type);
-        return;
-    }
-    if (order != PP_SORT_ASCENDING && order != PP_SORT_DESCENDING)
-        pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'order' has unknown value %d", fn, (int)order);
-    const int w = (int)(8 * ks);
-    if ((key_type == PP_F32 || key_type == PP_F64) && (begin_bit != 0 || end_bit != 0))
-        pm_fail(c, PP_ERROR_INVALID_ARGUMENT,
-                "%s: argument 'begin_bit' / 'end_bit' (%d, %d): float keys (%s) sort on the whole key (pass 0, 0)", fn,
-                begin_bit, end_bit, pp_dtype_name(key_type));
-    if (begin_bit < 0 || begin_bit > w)
-        pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'begin_bit' is %d, outside [0, %d] for %s keys", fn,
-                begin_bit, w, pp_dtype_name(key_type));
-    if (end_bit < 0 || end_bit > w)
-        pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'end_bit' is %d, outside [0, %d] for %s keys (0: the key's width)",
-                fn, end_bit, w, pp_dtype_name(key_type));
-    if (end_bit >= 0 && end_bit <= w) *end = end_bit == 0 ? w : end_bit;
-    if (begin_bit > *end && begin_bit <= w)
-        pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'begin_bit' (%d) is above 'end_bit' (%d%s)", fn, begin_bit,
-                *end, end_bit == 0 ? ", the key's width" : "");
+    if (end_bit == 0) *end = (int)(8 * ks);
     if (n > SIZE_MAX / 8 || cap > SIZE_MAX / 8)
         pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument '%s' (%zu) overflows the byte size of its arrays", fn,
                 n > SIZE_MAX / 8 ? "n" : "out_capacity", n > SIZE_MAX / 8 ? n : cap);
