@@ -316,6 +316,7 @@ static pm_merge_fn merge_for(int ks, size_t vs)
 static int merge_runs(const pm_enc *e, size_t vs, int nr, const void *const *rk, const void *const *rv,
                       const size_t *len, size_t total, void *keys_out, void *values_out)
 {
+    if (total == 0) return 1;
     int T = omp_get_max_threads();
     if (total < ((size_t)1 << 16)) T = 1; /* the fork and the splitting cost more than the merge */
     /* per thread: its runs' starts (the next's are its ends), a heap and the heads; T - 1
@@ -683,9 +684,10 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
         const size_t before = (size_t)own_at, after = others - before;
         unsigned char *ko = (unsigned char *)keys_out, *vo = (unsigned char *)values_out;
         if (!direct) {
-            if (pm_from_host(&c, ctx, ko, m.rk, before * ks) == PP_OK)
-                pm_from_host(&c, ctx, ko + (before + own) * ks, (unsigned char *)m.rk + before * ks, after * ks);
-            if (pairs && pm_from_host(&c, ctx, vo, m.rv, before * vs) == PP_OK)
+            if (before) pm_from_host(&c, ctx, ko, m.rk, before * ks);
+            if (after) pm_from_host(&c, ctx, ko + (before + own) * ks, (unsigned char *)m.rk + before * ks, after * ks);
+            if (pairs && before) pm_from_host(&c, ctx, vo, m.rv, before * vs);
+            if (pairs && after)
                 pm_from_host(&c, ctx, vo + (before + own) * vs, (unsigned char *)m.rv + before * vs, after * vs);
         }
         if (own) {
@@ -716,12 +718,14 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
     if (c.st == PP_OK) {
         if (!hip) {
             for (int s = 0; s < P; ++s) {
-                const int mine = s == rank;
-                m.runs[s] = mine ? (const unsigned char *)m.sk + m.split[rank] * ks
-                                 : (const unsigned char *)m.rk + m.rdispl[s] * ks;
-                m.runs[P + s] = !pairs ? NULL
-                                : mine ? (const unsigned char *)m.sv + m.split[rank] * vs
-                                       : (const unsigned char *)m.rv + m.rdispl[s] * vs;
+                /* (an empty run's buffer may be NULL: no pointer arithmetic on it) */
+                const int mine = s == rank, has = m.rcount[s] > 0;
+                m.runs[s] = !has ? NULL
+                            : mine ? (const unsigned char *)m.sk + m.split[rank] * ks
+                                   : (const unsigned char *)m.rk + m.rdispl[s] * ks;
+                m.runs[P + s] = !pairs || !has ? NULL
+                                : mine         ? (const unsigned char *)m.sv + m.split[rank] * vs
+                                               : (const unsigned char *)m.rv + m.rdispl[s] * vs;
                 m.run_len[s] = (size_t)m.rcount[s];
             }
             if (!merge_runs(&e, vs, P, m.runs, m.runs + P, m.run_len, (size_t)share, keys_out, pairs ? values_out : NULL))
