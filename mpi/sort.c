@@ -222,21 +222,16 @@ static void runs_sum_le(void *arg, const uint64_t *cand, uint64_t *count, int m)
             const KT *A = rk[a], *B = rk[b];                                                                      \
             size_t i = cur[a], j = cur[b];                                                                        \
             const size_t ie = end[a], je = end[b];                                                                \
-            uint64_t wa = WORD(e, A[i]), wb = WORD(e, B[j]);                                                      \
-            for (;;) {                                                                                            \
-                if (wb < wa) {                                                                                    \
-                    ok[o] = B[j];                                                                                 \
-                    if (HASV) ov[o] = rv[b][j];                                                                   \
-                    ++o;                                                                                          \
-                    if (++j == je) break;                                                                         \
-                    wb = WORD(e, B[j]);                                                                           \
-                } else {                                                                                          \
-                    ok[o] = A[i];                                                                                 \
-                    if (HASV) ov[o] = rv[a][i];                                                                   \
-                    ++o;                                                                                          \
-                    if (++i == ie) break;                                                                         \
-                    wa = WORD(e, A[i]);                                                                           \
-                }                                                                                                 \
+            const VT *AV = rv[a], *BV = rv[b];                                                                    \
+            /* branch-free: the comparison only selects (random keys mispredict half the time) */    \
+            while (i < ie && j < je) {                                                                            \
+                const KT x = A[i], y = B[j];                                                                      \
+                const int tb = WORD(e, y) < WORD(e, x);                                                           \
+                ok[o] = tb ? y : x;                                                                               \
+                if (HASV) ov[o] = tb ? BV[j] : AV[i];                                                             \
+                ++o;                                                                                              \
+                j += (size_t)tb;                                                                                  \
+                i += (size_t)!tb;                                                                                 \
             }                                                                                                     \
             cur[a] = i;                                                                                           \
             cur[b] = j;                                                                                           \
