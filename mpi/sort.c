@@ -224,14 +224,19 @@ static void runs_sum_le(void *arg, const uint64_t *cand, uint64_t *count, int m)
             const size_t ie = end[a], je = end[b];                                                                \
             const VT *AV = rv[a], *BV = rv[b];                                                                    \
             /* branch-free: the comparison only selects (random keys mispredict half the time) */    \
+            const pm_enc E = *e; /* a copy the output's stores cannot alias */                                   \
             while (i < ie && j < je) {                                                                            \
                 const KT x = A[i], y = B[j];                                                                      \
-                const int tb = WORD(e, y) < WORD(e, x);                                                           \
-                ok[o] = tb ? y : x;                                                                               \
-                if (HASV) ov[o] = tb ? BV[j] : AV[i];                                                             \
+                const size_t tb = WORD(&E, y) < WORD(&E, x);                                                      \
+                const KT km = (KT)0 - (KT)tb; /* masks, not ?: (which gcc turns back into a branch) */            \
+                ok[o] = (KT)((y & km) | (x & (KT)~km));                                                           \
+                if (HASV) {                                                                                       \
+                    const VT vm = (VT)0 - (VT)tb;                                                                 \
+                    ov[o] = (VT)((BV[j] & vm) | (AV[i] & (VT)~vm));                                               \
+                }                                                                                                 \
                 ++o;                                                                                              \
-                j += (size_t)tb;                                                                                  \
-                i += (size_t)!tb;                                                                                 \
+                j += tb;                                                                                          \
+                i += 1 - tb;                                                                                      \
             }                                                                                                     \
             cur[a] = i;                                                                                           \
             cur[b] = j;                                                                                           \
