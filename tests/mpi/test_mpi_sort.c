@@ -5,6 +5,7 @@
  * stability across ranks. The exchange's bytes are compared with the minimum computed here
  * from the oracle's permutation (each key whose output lies on another rank, once). */
 #include <math.h>
+#include <omp.h>
 
 #include "mpi_check.h"
 
@@ -258,7 +259,7 @@ static void t_in_place(void)
         }
 }
 
-/* One case of about 2^20 keys in all (and pairs of 2^18), where the merge runs on threads. */
+/* Cases of about 2^20 keys in all (and pairs of 2^18), where the merge runs on threads. */
 static void t_large(void)
 {
     const size_t per = ((size_t)1 << 20) / (size_t)mc.size;
@@ -266,6 +267,14 @@ static void t_large(void)
     run_case(&k, "large u32 keys");
     const scase p = {PP_F64, 1, PP_U32, PP_SORT_DESCENDING, 0, 0, D_SPECIAL, L_FULL, per / 4, 0};
     run_case(&p, "large f64 / u32 pairs");
+    /* the merge on three threads (uneven slices; the entries run one thread per rank) */
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(3);
+    const scase f = {PP_I64, 1, PP_U8, PP_SORT_ASCENDING, 0, 0, D_FEW, L_FULL, per / 4, 0};
+    run_case(&f, "large i64 / u8 pairs, few distinct, 3 threads");
+    const scase r = {PP_U32, 0, PP_U32, PP_SORT_DESCENDING, 3, 29, D_RANDOM, L_RANDOM, per / 2, 0};
+    run_case(&r, "large u32 keys [3, 29) desc, 3 threads");
+    omp_set_num_threads(threads);
 }
 
 /* ---- errors: one rank's bad argument, every rank's status ------------------------------------ */
