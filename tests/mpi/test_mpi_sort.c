@@ -288,7 +288,8 @@ typedef enum bad {
     B_KEYS_VS_PAIRS, /* rank 0 calls pp_mpi_sort_keys, the others pp_mpi_sort_pairs */
     B_N_OUT,         /* the last rank: n_out NULL */
     B_OVERLAP,       /* the last rank: values_out inside keys_out */
-    B_BEGIN_BIT      /* the last rank: another begin_bit */
+    B_BEGIN_BIT,     /* the last rank: another begin_bit */
+    B_CTX            /* the last rank: ctx NULL */
 } bad;
 
 static void run_bad(bad b, const char *arg, int needs_two)
@@ -312,11 +313,12 @@ static void run_bad(bad b, const char *arg, int needs_two)
     void *vo = b == B_OVERLAP && last ? (unsigned char *)kout + 4 : vout;
     size_t *no = b == B_N_OUT && last ? NULL : &n_out;
     const size_t c = b == B_CAPACITY && last ? cap - 1 : cap;
+    pp_context *ctx = b == B_CTX && last ? NULL : mc.ctx;
     pp_status st;
     if (b == B_KEYS_VS_PAIRS ? mc.rank == 0 : 0)
-        st = pp_mpi_sort_keys(mc.ctx, mc.comm, kin, n, ko, c, no, kt, order, begin, end);
+        st = pp_mpi_sort_keys(ctx, mc.comm, kin, n, ko, c, no, kt, order, begin, end);
     else
-        st = pp_mpi_sort_pairs(mc.ctx, mc.comm, kin, vin, n, ko, vo, c, no, kt, PP_U32, order, begin, end);
+        st = pp_mpi_sort_pairs(ctx, mc.comm, kin, vin, n, ko, vo, c, no, kt, PP_U32, order, begin, end);
     const int expect_fail = !needs_two || mc.size > 1;
     if (expect_fail) {
         MC_CHECK(st == PP_ERROR_INVALID_ARGUMENT, "bad '%s': status %s", arg, pp_mpi_status_string(st));
@@ -350,6 +352,7 @@ static void t_errors(void)
     run_bad(B_N_OUT, "n_out", 0);
     run_bad(B_OVERLAP, "values_out", 0);
     run_bad(B_BEGIN_BIT, "begin_bit", 1);
+    run_bad(B_CTX, "ctx", 0);
     pp_mpi_sort_stats s;
     MC_CHECK(pp_mpi_last_sort_stats(NULL) == PP_ERROR_INVALID_ARGUMENT, "stats NULL");
     MC_OK(pp_mpi_last_sort_stats(&s));
