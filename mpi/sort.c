@@ -437,7 +437,9 @@ static void check_local(pm_check *c, const char *fn, pp_context *ctx, const void
                         pp_dtype key_type, int pairs, pp_dtype value_type, pp_sort_order order, int begin_bit,
                         int end_bit, int *end)
 {
-    *end = end_bit;
+    /* end_bit 0 is the key's width: resolved before anything can stop the checks, so that
+     * ranks compare the same range (pm_same) whatever else fails here */
+    *end = end_bit == 0 ? (int)(8 * pp_dtype_size(key_type)) : end_bit;
     if (!n_out) pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'n_out' is NULL", fn);
     if (!ctx) {
         pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
@@ -453,7 +455,6 @@ static void check_local(pm_check *c, const char *fn, pp_context *ctx, const void
         return;
     }
     const size_t ks = pp_dtype_size(key_type), vs = pairs ? pp_dtype_size(value_type) : 0;
-    if (end_bit == 0) *end = (int)(8 * ks);
     if (n > SIZE_MAX / 8 || cap > SIZE_MAX / 8)
         pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument '%s' (%zu) overflows the byte size of its arrays", fn,
                 n > SIZE_MAX / 8 ? "n" : "out_capacity", n > SIZE_MAX / 8 ? n : cap);
