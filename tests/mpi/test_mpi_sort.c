@@ -168,6 +168,13 @@ static void run_case(const scase *c, const char *what)
         for (size_t b = from * ks; b < (cap + pad) * ks; ++b) dirty += gk[b] != 0xA5;
         for (size_t b = from * vs; vs && b < (cap + pad) * vs; ++b) dirty += gv[b] != 0xA5;
         MC_CHECK(dirty == 0, "%s: %zu bytes written past the output", what, dirty);
+        if (!c->in_place) { /* the inputs are read only */
+            unsigned char *ik = (unsigned char *)mc_from_ctx(kin, n * ks);
+            unsigned char *iv = c->pairs ? (unsigned char *)mc_from_ctx(vin, n * vs) : NULL;
+            MC_CHECK(memcmp(ik, hk, n * ks) == 0 && (!iv || memcmp(iv, hv, n * vs) == 0), "%s: an input was written",
+                     what);
+            free(ik), free(iv);
+        }
     }
 
     /* the least any exchange must move out of this rank: its keys whose output position
