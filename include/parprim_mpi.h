@@ -179,8 +179,9 @@ PP_API pp_status pp_mpi_nonzero(pp_context *ctx, MPI_Comm comm, const void *in, 
  * PP_ERROR_INVALID_ARGUMENT. An array may be NULL where its count (n for the inputs,
  * out_capacity for the outputs) is 0.
  *
- * Algorithm: each rank sorts its part (pp_sort_pairs / pp_sort_keys) into scratch
- * (pp_malloc: n keys and n values). The P - 1 splitters are found exactly: a key's "sort
+ * Algorithm (one rank: a single pp_sort_keys / pp_sort_pairs into keys_out / values_out):
+ * each rank sorts its part (pp_sort_pairs / pp_sort_keys) into scratch (pp_malloc: n keys
+ * and n values; a CPU rank also pp_mallocs the keys and values it receives). The P - 1 splitters are found exactly: a key's "sort
  * word" is its order-preserving unsigned form restricted to [begin_bit, end_bit) (-0.0 and
  * +0.0 one word, every NaN the largest, complemented when descending); a bisection over the
  * word's bits, one MPI_Allreduce of the P - 1 counts per bit, finds the word at each boundary,
@@ -198,7 +199,9 @@ PP_API pp_status pp_mpi_nonzero(pp_context *ctx, MPI_Comm comm, const void *in, 
  * again with pp_sort_keys / pp_sort_pairs (a stable radix sort of runs that arrive in rank
  * order is their merge; scratch: the in-place sort's double buffer); staged (pp_mpi_direct
  * 0), its sorted values go to the host too and the received runs arrive in a host buffer.
- * Host memory besides: O(P) counts, and per thread O(P) for the merge. Synchronizes. */
+ * Host memory besides: O(P) counts, per thread O(P) for the merge, and on a HIP rank the
+ * host copy of its sorted keys (staged: of its values and the received runs too).
+ * Synchronizes. */
 static inline uint64_t pp_mpi_sort_first(uint64_t total, int rank, int ranks)
 {
     /* floor(total * rank / ranks) without overflow */
