@@ -8,7 +8,8 @@
 # Always:   cmake make gcc g++ pkg-config libtbb-dev   (the library, the bench; TBB is the
 #           bench's CPU peer where the bench uses it)
 # --tests   libcmocka-dev, and the script fails if it cannot be installed: README's test
-#           command must never go green without the cmocka tests.
+#           command must never go green without the cmocka tests. Also libopenmpi-dev and
+#           openmpi-bin (required too): parprim_mpi and its tests under mpirun (issue 23).
 # --amd     hipcc libamdhip64-dev rocm-device-libs: Debian's HIP 5.2 toolchain (about 1 GB),
 #           the AMD GPU path. Installed with --amd, or without it where an AMD GPU is
 #           present (/dev/kfd) and no CUDA compiler is: then it is the best backend there.
@@ -51,7 +52,7 @@ have_nvcc() { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
 # required: the script fails if one is missing at the end; optional: installed if possible.
 required=(cmake make gcc g++)
 optional=(pkg-config libtbb-dev)
-[ $want_tests = 1 ] && required+=(libcmocka-dev)
+[ $want_tests = 1 ] && required+=(libcmocka-dev libopenmpi-dev openmpi-bin)
 if [ $want_amd = 0 ] && [ -e /dev/kfd ] && ! have_nvcc; then
     echo "install-deps: an AMD GPU is present (/dev/kfd) and no CUDA compiler: adding the HIP toolchain"
     want_amd=1

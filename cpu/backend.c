@@ -186,4 +186,7 @@ const struct pp_backend_ops pp_cpu_backend = {
     .transpose = pp__cpu_transpose,
     /* segmented sort (issue 22) */
     .segmented_sort = pp__cpu_segmented_sort,
+    /* host memory is the context's own: pp_host_malloc is pp_malloc */
+    .host_alloc = cpu_mem_alloc,
+    .host_free = cpu_mem_free,
 };

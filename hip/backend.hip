@@ -138,6 +138,27 @@ static pp_status hip_mem_free(pp_context *ctx, void *ptr)
     return PP_OK;
 }
 
+/* Pinned host memory for staging (pp_host_malloc). */
+static pp_status hip_host_alloc(pp_context *ctx, void **ptr, size_t bytes)
+{
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
+    hipError_t e = hipHostMalloc(ptr, bytes, 0);
+    if (e != hipSuccess) {
+        (void)hipGetLastError();
+        *ptr = NULL;
+        return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of pinned host memory: %s", bytes,
+                        hipGetErrorString(e));
+    }
+    return PP_OK;
+}
+
+static pp_status hip_host_free(pp_context *ctx, void *ptr)
+{
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
+    PP_HIP_TRY(ctx, hipHostFree(ptr));
+    return PP_OK;
+}
+
 static pp_status hip_mem_copy(pp_context *ctx, void *dst, const void *src, size_t bytes, pp_copy_kind kind)
 {
     pp_hip_state *st = pp_hip(ctx);
@@ -230,5 +251,8 @@ extern "C" const struct pp_backend_ops pp_hip_backend = {
     /* .transpose        = */ pp_hip_transpose,
     /* segmented sort (issue 22) */
     /* .segmented_sort   = */ pp_hip_segmented_sort,
+    /* host memory for staging (issue 23) */
+    /* .host_alloc       = */ hip_host_alloc,
+    /* .host_free        = */ hip_host_free,
 };
 #endif

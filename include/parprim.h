@@ -203,6 +203,17 @@ PP_API pp_status pp_malloc(pp_context *ctx, void **ptr, size_t bytes);
  * runtime's free does). */
 PP_API pp_status pp_free(pp_context *ctx, void *ptr);
 
+/* Allocate `bytes` of HOST memory that copies to and from the context's space move fastest
+ * (pinned, page-locked memory on HIP, through hipHostMalloc; plain 256-byte-aligned host
+ * memory on the CPU backend, where it is the context's space itself): for staging buffers,
+ * such as parprim_mpi's. bytes == 0 gives *ptr = NULL and PP_OK. Free it with pp_host_free
+ * on the same context. Errors: PP_ERROR_INVALID_ARGUMENT (ptr NULL; bytes above SIZE_MAX -
+ * 255), PP_ERROR_OUT_OF_MEMORY; *ptr is NULL after a failure. */
+PP_API pp_status pp_host_malloc(pp_context *ctx, void **ptr, size_t bytes);
+
+/* Free memory from pp_host_malloc on this context. Accepts NULL. */
+PP_API pp_status pp_host_free(pp_context *ctx, void *ptr);
+
 /* Copy `bytes`. Copies that involve host memory synchronize (the data is in place when the
  * call returns); CONTEXT_TO_CONTEXT is enqueued. Errors: PP_ERROR_INVALID_ARGUMENT
  * (NULL with bytes > 0, unknown kind, a range that runs past the end of the address space or
@@ -928,6 +939,11 @@ typedef enum pp_option {
      * of their length (0: the device's tuning row; 1 .. 4: none packed, segments past the
      * thread class get a block each; 5 .. 12: up to 2^value keys, capped by the tile). */
     PP_OPTION_SEGSORT_PACK_LOG = 23,    /* 0 .. 12 */
+    /* parprim_mpi (issue 23): 0 hands the context's arrays to MPI directly where it can take
+     * them (a CPU context; a HIP one with a GPU-aware MPI), 1 always goes through pinned host
+     * staging buffers and host copies (what a GPU rank without a GPU-aware MPI does; on a CPU
+     * context it runs that path, for the tests). */
+    PP_OPTION_MPI_STAGING = 24,         /* 0 .. 1 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

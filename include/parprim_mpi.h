@@ -35,7 +35,8 @@
  * MPIX_CUDA_AWARE_SUPPORT / MPIX_ROCM_AWARE_SUPPORT and confirmed at run time by
  * MPIX_Query_cuda_support() / MPIX_Query_rocm_support()), the bulk transfers (the sort's
  * exchange, the histogram's counts) pass device pointers to MPI directly; elsewhere they go
- * through host staging buffers (pp_mpi_gpu_aware tells which). Scalars (a reduction's
+ * through host staging buffers of pinned memory (pp_host_malloc; pp_mpi_direct tells which
+ * path a context takes). Scalars (a reduction's
  * partial results, a scan's aggregates, counts) always travel through host memory.
  * Nothing here has been run on a GPU yet: the GPU path is compiled, and tested only where a
  * GPU is present (tests/mpi).
@@ -97,14 +98,18 @@ PP_API pp_status pp_mpi_argmax(pp_context *ctx, MPI_Comm comm, const void *in, s
 /* ---- scan --------------------------------------------------------------------------------
  *
  * pp_inclusive_scan / pp_exclusive_scan over the global array: every rank writes the global
- * prefixes of its own elements to its `out` (n elements of out_type). Each rank reduces its
- * part, the aggregates are gathered, rank r folds those of the ranks before it in rank
- * order (after `init`, for the exclusive scan) and scans its part seeded with that prefix.
- * Types, ops, init and in-place use as pp_inclusive_scan / pp_exclusive_scan. An inclusive
- * scan seeded with a prefix p runs as the exclusive scan of in[1 .. n) with init p op in[0]
- * (and out[n-1] = p op the part's aggregate); in place it needs n - 1 elements of scratch
- * (pp_malloc). Float error bound: that of the scans with D_scan(m) + ceil(log2(m)) + ranks.
- * Synchronizes. */
+ * prefixes of its own elements to its `out` (n elements of out_type). Each rank but the last
+ * reduces its part (pp_reduce, to the host), the aggregates are gathered, rank r folds those
+ * of the ranks before it in rank order (after `init`, for the exclusive scan) into a prefix
+ * p and scans its part seeded with p. Types, ops, init (the same value on every rank,
+ * checked) and in-place use as pp_inclusive_scan / pp_exclusive_scan. An inclusive scan
+ * seeded with p runs as the exclusive scan of in[1 .. n) with init p op in[0], and
+ * out[n-1] = out[n-2] op in[n-1]; in place it takes n - 1 elements of pp_malloc'd scratch.
+ * A rank with nothing before it (rank 0, or only empty parts before it) makes the
+ * single-process call, so one rank is exactly pp_inclusive_scan / pp_exclusive_scan.
+ * Float error bound: that of the scans with D_scan(m) + ceil(log2(m)) + ranks.
+ * The aggregates' reduction synchronizes; the exclusive scan itself is enqueued (a HIP
+ * rank's out is complete after pp_context_synchronize), the inclusive one returns complete. */
 PP_API pp_status pp_mpi_inclusive_scan(pp_context *ctx, MPI_Comm comm, const void *in, size_t n,
                                        pp_dtype in_type, pp_op op, void *out, pp_dtype out_type);
 PP_API pp_status pp_mpi_exclusive_scan(pp_context *ctx, MPI_Comm comm, const void *in, size_t n,

@@ -62,6 +62,16 @@ pp_status pm_comm(pm_check *c, MPI_Comm comm, const char *fn, int *rank, int *si
     return pm_mpi(c, MPI_Comm_size(comm, size), "MPI_Comm_size");
 }
 
+int pm_begin(pm_check *c, MPI_Comm comm, const char *fn, const pp_context *ctx, int *rank, int *size)
+{
+    if (pm_comm(c, comm, fn, rank, size) != PP_OK) {
+        pm_set_error(c->msg);
+        return 0;
+    }
+    if (!ctx) pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
+    return 1;
+}
+
 pp_status pm_agree(pm_check *c, MPI_Comm comm, const char *fn)
 {
     int mine = (int)c->st, worst = 0, rank = 0, first;
@@ -149,7 +159,7 @@ pm_cell pm_identity(pp_dtype t, pp_op op)
         case PP_F64: c.f64 = -INFINITY; break;
         }
         break;
-    case PP_OP_AND: memset(c.bytes, 0xFF, pp_dtype_size(t)); break;
+    case PP_OP_AND: memset(&c, 0xFF, pp_dtype_size(t)); break;
     default: break; /* SUM, OR, XOR: 0 */
     }
     return c;
@@ -237,7 +247,7 @@ int pm_keys_equal(pp_dtype t, pm_cell a, pm_cell b)
     switch (t) {
     case PP_F32: return a.f32 == b.f32 || (isnan(a.f32) && isnan(b.f32));
     case PP_F64: return a.f64 == b.f64 || (isnan(a.f64) && isnan(b.f64));
-    default: return memcmp(a.bytes, b.bytes, pp_dtype_size(t)) == 0;
+    default: return memcmp(&a, &b, pp_dtype_size(t)) == 0;
     }
 }
 
@@ -253,6 +263,18 @@ pp_status pm_from_host(pm_check *c, pp_context *ctx, void *dst, const void *host
     return pm_local(c, ctx, pp_memcpy(ctx, dst, host, bytes, PP_COPY_HOST_TO_CONTEXT), "copying from the host");
 }
 
+void *pm_stage_alloc(pm_check *c, pp_context *ctx, size_t bytes)
+{
+    void *p = NULL;
+    if (pm_local(c, ctx, pp_host_malloc(ctx, &p, bytes ? bytes : 1), "a host staging buffer") != PP_OK) return NULL;
+    return p;
+}
+
+void pm_stage_free(pp_context *ctx, void *p)
+{
+    if (p) pp_host_free(ctx, p);
+}
+
 static int gpu_aware_mpi(void)
 {
 #if defined(PM_HIP_NVIDIA) && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
@@ -264,7 +286,20 @@ static int gpu_aware_mpi(void)
 #endif
 }
 
-int pm_direct(const pp_context *ctx) { return pp_context_backend(ctx) == PP_BACKEND_CPU || gpu_aware_mpi(); }
+/* PP_OPTION_MPI_STAGING set to 1 on the context */
+static int forced_staging(const pp_context *ctx)
+{
+    int64_t v = 0;
+    return pp_context_get_option(ctx, PP_OPTION_MPI_STAGING, &v) == PP_OK && v == 1;
+}
+
+int pm_direct(const pp_context *ctx)
+{
+    if (forced_staging(ctx)) return 0;
+    return pp_context_backend(ctx) == PP_BACKEND_CPU || gpu_aware_mpi();
+}
+
+int pm_host_access(const pp_context *ctx) { return pp_context_backend(ctx) == PP_BACKEND_CPU && !forced_staging(ctx); }
 
 int pp_mpi_direct(const pp_context *ctx) { return ctx && pm_direct(ctx); }
 

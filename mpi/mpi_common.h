@@ -42,6 +42,11 @@ pp_status pm_same(pm_check *c, MPI_Comm comm, const char *fn, const int64_t *v, 
 /* The communicator's rank and size (checked: comm != MPI_COMM_NULL). */
 pp_status pm_comm(pm_check *c, MPI_Comm comm, const char *fn, int *rank, int *size);
 
+/* Every call's start: pm_comm, then ctx checked (a NULL ctx is recorded, for pm_agree).
+ * Returns 0 when comm itself is unusable: the call then returns c->st at once (the message
+ * is set; no collective can tell the other ranks). */
+int pm_begin(pm_check *c, MPI_Comm comm, const char *fn, const pp_context *ctx, int *rank, int *size);
+
 /* An MPI return code: PP_OK or PP_ERROR_COMMUNICATION with the MPI error string recorded. */
 pp_status pm_mpi(pm_check *c, int rc, const char *what);
 
@@ -50,16 +55,7 @@ void pm_set_error(const char *msg);
 
 /* ---- host arithmetic on one element ---------------------------------------------------------
  * Elements are 8-byte cells holding one value of the dtype at their start. */
-typedef union pm_cell {
-    uint8_t u8;
-    int32_t i32;
-    uint32_t u32;
-    int64_t i64;
-    uint64_t u64;
-    float f32;
-    double f64;
-    unsigned char bytes[8];
-} pm_cell;
+typedef pp_scalar pm_cell; /* parprim.h's union of one value of each dtype */
 
 /* The op's identity in dtype t (as parprim.h's reduce family defines it). */
 pm_cell pm_identity(pp_dtype t, pp_op op);
@@ -82,8 +78,17 @@ int pm_keys_equal(pp_dtype t, pm_cell a, pm_cell b);
 pp_status pm_to_host(pm_check *c, pp_context *ctx, void *host, const void *src, size_t bytes);
 pp_status pm_from_host(pm_check *c, pp_context *ctx, void *dst, const void *host, size_t bytes);
 
-/* 1 when ctx's arrays may be handed to MPI (see pp_mpi_direct). */
+/* A host staging buffer of `bytes` for ctx's copies (pp_host_malloc: pinned on HIP), and its
+ * release. NULL (recorded as PP_ERROR_OUT_OF_MEMORY) when it cannot be had. */
+void *pm_stage_alloc(pm_check *c, pp_context *ctx, size_t bytes);
+void pm_stage_free(pp_context *ctx, void *p);
+
+/* 1 when ctx's arrays may be handed to MPI (see pp_mpi_direct; PP_OPTION_MPI_STAGING = 1
+ * makes it 0). */
 int pm_direct(const pp_context *ctx);
+/* 1 when the host may read and write ctx's arrays in place (a CPU context, unless
+ * PP_OPTION_MPI_STAGING = 1 asks for the staged path). */
+int pm_host_access(const pp_context *ctx);
 
 /* The MPI datatype that sums or moves elements of t (MPI_UINT8_T, ..., MPI_DOUBLE). */
 MPI_Datatype pm_mpi_type(pp_dtype t);

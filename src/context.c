@@ -405,6 +405,30 @@ pp_status pp_free(pp_context *ctx, void *ptr)
     return ctx->ops->mem_free(ctx, ptr);
 }
 
+pp_status pp_host_malloc(pp_context *ctx, void **ptr, size_t bytes)
+{
+    PP_ENTER(ctx);
+    if (!ptr) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_host_malloc: argument 'ptr' is NULL");
+    *ptr = NULL;
+    if (bytes == 0) return PP_OK;
+    if (bytes > SIZE_MAX - (PP_ALLOC_ROUND - 1))
+        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                        "pp_host_malloc: argument 'bytes' is too large (%zu): rounded up to a multiple of %zu it "
+                        "overflows size_t",
+                        bytes, PP_ALLOC_ROUND);
+    if (pp__alloc_fails(ctx))
+        return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY,
+                        "pp_host_malloc: cannot allocate %zu bytes (failed on purpose: PP_OPTION_FAIL_ALLOC)", bytes);
+    return ctx->ops->host_alloc(ctx, ptr, bytes);
+}
+
+pp_status pp_host_free(pp_context *ctx, void *ptr)
+{
+    PP_ENTER(ctx);
+    if (!ptr) return PP_OK;
+    return ctx->ops->host_free(ctx, ptr);
+}
+
 pp_status pp_memcpy(pp_context *ctx, void *dst, const void *src, size_t bytes, pp_copy_kind kind)
 {
     static const char fn[] = "pp_memcpy";

@@ -285,6 +285,9 @@ struct pp_backend_ops {
     pp_status (*transpose)(pp_context *ctx, const pp_transpose_args *a);
     /* segmented sort (issue 22) */
     pp_status (*segmented_sort)(pp_context *ctx, const pp_segsort_args *a);
+    /* host memory for staging copies (pp_host_malloc: pinned on HIP; issue 23) */
+    pp_status (*host_alloc)(pp_context *ctx, void **ptr, size_t bytes);
+    pp_status (*host_free)(pp_context *ctx, void *ptr);
 };
 
 #define PP_MESSAGE_SIZE 512

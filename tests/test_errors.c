@@ -162,6 +162,8 @@ static void t_null_context(void **state)
     TC_CHECK(index == 0x1234, "index written");
     void *p = (void *)out;
     TC_CHECK(pp_malloc(NULL, &p, 16) == PP_ERROR_INVALID_ARGUMENT, "malloc");
+    TC_CHECK(pp_host_malloc(NULL, &p, 16) == PP_ERROR_INVALID_ARGUMENT, "host_malloc");
+    TC_CHECK(pp_host_free(NULL, NULL) == PP_ERROR_INVALID_ARGUMENT, "host_free");
     TC_CHECK(pp_memcpy(NULL, out, in, 4, PP_COPY_HOST_TO_CONTEXT) == PP_ERROR_INVALID_ARGUMENT, "memcpy");
     TC_CHECK(pp_memset(NULL, out, 0, 4) == PP_ERROR_INVALID_ARGUMENT, "memset");
     for (int i = 0; i < 16; ++i) TC_CHECK(out[i] == TC_SENTINEL, "byte %d written", i);
@@ -441,6 +443,34 @@ static void t_memory_bad_args(void **state)
         TC_CHECK(back[i] == (i >= 3 && i < 8 ? 0x7e : 0x11), "pp_memset: byte %d is 0x%02x", i, back[i]);
     tc_free(ctx, dev2);
     tc_free(ctx, dev);
+
+    /* pp_host_malloc: host memory (pinned on HIP) that staging copies go through */
+    tc_case("%s: pp_host_malloc / pp_host_free", pp_backend_name(env->backend));
+    expect_fail(ctx, pp_host_malloc(ctx, NULL, 16), E, "'ptr'");
+    p = (void *)&p;
+    expect_fail(ctx, pp_host_malloc(ctx, &p, SIZE_MAX), E, "'bytes'");
+    TC_CHECK(p == NULL, "a failed pp_host_malloc left %p", p);
+    p = (void *)&p;
+    TC_OK(ctx, pp_host_malloc(ctx, &p, 0));
+    TC_CHECK(p == NULL, "pp_host_malloc of 0 bytes gave %p, want NULL", p);
+    TC_OK(ctx, pp_host_free(ctx, NULL));
+    unsigned char *h = NULL;
+    TC_OK(ctx, pp_host_malloc(ctx, (void **)&h, 1000));
+    TC_CHECK(h != NULL && ((uintptr_t)h & 255) == 0, "pp_host_malloc gave %p (want 256-byte aligned)", (void *)h);
+    for (int i = 0; i < 1000; ++i) h[i] = (unsigned char)(i * 7); /* host memory: the host writes it */
+    unsigned char *dev3 = (unsigned char *)tc_alloc(ctx, 1000);
+    TC_OK(ctx, pp_memcpy(ctx, dev3, h, 1000, PP_COPY_HOST_TO_CONTEXT));
+    memset(h, 0, 1000);
+    TC_OK(ctx, pp_memcpy(ctx, h, dev3, 1000, PP_COPY_CONTEXT_TO_HOST));
+    for (int i = 0; i < 1000; ++i) TC_CHECK(h[i] == (unsigned char)(i * 7), "staged byte %d is %u", i, h[i]);
+    tc_free(ctx, dev3);
+    TC_OK(ctx, pp_host_free(ctx, h));
+    /* the allocation-failure hook covers it */
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_FAIL_ALLOC, 1));
+    p = (void *)&p;
+    expect_fail(ctx, pp_host_malloc(ctx, &p, 64), PP_ERROR_OUT_OF_MEMORY, "pp_host_malloc");
+    TC_CHECK(p == NULL, "a failed pp_host_malloc left %p", p);
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_FAIL_ALLOC, 0));
 }
 
 /* The context still works after failures: a small reduce gives its sum. */

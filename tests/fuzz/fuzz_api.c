@@ -631,10 +631,15 @@ static void do_compaction(call *c, pp_context *ctx)
 {
     reader *r = c->r;
     const unsigned form = byte(r) % 8;
-    const pp_dtype t = pick_dtype(r), pt = pick_dtype(r), at = pick_dtype(r);
+    const pp_dtype t0 = pick_dtype(r), pt = pick_dtype(r), at = pick_dtype(r);
     const pp_result_space space = pick_space(r);
     int huge;
     const size_t n = pick_count(r, 8, &huge);
+    /* a huge count is sized for 8-byte elements: its byte size overflows only there, so the
+     * input (which every form reads) is then of 8 bytes; with 4-byte elements in and out (say
+     * select_if in place, or run-length encoding with u32 lengths) it is a count the library
+     * cannot refuse (CI's finding of 2026-11-26: the harness's bug) */
+    const pp_dtype t = huge && pp_dtype_size(t0) && pp_dtype_size(t0) < 8 ? PP_U64 : t0;
     pp_predicate pred;
     memset(&pred, 0, sizeof pred);
     pred.kind = (pp_pred_kind)(byte(r) % 13);
