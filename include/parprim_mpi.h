@@ -199,14 +199,14 @@ PP_API pp_status pp_mpi_nonzero(pp_context *ctx, MPI_Comm comm, const void *in, 
  * elements instead (comm must have no other message with that tag pending). Keys already on
  * their destination rank are not sent. A CPU rank merges the P sorted runs it holds (stable,
  * the lower rank first on ties; OpenMP threads each merge one slice of the output, split
- * exactly as the ranks were) into keys_out / values_out. A HIP rank receives the runs into
- * keys_out / values_out in rank order (its own run copied in place) and sorts them there
- * again with pp_sort_keys / pp_sort_pairs (a stable radix sort of runs that arrive in rank
- * order is their merge; scratch: the in-place sort's double buffer); staged (pp_mpi_direct
- * 0), its sorted values go to the host too and the received runs arrive in a host buffer.
- * Host memory besides: O(P) counts, per thread O(P) for the merge, and on a HIP rank the
- * host copy of its sorted keys (staged: of its values and the received runs too).
- * Synchronizes. */
+ * exactly as the ranks were) into keys_out / values_out. A HIP rank (and any rank with
+ * PP_OPTION_MPI_STAGING = 1) receives the runs into keys_out / values_out in rank order (its
+ * own run copied in place) and sorts them there again with pp_sort_keys / pp_sort_pairs (a
+ * stable radix sort of runs that arrive in rank order is their merge; scratch: the in-place
+ * sort's double buffer); staged (pp_mpi_direct 0), its sorted values go to the host too and
+ * the received runs arrive in a host buffer, both of pp_host_malloc. Host memory besides:
+ * O(P) counts, per thread O(P) for the merge, and on such a rank the host copy of its sorted
+ * keys (staged: of its values and the received runs too). Synchronizes. */
 static inline uint64_t pp_mpi_sort_first(uint64_t total, int rank, int ranks)
 {
     /* floor(total * rank / ranks) without overflow */

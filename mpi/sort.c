@@ -11,8 +11,8 @@
  * Exact splitters: for each boundary t_k = pp_mpi_sort_first(N, k, P), the smallest word v_k
  * with count(word <= v_k) > t_k is found by bisection over the word's bits, MSB first, all
  * P - 1 boundaries at once: one MPI_Allreduce of the P - 1 counts per bit, each rank counting
- * by binary search in its sorted part (on the host: a HIP rank copies its sorted keys to the
- * host once). The keys equal to v_k that go before t_k are taken in rank order (an exclusive
+ * by binary search in its sorted part (on the host: a rank whose arrays the host cannot read
+ * in place, pm_host_access 0, copies its sorted keys to the host once). The keys equal to v_k that go before t_k are taken in rank order (an exclusive
  * scan over the ranks of each rank's equal count): a radix select over the radix sort's own
  * bits, distributed. Exact splitters (rather than sampled ones) make the output balanced to
  * the key and let every rank send exactly the keys whose output position lies elsewhere; one
@@ -25,7 +25,8 @@
  * copies them in place. Then a CPU rank merges the P sorted runs (stable: the lower rank wins
  * ties; OpenMP threads each merge one slice of the output, the slices split exactly as the
  * ranks were), and a HIP rank sorts the runs again in place in keys_out (a stable radix sort
- * of runs in rank order is their merge).
+ * of runs in rank order is their merge). "CPU rank" is pm_host_access: a CPU context with
+ * PP_OPTION_MPI_STAGING takes the HIP rank's staged path, which is how CI tests that path.
  */
 #include "mpi_common.h"
 
@@ -441,10 +442,7 @@ static void check_local(pm_check *c, const char *fn, pp_context *ctx, const void
      * ranks compare the same range (pm_same) whatever else fails here */
     *end = end_bit == 0 ? (int)(8 * pp_dtype_size(key_type)) : end_bit;
     if (!n_out) pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'n_out' is NULL", fn);
-    if (!ctx) {
-        pm_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
-        return;
-    }
+    if (!ctx) return; /* recorded by pm_begin */
     /* key_type, value_type, order and the bit range: the local sort's own checks, asked with
      * n = 0 (which sorts nothing) */
     const pp_status st = pairs ? pp_sort_pairs(ctx, NULL, NULL, NULL, NULL, 0, key_type, value_type, order, begin_bit,
@@ -501,20 +499,21 @@ typedef struct sort_mem {
     const void **runs; /* 2 P: the runs' keys, then values */
     size_t *run_len;   /* P */
     void *sk, *sv;     /* the sorted part (context space) */
-    void *hk, *hv;     /* its host copies (HIP contexts) */
-    void *rk, *rv;     /* received keys and values (CPU: context space; HIP staged: host) */
+    void *hk, *hv;     /* its host copies (device path; pm_stage_alloc) */
+    void *rk, *rv;     /* received keys and values (host path: context space; staged: pm_stage_alloc) */
+    int staged_recv;   /* rk and rv are staging buffers */
     MPI_Request *rq;   /* the big exchange's requests */
 } sort_mem;
 
 static void release(sort_mem *m)
 {
     free(m->counts), free(m->scount), free(m->rcount), free(m->rdispl), free(m->work), free(m->split);
-    free(m->ibuf), free(m->runs), free(m->run_len), free(m->hk), free(m->hv), free(m->rq);
+    free(m->ibuf), free(m->runs), free(m->run_len), free(m->rq);
     if (m->ctx) {
-        const int hip = pp_context_backend(m->ctx) != PP_BACKEND_CPU;
+        pm_stage_free(m->ctx, m->hk), pm_stage_free(m->ctx, m->hv);
         pp_free(m->ctx, m->sk), pp_free(m->ctx, m->sv);
-        if (hip)
-            free(m->rk), free(m->rv);
+        if (m->staged_recv)
+            pm_stage_free(m->ctx, m->rk), pm_stage_free(m->ctx, m->rv);
         else
             pp_free(m->ctx, m->rk), pp_free(m->ctx, m->rv);
     }
@@ -523,6 +522,11 @@ static void release(sort_mem *m)
 static pp_status alloc_ctx(pm_check *c, pp_context *ctx, void **p, size_t bytes, const char *what)
 {
     return pm_local(c, ctx, pp_malloc(ctx, p, bytes), what);
+}
+static pp_status alloc_stage(pm_check *c, pp_context *ctx, void **p, size_t bytes)
+{
+    *p = bytes ? pm_stage_alloc(c, ctx, bytes) : NULL;
+    return c->st;
 }
 static pp_status alloc_host(pm_check *c, void **p, size_t bytes, const char *what)
 {
@@ -549,10 +553,7 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
     sort_mem m;
     memset(&m, 0, sizeof m);
     int rank = 0, P = 1, end = end_bit;
-    if (pm_comm(&c, comm, fn, &rank, &P) != PP_OK) {
-        pm_set_error(c.msg);
-        return c.st;
-    }
+    if (!pm_begin(&c, comm, fn, ctx, &rank, &P)) return c.st;
     const size_t Ps = (size_t)P;
     m.counts = (uint64_t *)malloc(sizeof(uint64_t) * Ps);
     m.scount = (uint64_t *)malloc(sizeof(uint64_t) * Ps);
@@ -598,8 +599,9 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
     pp_status st = pm_agree(&c, comm, fn);
     if (st != PP_OK) return finish(st, &m);
     m.ctx = ctx;
-    const int hip = pp_context_backend(ctx) != PP_BACKEND_CPU;
-    const int direct = pm_direct(ctx);
+    /* host: the host reads and writes ctx's arrays in place (a CPU rank); otherwise the device
+     * path (a HIP rank, or any rank with PP_OPTION_MPI_STAGING), staged unless direct */
+    const int host = pm_host_access(ctx), direct = pm_direct(ctx);
     const size_t ks = pp_dtype_size(key_type), vs = pairs ? pp_dtype_size(value_type) : 0;
     const pm_enc e = make_enc(key_type, order, begin_bit, end);
     double t0 = pm_seconds();
@@ -627,11 +629,9 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
                                    end_bit)
                    : pp_sort_keys(ctx, keys_in, m.sk, n, key_type, order, begin_bit, end_bit);
         if (pm_local(&c, ctx, st, "the local sort") == PP_OK) {
-            if (hip) {
-                if (alloc_host(&c, &m.hk, n * ks, "the sorted keys' host copy") == PP_OK)
-                    pm_to_host(&c, ctx, m.hk, m.sk, n * ks);
-                if (!direct && alloc_host(&c, &m.hv, n * vs, "the sorted values' host copy") == PP_OK)
-                    pm_to_host(&c, ctx, m.hv, m.sv, n * vs);
+            if (!host) {
+                if (alloc_stage(&c, ctx, &m.hk, n * ks) == PP_OK) pm_to_host(&c, ctx, m.hk, m.sk, n * ks);
+                if (!direct && alloc_stage(&c, ctx, &m.hv, n * vs) == PP_OK) pm_to_host(&c, ctx, m.hv, m.sv, n * vs);
                 pm_local(&c, ctx, pp_context_synchronize(ctx), "the local sort");
             }
         }
@@ -640,7 +640,7 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
     double t1 = pm_seconds();
     last_stats.seconds_local_sort = t1 - t0;
     if (st != PP_OK) return finish(st, &m);
-    const void *search = hip ? m.hk : m.sk;
+    const void *search = host ? m.sk : m.hk;
 
     /* 3. exact splitters, and what every rank receives from every other */
     global_splits(&c, comm, &e, search, n, rank, P, N, m.split, m.work);
@@ -657,16 +657,16 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
     for (int s = 0; s < P; ++s) {
         if (s == rank) own_at = at;
         m.rdispl[s] = at;
-        if (s != rank || (hip && direct)) at += m.rcount[s];
+        if (s != rank || (!host && direct)) at += m.rcount[s];
     }
     const size_t others = (size_t)(share - own);
     const int big = max_n > INT_MAX || max_share > INT_MAX;
-    if (!hip) {
+    if (host) {
         alloc_ctx(&c, ctx, &m.rk, others * ks, "the received keys");
         if (c.st == PP_OK) alloc_ctx(&c, ctx, &m.rv, others * vs, "the received values");
     } else if (!direct) {
-        alloc_host(&c, &m.rk, others * ks, "the received keys' staging");
-        if (c.st == PP_OK) alloc_host(&c, &m.rv, others * vs, "the received values' staging");
+        m.staged_recv = 1;
+        if (alloc_stage(&c, ctx, &m.rk, others * ks) == PP_OK) alloc_stage(&c, ctx, &m.rv, others * vs);
     } else {
         pm_local(&c, ctx, pp_context_synchronize(ctx), "the local sort");
     }
@@ -676,11 +676,11 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
     }
     st = pm_agree(&c, comm, fn);
     if (st != PP_OK) return finish(st, &m);
-    void *rk = hip && direct ? keys_out : m.rk, *rv = hip && direct ? values_out : m.rv;
-    const void *sk = hip && !direct ? m.hk : m.sk, *sv = hip && !direct ? m.hv : m.sv;
+    void *rk = !host && direct ? keys_out : m.rk, *rv = !host && direct ? values_out : m.rv;
+    const void *sk = direct ? m.sk : m.hk, *sv = direct ? m.sv : m.hv;
     exchange(&c, comm, rank, P, big, ks, sk, m.split, m.scount, rk, m.rdispl, m.rcount, m.ibuf, m.rq);
     if (pairs) exchange(&c, comm, rank, P, big, vs, sv, m.split, m.scount, rv, m.rdispl, m.rcount, m.ibuf, m.rq);
-    if (hip && c.st == PP_OK) {
+    if (!host && c.st == PP_OK) {
         /* the own run to its place in keys_out; a staged rank's received runs around it */
         const size_t before = (size_t)own_at, after = others - before;
         unsigned char *ko = (unsigned char *)keys_out, *vo = (unsigned char *)values_out;
@@ -705,7 +705,7 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
     }
     double t3 = pm_seconds();
     last_stats.seconds_exchange = t3 - t2;
-    last_stats.staged = hip && !direct;
+    last_stats.staged = !direct;
     uint64_t sent = 0, received = 0;
     for (int d = 0; d < P; ++d)
         if (d != rank) sent += m.scount[d], received += m.rcount[d];
@@ -717,7 +717,7 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
 
     /* 5. the runs into one: a merge (CPU) or a stable sort in place (HIP) */
     if (c.st == PP_OK) {
-        if (!hip) {
+        if (host) {
             for (int s = 0; s < P; ++s) {
                 /* (an empty run's buffer may be NULL: no pointer arithmetic on it) */
                 const int mine = s == rank, has = m.rcount[s] > 0;
