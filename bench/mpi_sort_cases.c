@@ -24,11 +24,12 @@ static int verify(MPI_Comm comm, int rank, int P, const uint32_t *k, const uint3
     for (size_t i = 0; i < n_out; ++i) {
         sum += k[i];
         if (i && k[i] < k[i - 1] && ok) {
-            fprintf(stderr, "[rank %d] %s: output not sorted at %zu (%u after %u)\n", rank, row, i, k[i], k[i - 1]);
+            fprintf(stderr, "[rank %d] WRONG %s: output not sorted at %zu (%u after %u)\n", rank, row, i, k[i],
+                    k[i - 1]);
             ok = 0;
         }
         if (v && v[i] != pbm_value(k[i]) && ok) {
-            fprintf(stderr, "[rank %d] %s: value %u at %zu is not its key's (%u)\n", rank, row, v[i], i, k[i]);
+            fprintf(stderr, "[rank %d] WRONG %s: value %u at %zu is not its key's (%u)\n", rank, row, v[i], i, k[i]);
             ok = 0;
         }
     }
@@ -43,7 +44,7 @@ static int verify(MPI_Comm comm, int rank, int P, const uint32_t *k, const uint3
         for (int r = rank - 1; r >= 0; --r)
             if (all[3 * r]) {
                 if (all[3 * r + 2] > mine[1] && ok) {
-                    fprintf(stderr, "[rank %d] %s: first key %llu below rank %d's last %llu\n", rank, row,
+                    fprintf(stderr, "[rank %d] WRONG %s: first key %llu below rank %d's last %llu\n", rank, row,
                             (unsigned long long)mine[1], r, (unsigned long long)all[3 * r + 2]);
                     ok = 0;
                 }
@@ -52,7 +53,7 @@ static int verify(MPI_Comm comm, int rank, int P, const uint32_t *k, const uint3
     free(all);
     MPI_Allreduce(totals, sums, 2, MPI_UINT64_T, MPI_SUM, comm);
     if (rank == 0 && (count != N || sums[0] != sums[1])) {
-        fprintf(stderr, "%s: %llu keys out of %llu, key sum %llu against %llu\n", row, (unsigned long long)count,
+        fprintf(stderr, "WRONG %s: %llu keys out of %llu, key sum %llu against %llu\n", row, (unsigned long long)count,
                 (unsigned long long)N, (unsigned long long)sums[1], (unsigned long long)sums[0]);
         ok = 0;
     }
@@ -117,7 +118,7 @@ static int sort_row(pp_context *ctx, MPI_Comm comm, uint64_t n_total, int reps, 
     if (!any) {
         const int copied = pp_memcpy(ctx, hk, kout, 4 * n_out, PP_COPY_CONTEXT_TO_HOST) == PP_OK &&
                            (!pairs || pp_memcpy(ctx, hv, vout, 4 * n_out, PP_COPY_CONTEXT_TO_HOST) == PP_OK);
-        if (!copied) fprintf(stderr, "[rank %d] %s: the output's copy to the host failed\n", rank, row);
+        if (!copied) fprintf(stderr, "[rank %d] WRONG %s: the output's copy to the host failed\n", rank, row);
         ok = verify(comm, rank, P, hk, pairs ? hv : NULL, copied ? n_out : 0, N, sum_in, row) && copied;
     }
     int all_ok = 0;
@@ -134,8 +135,8 @@ static int sort_row(pp_context *ctx, MPI_Comm comm, uint64_t n_total, int reps, 
     MPI_Reduce(&staged, &any_staged, 1, MPI_INT, MPI_MAX, 0, comm);
     if (rank == 0 && all_ok)
         fprintf(out, "%-20s %5s %5d %12llu %10.4f %10.1f %12.1f %12.1f %9.4f %9.4f %9.4f %9.4f %6d\n", row,
-                weak ? "weak" : "strong", P, (unsigned long long)N, best, (double)N / best * 1e-6, (double)bsum[0] / 1e6,
-                (double)bsum[1] / 1e6, smax[0], smax[1], smax[2], smax[3], any_staged);
+                weak ? "weak" : "strong", P, (unsigned long long)N, best, (double)N / best * 1e-6,
+                (double)bsum[0] / 1e6, (double)bsum[1] / 1e6, smax[0], smax[1], smax[2], smax[3], any_staged);
     pp_free(ctx, kin), pp_free(ctx, vin), pp_free(ctx, kout), pp_free(ctx, vout);
     free(hk), free(hv);
     return all_ok ? 0 : 1;

@@ -17,7 +17,8 @@
  * value still beside its key. Rank 0 prints to `out` (a header line, then one line per row):
  * ranks, keys, seconds, Mkeys/s, bytes sent (all ranks) against the minimum, the slowest
  * rank's step times, staged. Collective; returns 0 on every rank, or nonzero on every rank
- * when a call failed or a result was wrong (the reason on stderr). */
+ * when a call failed or a result was wrong (the reason on stderr, "WRONG" in a wrong
+ * result's line). */
 int pbm_sort_rows(pp_context *ctx, MPI_Comm comm, uint64_t n_total, int reps, int weak, FILE *out);
 
 #endif /* PBM_MPI_SORT_CASES_H */

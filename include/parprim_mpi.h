@@ -184,29 +184,30 @@ PP_API pp_status pp_mpi_nonzero(pp_context *ctx, MPI_Comm comm, const void *in, 
  * PP_ERROR_INVALID_ARGUMENT. An array may be NULL where its count (n for the inputs,
  * out_capacity for the outputs) is 0.
  *
- * Algorithm (one rank: a single pp_sort_keys / pp_sort_pairs into keys_out / values_out):
- * each rank sorts its part (pp_sort_pairs / pp_sort_keys) into scratch (pp_malloc: n keys
- * and n values; a CPU rank also pp_mallocs the keys and values it receives). The P - 1 splitters are found exactly: a key's "sort
- * word" is its order-preserving unsigned form restricted to [begin_bit, end_bit) (-0.0 and
- * +0.0 one word, every NaN the largest, complemented when descending); a bisection over the
- * word's bits, one MPI_Allreduce of the P - 1 counts per bit, finds the word at each boundary,
- * each rank counting its keys below a candidate by binary search in its sorted part (a HIP
- * rank copies its sorted keys to the host once for this); the keys equal to a boundary's word
- * are split in rank order, then position (one MPI_Allreduce and one MPI_Exscan). One exchange
- * then moves every key at most once: MPI_Alltoallv of the keys, and of the values, in a
- * contiguous datatype of the element's size; when some rank holds more than INT_MAX elements
- * (its part or its share), MPI_Isend / MPI_Irecv on comm with tag 23023 in chunks of 2^30
- * elements instead (comm must have no other message with that tag pending). Keys already on
- * their destination rank are not sent. A CPU rank merges the P sorted runs it holds (stable,
- * the lower rank first on ties; OpenMP threads each merge one slice of the output, split
- * exactly as the ranks were) into keys_out / values_out. A HIP rank (and any rank with
- * PP_OPTION_MPI_STAGING = 1) receives the runs into keys_out / values_out in rank order (its
- * own run copied in place) and sorts them there again with pp_sort_keys / pp_sort_pairs (a
- * stable radix sort of runs that arrive in rank order is their merge; scratch: the in-place
- * sort's double buffer); staged (pp_mpi_direct 0), its sorted values go to the host too and
- * the received runs arrive in a host buffer, both of pp_host_malloc. Host memory besides:
- * O(P) counts, per thread O(P) for the merge, and on such a rank the host copy of its sorted
- * keys (staged: of its values and the received runs too). Synchronizes. */
+ * Algorithm (one rank: a single pp_sort_keys / pp_sort_pairs into keys_out / values_out): each
+ * rank sorts its part (pp_sort_pairs / pp_sort_keys) into scratch (pp_malloc: n keys and n
+ * values; a CPU rank also pp_mallocs the keys and values it receives). The P - 1 splitters are
+ * found exactly: a key's "sort word" is its order-preserving unsigned form restricted to
+ * [begin_bit, end_bit) (-0.0 and +0.0 one word, every NaN the largest, complemented when
+ * descending); a bisection over the word's bits, one MPI_Allreduce of the P - 1 counts per
+ * bit, finds the word at each boundary, each rank counting its keys below a candidate by
+ * binary search in its sorted part (a HIP rank copies its sorted keys to the host once for
+ * this); the keys equal to a boundary's word are split in rank order, then position (one
+ * MPI_Allreduce and one MPI_Exscan). One exchange then moves every key at most once:
+ * MPI_Alltoallv of the keys, and of the values, in a contiguous datatype of the element's
+ * size; when some rank holds more than INT_MAX elements (its part or its share), MPI_Isend /
+ * MPI_Irecv on comm with tag 23023 in chunks of 2^30 elements instead (comm must have no other
+ * message with that tag pending). Keys already on their destination rank are not sent. A CPU
+ * rank merges the P sorted runs it holds (stable, the lower rank first on ties; OpenMP threads
+ * each merge one slice of the output, split exactly as the ranks were) into keys_out /
+ * values_out. A HIP rank (and any rank with PP_OPTION_MPI_STAGING = 1) receives the runs into
+ * keys_out / values_out in rank order (its own run copied in place) and sorts them there again
+ * with pp_sort_keys / pp_sort_pairs (a stable radix sort of runs that arrive in rank order is
+ * their merge; scratch: the in-place sort's double buffer); staged (pp_mpi_direct 0), its
+ * sorted values go to the host too and the received runs arrive in a host buffer, both of
+ * pp_host_malloc. Host memory besides: O(P) counts, per thread O(P) for the merge, and on such
+ * a rank the host copy of its sorted keys (staged: of its values and the received runs too).
+ * Synchronizes. */
 static inline uint64_t pp_mpi_sort_first(uint64_t total, int rank, int ranks)
 {
     /* floor(total * rank / ranks) without overflow */

@@ -12,12 +12,13 @@
  * with count(word <= v_k) > t_k is found by bisection over the word's bits, MSB first, all
  * P - 1 boundaries at once: one MPI_Allreduce of the P - 1 counts per bit, each rank counting
  * by binary search in its sorted part (on the host: a rank whose arrays the host cannot read
- * in place, pm_host_access 0, copies its sorted keys to the host once). The keys equal to v_k that go before t_k are taken in rank order (an exclusive
- * scan over the ranks of each rank's equal count): a radix select over the radix sort's own
- * bits, distributed. Exact splitters (rather than sampled ones) make the output balanced to
- * the key and let every rank send exactly the keys whose output position lies elsewhere; one
- * partitioning and one all-to-all exchange is the shape of RMG sort (Ilic, Tolovski and Rabl
- * 2023), whose MSD radix partition this refines to exact boundaries.
+ * in place, pm_host_access 0, copies its sorted keys to the host once). The keys equal to v_k
+ * that go before t_k are taken in rank order (an exclusive scan over the ranks of each rank's
+ * equal count): a radix select over the radix sort's own bits, distributed. Exact splitters
+ * (rather than sampled ones) make the output balanced to the key and let every rank send
+ * exactly the keys whose output position lies elsewhere; one partitioning and one all-to-all
+ * exchange is the shape of RMG sort (Ilic, Tolovski and Rabl 2023), whose MSD radix partition
+ * this refines to exact boundaries.
  *
  * One exchange (MPI_Alltoallv of keys, then of values, in a contiguous datatype of the element
  * size; point-to-point in chunks when some rank holds more than INT_MAX elements). Keys that
@@ -270,7 +271,10 @@ static void runs_sum_le(void *arg, const uint64_t *cand, uint64_t *count, int m)
     }
 
 /* (head[a], a) < (head[b], b) */
-static inline int pm_heap_less(const uint64_t *head, int a, int b) { return head[a] < head[b] || (head[a] == head[b] && a < b); }
+static inline int pm_heap_less(const uint64_t *head, int a, int b)
+{
+    return head[a] < head[b] || (head[a] == head[b] && a < b);
+}
 
 static void pm_sift_down(int *heap, const uint64_t *head, int m, int q)
 {
@@ -357,7 +361,8 @@ static int merge_runs(const pm_enc *e, size_t vs, int nr, const void *const *rk,
         size_t *cur = split + (size_t)q * nrs, at = 0;
         for (int r = 0; r < nr; ++r) at += cur[r];
         merge(e, nr, rk, rv, cur, cur + nrs, heap + (size_t)q * nrs, head + (size_t)q * nrs,
-              (unsigned char *)keys_out + at * (size_t)e->ks, values_out ? (unsigned char *)values_out + at * vs : NULL);
+              (unsigned char *)keys_out + at * (size_t)e->ks,
+              values_out ? (unsigned char *)values_out + at * vs : NULL);
     }
     free(split), free(heap), free(head), free(work);
     return 1;
@@ -407,14 +412,17 @@ static void exchange(pm_check *c, MPI_Comm comm, int rank, int P, int big, size_
         for (int s = 0; s < P; ++s)
             for (uint64_t o = 0; s != rank && o < rcount[s]; o += PM_CHUNK) {
                 const uint64_t k = rcount[s] - o < PM_CHUNK ? rcount[s] - o : PM_CHUNK;
-                pm_mpi(c, MPI_Irecv((unsigned char *)recv + (rdispl[s] + o) * esize, (int)k, t, s, PM_SORT_TAG, comm, &rq[q++]),
+                pm_mpi(c,
+                       MPI_Irecv((unsigned char *)recv + (rdispl[s] + o) * esize, (int)k, t, s, PM_SORT_TAG, comm,
+                                 &rq[q++]),
                        "MPI_Irecv");
             }
         for (int d = 0; d < P; ++d)
             for (uint64_t o = 0; d != rank && o < scount[d]; o += PM_CHUNK) {
                 const uint64_t k = scount[d] - o < PM_CHUNK ? scount[d] - o : PM_CHUNK;
-                pm_mpi(c, MPI_Isend((const unsigned char *)send + (sdispl[d] + o) * esize, (int)k, t, d, PM_SORT_TAG, comm,
-                                    &rq[q++]),
+                pm_mpi(c,
+                       MPI_Isend((const unsigned char *)send + (sdispl[d] + o) * esize, (int)k, t, d, PM_SORT_TAG, comm,
+                                 &rq[q++]),
                        "MPI_Isend");
             }
         pm_mpi(c, MPI_Waitall((int)q, rq, MPI_STATUSES_IGNORE), "MPI_Waitall");
@@ -615,7 +623,8 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
         st = pairs ? pp_sort_pairs(ctx, keys_in, keys_out, values_in, values_out, n, key_type, value_type, order,
                                    begin_bit, end_bit)
                    : pp_sort_keys(ctx, keys_in, keys_out, n, key_type, order, begin_bit, end_bit);
-        if (pm_local(&c, ctx, st, "the local sort") == PP_OK) pm_local(&c, ctx, pp_context_synchronize(ctx), "the local sort");
+        if (pm_local(&c, ctx, st, "the local sort") == PP_OK)
+            pm_local(&c, ctx, pp_context_synchronize(ctx), "the local sort");
         st = pm_agree(&c, comm, fn);
         last_stats.seconds_local_sort = pm_seconds() - t0;
         if (st == PP_OK) *n_out = n;
@@ -729,7 +738,8 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
                                                : (const unsigned char *)m.rv + m.rdispl[s] * vs;
                 m.run_len[s] = (size_t)m.rcount[s];
             }
-            if (!merge_runs(&e, vs, P, m.runs, m.runs + P, m.run_len, (size_t)share, keys_out, pairs ? values_out : NULL))
+            if (!merge_runs(&e, vs, P, m.runs, m.runs + P, m.run_len, (size_t)share, keys_out,
+                            pairs ? values_out : NULL))
                 pm_fail(&c, PP_ERROR_OUT_OF_MEMORY, "the merge's per-thread state: host memory");
         } else {
             st = pairs ? pp_sort_pairs(ctx, keys_out, keys_out, values_out, values_out, (size_t)share, key_type,

@@ -92,7 +92,10 @@ static uint64_t index_value(pp_dtype t, uint64_t g)
     return g;
 }
 
-static uint64_t share_of(uint64_t N, int r) { return pp_mpi_sort_first(N, r + 1, mc.size) - pp_mpi_sort_first(N, r, mc.size); }
+static uint64_t share_of(uint64_t N, int r)
+{
+    return pp_mpi_sort_first(N, r + 1, mc.size) - pp_mpi_sort_first(N, r, mc.size);
+}
 
 static void run_case(const scase *c, const char *what)
 {
@@ -145,7 +148,8 @@ static void run_case(const scase *c, const char *what)
     unsigned char *ak = (unsigned char *)mc_allgather(hk, n, ks, &total);
     unsigned char *av = (unsigned char *)mc_allgather(hv, n, vs ? vs : 1, NULL);
     unsigned char *ok = (unsigned char *)malloc(total * ks + 1), *ov = (unsigned char *)malloc(total * vs + 1);
-    uint64_t *idx = (uint64_t *)malloc(sizeof(uint64_t) * (total + 1)), *sidx = (uint64_t *)malloc(sizeof(uint64_t) * (total + 1));
+    uint64_t *idx = (uint64_t *)malloc(sizeof(uint64_t) * (total + 1)),
+             *sidx = (uint64_t *)malloc(sizeof(uint64_t) * (total + 1));
     if (!ok || !ov || !idx || !sidx) abort();
     for (uint64_t i = 0; i < total; ++i) idx[i] = i;
     MC_OK(c->pairs ? pp_sort_pairs(mc.cpu, ak, ok, av, ov, total, c->kt, c->vt, c->order, c->begin_bit, c->end_bit)
@@ -158,7 +162,8 @@ static void run_case(const scase *c, const char *what)
     if (st == PP_OK) {
         size_t bad = 0, first_bad = 0;
         for (size_t i = 0; i < share; ++i)
-            if (memcmp(gk + i * ks, ok + (first + i) * ks, ks) || (vs && memcmp(gv + i * vs, ov + (first + i) * vs, vs)))
+            if (memcmp(gk + i * ks, ok + (first + i) * ks, ks) ||
+                (vs && memcmp(gv + i * vs, ov + (first + i) * vs, vs)))
                 if (!bad++) first_bad = i;
         MC_CHECK(bad == 0, "%s: %zu of %llu outputs differ from the oracle's, the first at %zu", what, bad,
                  (unsigned long long)share, first_bad);
@@ -331,14 +336,16 @@ static void run_bad(bad b, const char *arg, int needs_two)
         MC_CHECK(st == PP_ERROR_INVALID_ARGUMENT, "bad '%s': status %s", arg, pp_mpi_status_string(st));
         MC_CHECK(strstr(pp_mpi_last_error(), arg) != NULL, "bad '%s': message \"%s\"", arg, pp_mpi_last_error());
         MC_CHECK(n_out == 777, "bad '%s': n_out written (%zu)", arg, n_out);
-        unsigned char *gk = (unsigned char *)mc_from_ctx(kout, 2 * cap * 4 + 4), *gv = (unsigned char *)mc_from_ctx(vout, cap * 4 + 4);
+        unsigned char *gk = (unsigned char *)mc_from_ctx(kout, 2 * cap * 4 + 4),
+                      *gv = (unsigned char *)mc_from_ctx(vout, cap * 4 + 4);
         size_t dirty = 0;
         for (size_t i = 0; i < 2 * cap * 4 + 4; ++i) dirty += gk[i] != 0xA5;
         for (size_t i = 0; i < cap * 4 + 4; ++i) dirty += gv[i] != 0xA5;
         MC_CHECK(dirty == 0, "bad '%s': %zu output bytes written", arg, dirty);
         free(gk), free(gv);
     } else {
-        MC_CHECK(st == PP_OK, "'%s' on the only rank: status %s (%s)", arg, pp_mpi_status_string(st), pp_mpi_last_error());
+        MC_CHECK(st == PP_OK, "'%s' on the only rank: status %s (%s)", arg, pp_mpi_status_string(st),
+                 pp_mpi_last_error());
     }
     /* every rank agrees on the status */
     int s = (int)st, lo = 0, hi = 0;
