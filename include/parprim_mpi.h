@@ -174,17 +174,39 @@ PP_API pp_status pp_mpi_nonzero(pp_context *ctx, MPI_Comm comm, const void *in, 
  *     [pp_mpi_sort_first(N, r, P), pp_mpi_sort_first(N, r + 1, P))    (N r / P, rounded down)
  * so every rank holds N / P keys, rounded down or up, whatever the input's distribution.
  * keys_out (and values_out) hold out_capacity elements on each rank, at least that share
- * (checked); *n_out receives the share. Keys, values, orders and bit ranges as pp_sort_keys
- * / pp_sort_pairs; keys_out may equal keys_in only if out_capacity covers both counts (the
- * local part is sorted first, in scratch).
+ * (checked on every rank against the global N: PP_ERROR_INVALID_ARGUMENT naming
+ * 'out_capacity'); *n_out receives the share. Keys, values, orders and bit ranges as
+ * pp_sort_keys / pp_sort_pairs (key_type, value_type, order, begin_bit and end_bit must be
+ * the same on every rank, end_bit 0 and the key's width counting as the same; every rank
+ * calls the same one of the two functions). keys_out may equal keys_in, and values_out
+ * values_in (the part is sorted into scratch before any output is written; out_capacity
+ * counts the output only); the two inputs may overlap each other; any other overlap is
+ * PP_ERROR_INVALID_ARGUMENT. An array may be NULL where its count (n for the inputs,
+ * out_capacity for the outputs) is 0.
  *
- * Algorithm: each rank sorts its part (pp_sort_pairs / pp_sort_keys), the P - 1 splitters
- * are found exactly (a bisection over the key's order-preserving bits, counting each rank's
- * keys below a candidate by binary search in its sorted part, one MPI_Allreduce per step;
- * equal keys at a boundary are split by rank and position), one MPI_Alltoallv moves every
- * key at most once (keys already on their destination rank do not move), and each rank
- * merges the P sorted runs it received (CPU context) or sorts them again (HIP context: a
- * stable radix sort of runs that arrive in rank order is their merge).
+ * Algorithm (one rank: a single pp_sort_keys / pp_sort_pairs into keys_out / values_out): each
+ * rank sorts its part (pp_sort_pairs / pp_sort_keys) into scratch (pp_malloc: n keys and n
+ * values; a CPU rank also pp_mallocs the keys and values it receives). The P - 1 splitters are
+ * found exactly: a key's "sort word" is its order-preserving unsigned form restricted to
+ * [begin_bit, end_bit) (-0.0 and +0.0 one word, every NaN the largest, complemented when
+ * descending); a bisection over the word's bits, one MPI_Allreduce of the P - 1 counts per
+ * bit, finds the word at each boundary, each rank counting its keys below a candidate by
+ * binary search in its sorted part (a HIP rank copies its sorted keys to the host once for
+ * this); the keys equal to a boundary's word are split in rank order, then position (one
+ * MPI_Allreduce and one MPI_Exscan). One exchange then moves every key at most once:
+ * MPI_Alltoallv of the keys, and of the values, in a contiguous datatype of the element's
+ * size; when some rank holds more than INT_MAX elements (its part or its share), MPI_Isend /
+ * MPI_Irecv on comm with tag 23023 in chunks of 2^30 elements instead (comm must have no other
+ * message with that tag pending). Keys already on their destination rank are not sent. A CPU
+ * rank merges the P sorted runs it holds (stable, the lower rank first on ties; OpenMP threads
+ * each merge one slice of the output, split exactly as the ranks were) into keys_out /
+ * values_out. A HIP rank (and any rank with PP_OPTION_MPI_STAGING = 1) receives the runs into
+ * keys_out / values_out in rank order (its own run copied in place) and sorts them there again
+ * with pp_sort_keys / pp_sort_pairs (a stable radix sort of runs that arrive in rank order is
+ * their merge; scratch: the in-place sort's double buffer); staged (pp_mpi_direct 0), its
+ * sorted values go to the host too and the received runs arrive in a host buffer, both of
+ * pp_host_malloc. Host memory besides: O(P) counts, per thread O(P) for the merge, and on such
+ * a rank the host copy of its sorted keys (staged: of its values and the received runs too).
  * Synchronizes. */
 static inline uint64_t pp_mpi_sort_first(uint64_t total, int rank, int ranks)
 {
@@ -200,7 +222,12 @@ PP_API pp_status pp_mpi_sort_pairs(pp_context *ctx, MPI_Comm comm, const void *k
                                    size_t *n_out, pp_dtype key_type, pp_dtype value_type, pp_sort_order order,
                                    int begin_bit, int end_bit);
 
-/* What this rank's last pp_mpi_sort_* moved and how long its steps took (for the bench). */
+/* What this rank's last pp_mpi_sort_* moved and how long its steps took (for the bench).
+ * Bytes count keys and values; copies within a rank are not counted. The exact splitters send
+ * exactly the minimum: bytes_sent == bytes_min on every rank. Steps, in seconds of this rank:
+ * the local sort (with the host copy of a HIP rank), the splitters (with the exchange of the
+ * counts; waiting for the slowest rank's local sort shows here), the exchange, the merge (HIP:
+ * the sort of the received runs). A single rank sorts in one step (seconds_local_sort). */
 typedef struct pp_mpi_sort_stats {
     uint64_t bytes_sent;     /* keys and values this rank sent to other ranks */
     uint64_t bytes_received; /* ... and received from them */
@@ -210,6 +237,9 @@ typedef struct pp_mpi_sort_stats {
     int staged;              /* 1: the exchange went through host staging buffers */
 } pp_mpi_sort_stats;
 
+/* The stats of this thread's last pp_mpi_sort_keys / pp_mpi_sort_pairs (all zero after a call
+ * that failed or sorted nothing). Local: not a collective. Errors: PP_ERROR_INVALID_ARGUMENT
+ * (stats NULL). */
 PP_API pp_status pp_mpi_last_sort_stats(pp_mpi_sort_stats *stats);
 
 #ifdef __cplusplus
