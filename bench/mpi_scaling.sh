@@ -13,10 +13,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for np in 1 2 4; do
     threads=$((cores / np)); [ "$threads" -ge 1 ] || threads=1
     echo "== strong, $np ranks, OMP_NUM_THREADS=$threads"
-    OMP_NUM_THREADS=$threads mpirun --oversubscribe -np "$np" "$bin" --backend "$backend" --n "$n" --reps 3
+    OMP_NUM_THREADS=$threads mpirun --oversubscribe --bind-to none -np "$np" "$bin" --backend "$backend" --n "$n" --reps 3
 done
 for np in 1 2; do
     threads=$((cores / np)); [ "$threads" -ge 1 ] || threads=1
     echo "== weak, $np ranks, OMP_NUM_THREADS=$threads"
-    OMP_NUM_THREADS=$threads mpirun --oversubscribe -np "$np" "$bin" --backend "$backend" --n $((n / 2)) --weak --reps 3
+    OMP_NUM_THREADS=$threads mpirun --oversubscribe --bind-to none -np "$np" "$bin" --backend "$backend" --n $((n / 2)) --weak --reps 3
 done
