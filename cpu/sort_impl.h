@@ -67,28 +67,19 @@ static void FN(_count_one)(const void *keys_, size_t lo, size_t hi, const struct
 }
 
 /* The next pass's digits of k keys that land at positions q, q + 1, ...: counted for the
- * thread that owns each position in the next pass (nx->lo: the chunks' starts). */
+ * block that holds each position in the next pass (q >> nx->block_shift). */
 static inline __attribute__((always_inline)) void FN(_count_run)(const KT *k, unsigned cnt, uint64_t q,
                                                                  const struct sort_next *nx, const int kind,
                                                                  const FN(_enc_t) flip)
 {
-    int o = 0, hi = nx->nt; /* the owner of q: the last chunk starting at or before it */
-    while (hi - o > 1) {
-        const int mid = (o + hi) / 2;
-        if (nx->lo[mid] <= q) o = mid;
-        else hi = mid;
-    }
-    const int sh = nx->shift;
+    const int sh = nx->shift, bs = nx->block_shift;
     const unsigned m = nx->mask;
-    uint64_t *c = nx->cnt + (size_t)o * 256;
-    if (q + cnt <= nx->lo[o + 1]) { /* the usual case: one owner */
+    uint32_t *c = nx->cnt + (size_t)(q >> bs) * 256;
+    if ((q >> bs) == ((q + cnt - 1) >> bs)) { /* the usual case: one block */
         for (unsigned i = 0; i < cnt; ++i) ++c[(SORT_ENC(k[i], kind, flip) >> sh) & m];
         return;
     }
-    for (unsigned i = 0; i < cnt; ++i, ++q) {
-        while (q >= nx->lo[o + 1]) c = nx->cnt + (size_t)(++o) * 256;
-        ++c[(SORT_ENC(k[i], kind, flip) >> sh) & m];
-    }
+    for (unsigned i = 0; i < cnt; ++i, ++q) ++nx->cnt[(size_t)(q >> bs) * 256 + ((SORT_ENC(k[i], kind, flip) >> sh) & m)];
 }
 
 /* Pass p over src[lo, hi): each key (and value) to dst[off[digit]++]. kd NULL: the keys are not
