@@ -50,20 +50,28 @@
 #define SORT_FUSED_MAX_BLOCKS 64
 #define SORT_PARALLEL_MIN ((size_t)1 << 18)
 
-/* A buffer's run to its place in the output: a whole 64-byte line at a 64-byte boundary with a
- * non-temporal store (no read of the line it replaces: the scatter's writes would otherwise
+/* The scatter's buffer per digit holds SORT_LINES cache lines of the widest of key and value:
+ * two lines written together took a pass of 2^26 u32 keys from 104 to 89 ms here (four: 85 ms)
+ * in a standalone loop (bench/NOTES.md, "sort, CPU: fourth session"); fewer, longer writes per
+ * stream. Two keep a pass's buffers of u32 pairs at 64 KiB of stack. */
+#define SORT_LINES 2
+
+/* A buffer's run to its place in the output: whole 64-byte lines at a 64-byte boundary with
+ * non-temporal stores (no read of the lines they replace: the scatter's writes would otherwise
  * read every line of the output once more; perf showed the plain copy at 41% of a pass),
  * anything else with memcpy. sort_put_done orders the non-temporal stores before the barrier. */
 static inline void sort_put(void *dst, const void *src, size_t bytes)
 {
 #if defined(__SSE2__)
-    if (bytes == 64 && ((uintptr_t)dst & 63) == 0) {
+    if (bytes && (bytes & 63) == 0 && ((uintptr_t)dst & 63) == 0) {
         const __m128i *s = (const __m128i *)src;
         __m128i *d = (__m128i *)dst;
-        _mm_stream_si128(d, _mm_load_si128(s));
-        _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
-        _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
-        _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+        for (size_t i = 0; i < bytes / 16; i += 4) {
+            _mm_stream_si128(d + i, _mm_load_si128(s + i));
+            _mm_stream_si128(d + i + 1, _mm_load_si128(s + i + 1));
+            _mm_stream_si128(d + i + 2, _mm_load_si128(s + i + 2));
+            _mm_stream_si128(d + i + 3, _mm_load_si128(s + i + 3));
+        }
         return;
     }
 #endif

@@ -114,16 +114,16 @@ static inline __attribute__((always_inline)) void FN(_count_run)(const KT *k, un
 
 /* Pass p over src[lo, hi): each key (and value) to dst[off[digit]++]. kd NULL: the keys are not
  * written (the last pass of an argsort). vs NULL with vd set: the value is the index.
- * Software write-combining: each digit's elements gather in a line-sized buffer (in L1) that is
- * written out whole, so the 256 streams of a pass reach memory as whole cache lines instead
- * of one element at a time (a digit's first buffer starts at its offset's place in a line, so
- * that the later ones are aligned). */
+ * Software write-combining: each digit's elements gather in a buffer of SORT_LINES cache lines
+ * (cpu/sort.c) that is written out whole, so the 256 streams of a pass reach memory as whole
+ * lines instead of one element at a time (a digit's first buffer starts at its offset's place
+ * in the buffer, so that the later ones are aligned). */
 #if defined(VT)
 #define SORT_WIDE (sizeof(KT) > sizeof(VT) ? sizeof(KT) : sizeof(VT))
 #else
 #define SORT_WIDE sizeof(KT)
 #endif
-#define SORT_L (64 / SORT_WIDE)
+#define SORT_L (SORT_LINES * 64 / SORT_WIDE)
 static inline __attribute__((always_inline)) void FN(_scatter_kind)(const void *ks_, void *kd_, const void *vs_,
                                                                     void *vd_, size_t lo, size_t hi,
                                                                     const struct sort_plan *pl, int p, uint64_t *off,
