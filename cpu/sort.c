@@ -48,6 +48,9 @@
  * hold each position (a table of blocks x 256 counts per thread), which saves the next pass a
  * read of the keys; above, the tables would outgrow the caches and the keys are read. */
 #define SORT_FUSED_MAX_BLOCKS 64
+/* Inputs below this many keys sort on one thread: 2^16 u32 keys took 0.7 ms on one thread here
+ * and 263 ms on two while the 2 cores were shared (load 15): each barrier then waits for a
+ * time slice of the other thread. */
 #define SORT_PARALLEL_MIN ((size_t)1 << 18)
 
 /* The scatter's buffer per digit holds SORT_LINES cache lines of the widest of key and value:
@@ -88,7 +91,7 @@ static inline void sort_put_done(void)
  * transparent huge pages, on request): a pass writes 256 streams, each in another 4 KiB page,
  * and the translations of those pages outnumber the TLB's first level. Pages already touched
  * stay as they are until the kernel merges them, so this asks before a new scratch's first
- * use; later calls ask again at no cost. */
+ * use (every call asks: one system call, none below 2 MiB). */
 static void sort_huge_pages(void *p, size_t bytes)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
