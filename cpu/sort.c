@@ -9,16 +9,22 @@
  * kernels (cpu/sort_impl.h) are instantiated per (key width, value width), the key's kind
  * (unsigned, signed, float) and order are run-time values of the encoding.
  *
- * One OpenMP region runs the whole sort: each thread takes one contiguous chunk of the array
- * in every pass. First one read of the keys counts the digits of every pass (per thread);
- * their sums give each digit's start in every pass and show the passes whose digit is the
- * same for every key, which are skipped. Then per pass: the thread's digit counts of the
- * current order (those of the first read for the first pass), a barrier, its offsets (the
- * digit's start plus the counts of the threads before it), one scatter. The passes alternate
- * between the output and a buffer from scratch, arranged so that the last one lands in the
- * output; in place with an odd number of passes, the last lands in the buffer and is copied.
+ * One OpenMP region runs the whole sort over blocks of the array (several per thread), which the
+ * threads claim in turn (dynamic schedule), so that a thread slowed by a shared core takes fewer
+ * of them instead of holding every other thread at the pass's barrier. First one read of the
+ * keys counts the digits of every pass (per block); their sums give each digit's start in every
+ * pass and show the passes whose digit is the same for every key, which are skipped. Then per
+ * pass: each block's offsets (the digit's start plus the counts of the blocks before it), one
+ * scatter per block, a barrier. A scatter also counts the next pass's digits of the keys it
+ * writes, per block of their new positions, so that the next pass needs no read of its own.
+ * The passes alternate between the output and a buffer from scratch, arranged so that the
+ * last one lands in the output; in place with an odd number of passes, the last lands in the
+ * buffer and is copied.
  * Small inputs run on one thread (the fork and barriers cost more than the work).
  */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE: glibc declares it only outside strict C11 */
+#endif
 #include <omp.h>
 #include <stdint.h>
 #include <string.h>
@@ -29,31 +35,46 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #define SORT_MAX_PASSES 8
-/* Up to this many threads, a scatter also counts the next pass's digits for the thread that
- * will own each position (a table of threads x 256 counts per thread), which saves the next
- * pass a read of the keys; above, the tables would outgrow the caches and the keys are read. */
-#define SORT_FUSED_MAX_THREADS 16
+/* Blocks: the threads claim about SORT_BLOCKS_PER_THREAD blocks each (a thread that loses its
+ * core to another process for a while takes fewer), none of fewer than SORT_BLOCK_MIN keys. */
+#define SORT_BLOCKS_PER_THREAD 8
+#define SORT_BLOCK_MIN ((size_t)1 << 16)
+/* Up to this many blocks, a scatter also counts the next pass's digits for the block that will
+ * hold each position (a table of blocks x 256 counts per thread), which saves the next pass a
+ * read of the keys; above, the tables would outgrow the caches and the keys are read. */
+#define SORT_FUSED_MAX_BLOCKS 64
 /* Inputs below this many keys sort on one thread: 2^16 u32 keys took 0.7 ms on one thread here
  * and 263 ms on two while the 2 cores were shared (load 15): each barrier then waits for a
  * time slice of the other thread. */
 #define SORT_PARALLEL_MIN ((size_t)1 << 18)
 
-/* A buffer's run to its place in the output: a whole 64-byte line at a 64-byte boundary with a
- * non-temporal store (no read of the line it replaces: the scatter's writes would otherwise
+/* The scatter's buffer per digit holds SORT_LINES cache lines of the widest of key and value:
+ * two lines written together took a pass of 2^26 u32 keys from 104 to 89 ms here (four: 85 ms)
+ * in a standalone loop (bench/NOTES.md, "sort, CPU: fourth session"); fewer, longer writes per
+ * stream. Two keep a pass's buffers of u32 pairs at 64 KiB of stack. */
+#define SORT_LINES 2
+
+/* A buffer's run to its place in the output: whole 64-byte lines at a 64-byte boundary with
+ * non-temporal stores (no read of the lines they replace: the scatter's writes would otherwise
  * read every line of the output once more; perf showed the plain copy at 41% of a pass),
  * anything else with memcpy. sort_put_done orders the non-temporal stores before the barrier. */
 static inline void sort_put(void *dst, const void *src, size_t bytes)
 {
 #if defined(__SSE2__)
-    if (bytes == 64 && ((uintptr_t)dst & 63) == 0) {
+    if (bytes && (bytes & 63) == 0 && ((uintptr_t)dst & 63) == 0) {
         const __m128i *s = (const __m128i *)src;
         __m128i *d = (__m128i *)dst;
-        _mm_stream_si128(d, _mm_load_si128(s));
-        _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
-        _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
-        _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+        for (size_t i = 0; i < bytes / 16; i += 4) {
+            _mm_stream_si128(d + i, _mm_load_si128(s + i));
+            _mm_stream_si128(d + i + 1, _mm_load_si128(s + i + 1));
+            _mm_stream_si128(d + i + 2, _mm_load_si128(s + i + 2));
+            _mm_stream_si128(d + i + 3, _mm_load_si128(s + i + 3));
+        }
         return;
     }
 #endif
@@ -66,6 +87,23 @@ static inline void sort_put_done(void)
 #endif
 }
 
+/* The buffer [p, p + bytes) of scratch in 2 MiB pages where the system has them (Linux's
+ * transparent huge pages, on request): a pass writes 256 streams, each in another 4 KiB page,
+ * and the translations of those pages outnumber the TLB's first level. Pages already touched
+ * stay as they are until the kernel merges them, so this asks before a new scratch's first
+ * use (every call asks: one system call, none below 2 MiB). */
+static void sort_huge_pages(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)1 << 21, lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    const uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 struct sort_plan {
     int kind;        /* PP_SORT_KIND_* */
     uint64_t flip;   /* all ones of the key width when descending, else 0 */
@@ -74,14 +112,14 @@ struct sort_plan {
     unsigned mask[SORT_MAX_PASSES];
 };
 
-/* Counting the next pass's digits during a scatter: the next pass's shift and mask, the chunks'
- * starts (nt + 1 entries, the last n), and this thread's counts per owner ([nt][256]). */
+/* Counting the next pass's digits during a scatter: the next pass's shift and mask, the blocks'
+ * size (2^block_shift keys), and this thread's counts per block of the positions the keys land
+ * on ([blocks][256]; a block holds fewer than 2^32 keys). */
 struct sort_next {
     int shift;
     unsigned mask;
-    int nt;
-    const size_t *lo;
-    uint64_t *cnt;
+    int block_shift;
+    uint32_t *cnt;
 };
 
 struct sort_kernel {
@@ -194,17 +232,33 @@ static void make_plan(const pp_sort_args *a, struct sort_plan *pl)
     }
 }
 
+/* The blocks of n keys on `threads` threads: 2^shift keys each (the last one shorter, one block
+ * on one thread), so that a position's block is the position >> shift; returns their number. */
+static int sort_blocks(size_t n, int threads, int *shift)
+{
+    int s = 0;
+    while (s < 62 && ((size_t)1 << s) < n) ++s;
+    if (threads > 1) {
+        const size_t want = (size_t)threads * SORT_BLOCKS_PER_THREAD;
+        while (s > 0 && ((size_t)1 << (s - 1)) >= SORT_BLOCK_MIN && ((n - 1) >> (s - 1)) + 1 <= want) --s;
+    }
+    *shift = s;
+    return n ? (int)((n - 1) >> s) + 1 : 1;
+}
+
 /* The scratch of pp__cpu_sort (its layout is carved there): digit counts of every pass per
- * thread, one pass's per thread, the digits' starts, the chunks' starts, the next pass's counts
- * of each thread per owner (two sets), then the second key and value buffers (second), then
- * argsort's first key buffer (first_keys). */
+ * block, one pass's per block, the digits' starts, the blocks' starts, the blocks' offsets of
+ * the current pass, the next pass's counts of each thread per block, then the second key and
+ * value buffers (second), then argsort's first key buffer (first_keys). */
 static size_t sort_scratch_bytes(size_t n, size_t ks, size_t vs, int P, int threads, int second, int first_keys)
 {
-    const int fused = threads <= SORT_FUSED_MAX_THREADS;
-    const size_t cnt_all_n = (size_t)threads * (size_t)(P ? P : 1) * 256;
-    const size_t cnt_one_n = (size_t)threads * 256, start_n = (size_t)(P ? P : 1) * 256;
-    const size_t bounds_n = (size_t)threads + 1, priv_n = fused ? 2 * (size_t)threads * (size_t)threads * 256 : 0;
-    size_t bytes = (cnt_all_n + cnt_one_n + start_n + bounds_n + priv_n) * sizeof(uint64_t);
+    int bshift;
+    const int nb = sort_blocks(n, threads, &bshift), fused = nb <= SORT_FUSED_MAX_BLOCKS && bshift < 32;
+    const size_t cnt_all_n = (size_t)nb * (size_t)(P ? P : 1) * 256;
+    const size_t cnt_one_n = (size_t)nb * 256, start_n = (size_t)(P ? P : 1) * 256;
+    const size_t bounds_n = (size_t)nb + 1, boff_n = (size_t)nb * 256;
+    const size_t priv_n = fused ? (size_t)threads * (size_t)nb * 256 : 0;
+    size_t bytes = (cnt_all_n + cnt_one_n + start_n + bounds_n + boff_n) * sizeof(uint64_t) + priv_n * sizeof(uint32_t);
     if (second) bytes = align256(bytes) + align256(n * ks) + (vs ? align256(n * vs) : 0);
     if (first_keys) bytes = align256(bytes) + align256(n * ks);
     return bytes;
@@ -281,38 +335,45 @@ pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a)
     const int argsort = a->keys_out == NULL;
     const int in_place = (a->keys_out && a->keys_out == a->keys_in) || (vs && a->values_out == a->values_in);
     const int threads = n >= SORT_PARALLEL_MIN ? omp_get_max_threads() : 1;
+    int bshift;
+    const int nb = sort_blocks(n, threads, &bshift);
 
-    /* Scratch: digit counts of every pass per thread, one pass's per thread, the digits' starts,
-     * the chunks' starts, the next pass's counts of each thread per owner (two sets, by the
-     * pass's parity), then the second key and value buffers (and, for argsort, the first key
-     * buffer). */
-    const int fused = threads <= SORT_FUSED_MAX_THREADS;
-    const size_t cnt_all_n = (size_t)threads * (size_t)(P ? P : 1) * 256;
-    const size_t cnt_one_n = (size_t)threads * 256, start_n = (size_t)(P ? P : 1) * 256;
-    const size_t bounds_n = (size_t)threads + 1, priv_n = fused ? 2 * (size_t)threads * (size_t)threads * 256 : 0;
+    /* Scratch (sort_scratch_bytes): digit counts of every pass per block, one pass's per block,
+     * the digits' starts, the blocks' starts, the blocks' offsets of the current pass, the next
+     * pass's counts of each thread per block, then the second key and value buffers (and, for
+     * argsort, the first key buffer). */
+    const int fused = nb <= SORT_FUSED_MAX_BLOCKS && bshift < 32;
+    const size_t cnt_all_n = (size_t)nb * (size_t)(P ? P : 1) * 256;
+    const size_t cnt_one_n = (size_t)nb * 256, start_n = (size_t)(P ? P : 1) * 256;
+    const size_t bounds_n = (size_t)nb + 1, boff_n = (size_t)nb * 256;
+    const size_t priv_n = fused ? (size_t)threads * (size_t)nb * 256 : 0;
     const int need_second = P >= 2 || in_place;
-    const size_t koff = align256((cnt_all_n + cnt_one_n + start_n + bounds_n + priv_n) * sizeof(uint64_t));
+    const size_t koff = align256((cnt_all_n + cnt_one_n + start_n + bounds_n + boff_n) * sizeof(uint64_t) +
+                                 priv_n * sizeof(uint32_t));
     const size_t k0off = align256(sort_scratch_bytes(n, ks, vs, P, threads, need_second, 0));
     const size_t bytes = sort_scratch_bytes(n, ks, vs, P, threads, need_second, argsort && P >= 2);
     void *scratch = NULL;
     PP_TRY(cpu_scratch(ctx, fn, bytes, &scratch));
     uint64_t *cnt_all = (uint64_t *)scratch, *cnt_one = cnt_all + cnt_all_n, *start = cnt_one + cnt_one_n;
     size_t *bounds = (size_t *)(start + start_n);
-    uint64_t *priv = (uint64_t *)(bounds + bounds_n);
+    uint64_t *boff = (uint64_t *)(bounds + bounds_n);
+    uint32_t *priv = (uint32_t *)(boff + boff_n);
     void *k1 = need_second ? (char *)scratch + koff : NULL;
     void *v1 = need_second && vs ? (char *)scratch + koff + align256(n * ks) : NULL;
     void *kbuf[2] = {argsort ? (P >= 2 ? (char *)scratch + k0off : NULL) : a->keys_out, k1};
     void *vbuf[2] = {a->values_out, v1};
+    if (need_second) sort_huge_pages(k1, bytes - koff);
+    for (int u = 0; u < nb; ++u) bounds[u] = (size_t)u << bshift;
+    bounds[nb] = n;
 
     int active[SORT_MAX_PASSES], Q = 0, shift = 0;
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        size_t lo, hi;
-        chunk(n, t, nt, &lo, &hi);
-        uint64_t *mine = cnt_all + (size_t)t * (size_t)P * 256;
-        if (P) kern->count_all(a->keys_in, lo, hi, &pl, mine);
-#pragma omp barrier
+        if (P) {
+#pragma omp for schedule(dynamic, 1)
+            for (int B = 0; B < nb; ++B) kern->count_all(a->keys_in, bounds[B], bounds[B + 1], &pl, cnt_all + (size_t)B * P * 256);
+        }
 #pragma omp single
         {
             /* Each pass's digit totals, starts, and whether one digit holds every key. */
@@ -321,7 +382,7 @@ pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a)
                 int constant = 0;
                 for (int d = 0; d < 256; ++d) {
                     uint64_t tot = 0;
-                    for (int u = 0; u < nt; ++u) tot += cnt_all[((size_t)u * P + p) * 256 + d];
+                    for (int B = 0; B < nb; ++B) tot += cnt_all[((size_t)B * P + p) * 256 + d];
                     start[(size_t)p * 256 + d] = sum;
                     sum += tot;
                     if (tot == n) constant = 1;
@@ -329,47 +390,51 @@ pp_status pp__cpu_sort(pp_context *ctx, const pp_sort_args *a)
                 if (!constant) active[Q++] = p;
             }
             shift = in_place && !argsort && (Q & 1);
-            for (int u = 0; u <= nt; ++u) {
-                size_t l, h;
-                chunk(n, u < nt ? u : nt - 1, nt, &l, &h);
-                bounds[u] = u < nt ? l : n;
-            }
         }
         const void *ksrc = a->keys_in, *vsrc = a->values_in;
         for (int j = 0; j < Q; ++j) {
             const int p = active[j], last = j == Q - 1;
             const int b = (Q - 1 - j + shift) & 1;
             void *kdst = argsort && last ? NULL : kbuf[b], *vdst = vs ? vbuf[b] : NULL;
-            /* this thread's offsets: the digit's start and the counts of the threads before it */
-            uint64_t off[256];
-            for (int d = 0; d < 256; ++d) off[d] = start[(size_t)p * 256 + d];
-            if (j == 0) { /* the first read's counts */
-                for (int u = 0; u < t; ++u)
-                    for (int d = 0; d < 256; ++d) off[d] += cnt_all[((size_t)u * P + p) * 256 + d];
-            } else if (fused) { /* counted by every thread during the last scatter */
-                const uint64_t *cnt = priv + (size_t)((j - 1) & 1) * (size_t)nt * (size_t)nt * 256;
-                for (int u = 0; u < nt; ++u)
-                    for (int o = 0; o < t; ++o)
-                        for (int d = 0; d < 256; ++d) off[d] += cnt[((size_t)u * nt + o) * 256 + d];
-            } else { /* many threads: one more read of the keys */
-                kern->count_one(ksrc, lo, hi, &pl, p, cnt_one + (size_t)t * 256);
-#pragma omp barrier
-                for (int u = 0; u < t; ++u)
-                    for (int d = 0; d < 256; ++d) off[d] += cnt_one[(size_t)u * 256 + d];
+            if (j > 0 && !fused) { /* many blocks: one more read of the keys */
+#pragma omp for schedule(dynamic, 1)
+                for (int B = 0; B < nb; ++B) kern->count_one(ksrc, bounds[B], bounds[B + 1], &pl, p, cnt_one + (size_t)B * 256);
+            }
+#pragma omp single
+            {
+                /* each block's offsets: the digit's start and the counts of the blocks before it
+                 * (those of the first read, those counted by every thread during the last scatter,
+                 * or those of this pass's read) */
+                uint64_t run[256];
+                memcpy(run, start + (size_t)p * 256, sizeof run);
+                for (int B = 0; B < nb; ++B) {
+                    memcpy(boff + (size_t)B * 256, run, sizeof run);
+                    if (j == 0) {
+                        for (int d = 0; d < 256; ++d) run[d] += cnt_all[((size_t)B * P + p) * 256 + d];
+                    } else if (fused) {
+                        for (int u = 0; u < nt; ++u)
+                            for (int d = 0; d < 256; ++d) run[d] += priv[((size_t)u * nb + B) * 256 + d];
+                    } else {
+                        for (int d = 0; d < 256; ++d) run[d] += cnt_one[(size_t)B * 256 + d];
+                    }
+                }
             }
             struct sort_next nx, *nxp = NULL;
             if (fused && !last) {
                 const int q = active[j + 1];
                 nx.shift = pl.shift[q];
                 nx.mask = pl.mask[q];
-                nx.nt = nt;
-                nx.lo = bounds;
-                nx.cnt = priv + ((size_t)(j & 1) * (size_t)nt + (size_t)t) * (size_t)nt * 256;
-                memset(nx.cnt, 0, (size_t)nt * 256 * sizeof *nx.cnt);
+                nx.block_shift = bshift;
+                nx.cnt = priv + (size_t)t * (size_t)nb * 256;
+                memset(nx.cnt, 0, (size_t)nb * 256 * sizeof *nx.cnt);
                 nxp = &nx;
             }
-            kern->scatter(ksrc, kdst, vsrc, vdst, lo, hi, &pl, p, off, nxp);
-#pragma omp barrier
+#pragma omp for schedule(dynamic, 1)
+            for (int B = 0; B < nb; ++B) {
+                uint64_t off[256];
+                memcpy(off, boff + (size_t)B * 256, sizeof off);
+                kern->scatter(ksrc, kdst, vsrc, vdst, bounds[B], bounds[B + 1], &pl, p, off, nxp);
+            }
             ksrc = kdst;
             vsrc = vdst;
         }

@@ -26,22 +26,52 @@ typedef uint64_t FN(_enc_t);
 typedef uint32_t FN(_enc_t);
 #endif
 
-/* Counts of every pass's digits over keys[lo, hi): cnt[p * 256 + d]. */
+/* Counts of every pass's digits over keys[lo, hi): cnt[p * 256 + d]. The loop is written once
+ * per number of passes P and key kind, so that the passes' loop unrolls with the shifts and
+ * masks in registers: the loop over a run-time number of passes took 2.3 times as long (178 ms
+ * against 77 ms for 2^26 u32 keys on one thread here, bench/NOTES.md). */
+static inline __attribute__((always_inline)) void FN(_count_all_pk)(const KT *keys, size_t lo, size_t hi,
+                                                                    const struct sort_plan *pl, uint64_t *cnt,
+                                                                    const int P, const int kind)
+{
+    const FN(_enc_t) flip = (FN(_enc_t))pl->flip;
+    int sh[SORT_MAX_PASSES];
+    unsigned m[SORT_MAX_PASSES];
+    for (int p = 0; p < P; ++p) {
+        sh[p] = pl->shift[p];
+        m[p] = pl->mask[p];
+    }
+    for (size_t i = lo; i < hi; ++i) {
+        const FN(_enc_t) e = SORT_ENC(keys[i], kind, flip);
+        for (int p = 0; p < P; ++p) ++cnt[(size_t)p * 256 + ((e >> sh[p]) & m[p])];
+    }
+}
+static inline __attribute__((always_inline)) void FN(_count_all_k)(const KT *keys, size_t lo, size_t hi,
+                                                                   const struct sort_plan *pl, uint64_t *cnt,
+                                                                   const int kind)
+{
+    switch (pl->passes) {
+    case 1: FN(_count_all_pk)(keys, lo, hi, pl, cnt, 1, kind); break;
+    case 2: FN(_count_all_pk)(keys, lo, hi, pl, cnt, 2, kind); break;
+    case 3: FN(_count_all_pk)(keys, lo, hi, pl, cnt, 3, kind); break;
+    case 4: FN(_count_all_pk)(keys, lo, hi, pl, cnt, 4, kind); break;
+#if defined(KT_IS_64)
+    case 5: FN(_count_all_pk)(keys, lo, hi, pl, cnt, 5, kind); break;
+    case 6: FN(_count_all_pk)(keys, lo, hi, pl, cnt, 6, kind); break;
+    case 7: FN(_count_all_pk)(keys, lo, hi, pl, cnt, 7, kind); break;
+    case 8: FN(_count_all_pk)(keys, lo, hi, pl, cnt, 8, kind); break;
+#endif
+    default: break;
+    }
+}
 static void FN(_count_all)(const void *keys_, size_t lo, size_t hi, const struct sort_plan *pl, uint64_t *cnt)
 {
     const KT *keys = (const KT *)keys_;
     memset(cnt, 0, (size_t)pl->passes * 256 * sizeof *cnt);
-    const int kind = pl->kind;
-    const FN(_enc_t) flip = (FN(_enc_t))pl->flip;
-    if (pl->passes == 1) {
-        const int sh = pl->shift[0];
-        const unsigned m = pl->mask[0];
-        for (size_t i = lo; i < hi; ++i) ++cnt[(SORT_ENC(keys[i], kind, flip) >> sh) & m];
-        return;
-    }
-    for (size_t i = lo; i < hi; ++i) {
-        const FN(_enc_t) e = SORT_ENC(keys[i], kind, flip);
-        for (int p = 0; p < pl->passes; ++p) ++cnt[(size_t)p * 256 + ((e >> pl->shift[p]) & pl->mask[p])];
+    switch (pl->kind) {
+    case PP_SORT_KIND_FLOAT: FN(_count_all_k)(keys, lo, hi, pl, cnt, PP_SORT_KIND_FLOAT); break;
+    case PP_SORT_KIND_SIGNED: FN(_count_all_k)(keys, lo, hi, pl, cnt, PP_SORT_KIND_SIGNED); break;
+    default: FN(_count_all_k)(keys, lo, hi, pl, cnt, PP_SORT_KIND_UNSIGNED); break;
     }
 }
 
@@ -67,42 +97,53 @@ static void FN(_count_one)(const void *keys_, size_t lo, size_t hi, const struct
 }
 
 /* The next pass's digits of k keys that land at positions q, q + 1, ...: counted for the
- * thread that owns each position in the next pass (nx->lo: the chunks' starts). */
+ * block that holds each position in the next pass (q >> nx->block_shift). */
 static inline __attribute__((always_inline)) void FN(_count_run)(const KT *k, unsigned cnt, uint64_t q,
                                                                  const struct sort_next *nx, const int kind,
                                                                  const FN(_enc_t) flip)
 {
-    int o = 0, hi = nx->nt; /* the owner of q: the last chunk starting at or before it */
-    while (hi - o > 1) {
-        const int mid = (o + hi) / 2;
-        if (nx->lo[mid] <= q) o = mid;
-        else hi = mid;
-    }
-    const int sh = nx->shift;
+    const int sh = nx->shift, bs = nx->block_shift;
     const unsigned m = nx->mask;
-    uint64_t *c = nx->cnt + (size_t)o * 256;
-    if (q + cnt <= nx->lo[o + 1]) { /* the usual case: one owner */
+    uint32_t *c = nx->cnt + (size_t)(q >> bs) * 256;
+    if ((q >> bs) == ((q + cnt - 1) >> bs)) { /* the usual case: one block */
         for (unsigned i = 0; i < cnt; ++i) ++c[(SORT_ENC(k[i], kind, flip) >> sh) & m];
         return;
     }
-    for (unsigned i = 0; i < cnt; ++i, ++q) {
-        while (q >= nx->lo[o + 1]) c = nx->cnt + (size_t)(++o) * 256;
-        ++c[(SORT_ENC(k[i], kind, flip) >> sh) & m];
-    }
+    for (unsigned i = 0; i < cnt; ++i, ++q) ++nx->cnt[(size_t)(q >> bs) * 256 + ((SORT_ENC(k[i], kind, flip) >> sh) & m)];
 }
 
 /* Pass p over src[lo, hi): each key (and value) to dst[off[digit]++]. kd NULL: the keys are not
  * written (the last pass of an argsort). vs NULL with vd set: the value is the index.
- * Software write-combining: each digit's elements gather in a line-sized buffer (in L1) that is
- * written out whole, so the 256 streams of a pass reach memory as whole cache lines instead
- * of one element at a time (a digit's first buffer starts at its offset's place in a line, so
- * that the later ones are aligned). */
+ * Software write-combining: each digit's elements gather in a buffer of SORT_LINES cache lines
+ * (cpu/sort.c) that is written out whole, so the 256 streams of a pass reach memory as whole
+ * lines instead of one element at a time (a digit's first buffer starts at its offset's place
+ * in the buffer, so that the later ones are aligned). */
 #if defined(VT)
 #define SORT_WIDE (sizeof(KT) > sizeof(VT) ? sizeof(KT) : sizeof(VT))
 #else
 #define SORT_WIDE sizeof(KT)
 #endif
-#define SORT_L (64 / SORT_WIDE)
+#define SORT_L (SORT_LINES * 64 / SORT_WIDE)
+/* _count_run of a whole buffer (SORT_L keys from q, a multiple of 4), four keys a step: the
+ * loop of a run-time length took 131 ms a pass against 119 ms unrolled (2^26 u32 keys, one
+ * thread, standalone; bench/NOTES.md). */
+static inline __attribute__((always_inline)) void FN(_count_full)(const KT *k, uint64_t q, const struct sort_next *nx,
+                                                                  const int kind, const FN(_enc_t) flip)
+{
+    const int sh = nx->shift, bs = nx->block_shift;
+    if ((q >> bs) != ((q + SORT_L - 1) >> bs)) {
+        FN(_count_run)(k, SORT_L, q, nx, kind, flip);
+        return;
+    }
+    const unsigned m = nx->mask;
+    uint32_t *c = nx->cnt + (size_t)(q >> bs) * 256;
+    for (unsigned i = 0; i < SORT_L; i += 4) {
+        ++c[(SORT_ENC(k[i], kind, flip) >> sh) & m];
+        ++c[(SORT_ENC(k[i + 1], kind, flip) >> sh) & m];
+        ++c[(SORT_ENC(k[i + 2], kind, flip) >> sh) & m];
+        ++c[(SORT_ENC(k[i + 3], kind, flip) >> sh) & m];
+    }
+}
 static inline __attribute__((always_inline)) void FN(_scatter_kind)(const void *ks_, void *kd_, const void *vs_,
                                                                     void *vd_, size_t lo, size_t hi,
                                                                     const struct sort_plan *pl, int p, uint64_t *off,
@@ -141,7 +182,10 @@ static inline __attribute__((always_inline)) void FN(_scatter_kind)(const void *
             continue;
         }
         const unsigned a = first[d];
-        if (nx) FN(_count_run)(&kb[d][a], SORT_L - a, base[d] + a, nx, kind, flip);
+        if (nx) {
+            if (a == 0) FN(_count_full)(kb[d], base[d], nx, kind, flip);
+            else FN(_count_run)(&kb[d][a], SORT_L - a, base[d] + a, nx, kind, flip);
+        }
         if (kd) sort_put(kd + base[d] + a, &kb[d][a], (SORT_L - a) * sizeof(KT));
 #if defined(VT)
         sort_put(vd + base[d] + a, &vb[d][a], (SORT_L - a) * sizeof(VT));
