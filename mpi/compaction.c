@@ -12,22 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every rank's count gathered: this rank's offset and the total into *out. */
-static pp_status global_counts(pm_check *c, MPI_Comm comm, int rank, int size, uint64_t count, pp_mpi_counts *out)
+/* Every rank's count summed: this rank's offset and the total into *out. */
+static pp_status global_counts(pm_check *c, MPI_Comm comm, uint64_t count, pp_mpi_counts *out)
 {
-    uint64_t *all = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)size);
-    if (!all) return pm_fail(c, PP_ERROR_OUT_OF_MEMORY, "gathering the counts: out of host memory");
-    if (pm_allgather_u64(c, comm, count, all) == PP_OK) {
-        out->count = count;
-        out->offset = 0;
-        out->total = 0;
-        for (int r = 0; r < size; ++r) {
-            if (r < rank) out->offset += all[r];
-            out->total += all[r];
-        }
-    }
-    free(all);
-    return c->st;
+    out->count = count;
+    return pm_offset_total(c, comm, count, &out->offset, &out->total);
 }
 
 /* The start of every call: comm, ctx, counts; the same dtype (and payload type, predicate)
@@ -78,7 +67,7 @@ static pp_status select_any(pp_context *ctx, MPI_Comm comm, int is_if, const voi
                                        PP_RESULT_HOST),
              fn);
     if ((st = pm_agree(&c, comm, fn)) != PP_OK) return st;
-    global_counts(&c, comm, rank, size, count, counts);
+    global_counts(&c, comm, count, counts);
     return pm_agree(&c, comm, fn);
 }
 
@@ -138,12 +127,10 @@ pp_status pp_mpi_unique(pp_context *ctx, MPI_Comm comm, const void *keys, size_t
     mine.n = es ? n : 0;
     if (mine.n && pm_to_host(&c, ctx, &mine.first, keys, es) == PP_OK)
         pm_to_host(&c, ctx, &mine.last, (const unsigned char *)keys + (n - 1) * es, es);
-    ends *all = (ends *)malloc(sizeof(ends) * (size_t)size);
-    if (!all) pm_fail(&c, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    else pm_mpi(&c, MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, comm), "MPI_Allgather");
-    if ((st = pm_agree(&c, comm, fn)) != PP_OK) {
+    ends *all = (ends *)pm_gather_alloc(&c, size, sizeof mine);
+    if ((st = pm_agree(&c, comm, fn)) != PP_OK || pm_allgather(&c, comm, &mine, sizeof mine, all) != PP_OK) {
         free(all);
-        return st;
+        return st != PP_OK ? st : pm_agree(&c, comm, fn);
     }
     int drop = 0;
     if (mine.n)
@@ -163,7 +150,7 @@ pp_status pp_mpi_unique(pp_context *ctx, MPI_Comm comm, const void *keys, size_t
         --count;
     }
     if ((st = pm_agree(&c, comm, fn)) != PP_OK) return st;
-    global_counts(&c, comm, rank, size, count, counts);
+    global_counts(&c, comm, count, counts);
     return pm_agree(&c, comm, fn);
 }
 
@@ -206,7 +193,7 @@ pp_status pp_mpi_where(pp_context *ctx, MPI_Comm comm, const void *in, size_t n,
     if (st != PP_OK) return st;
     /* the input offset of this rank, and u32 indices only where every global index fits */
     pp_mpi_counts in_counts = {0, 0, 0};
-    global_counts(&c, comm, rank, size, n, &in_counts);
+    global_counts(&c, comm, n, &in_counts);
     if (c.st == PP_OK && index_type == PP_U32 && in_counts.total > ((uint64_t)1 << 32))
         pm_fail(&c, PP_ERROR_INVALID_ARGUMENT,
                 "%s: argument 'index_type' is u32 but the ranks hold %llu elements in all (u32 needs <= 2^32)", fn,
@@ -216,7 +203,7 @@ pp_status pp_mpi_where(pp_context *ctx, MPI_Comm comm, const void *in, size_t n,
     if (pm_local(&c, ctx, pp_where(ctx, in, n, dtype, pred, indices, index_type, &count, PP_RESULT_HOST), fn) == PP_OK)
         add_base(&c, ctx, indices, count, index_type, in_counts.offset);
     if ((st = pm_agree(&c, comm, fn)) != PP_OK) return st;
-    global_counts(&c, comm, rank, size, count, counts);
+    global_counts(&c, comm, count, counts);
     return pm_agree(&c, comm, fn);
 }
 

@@ -5,6 +5,7 @@
 #include "mpi_common.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -117,6 +118,34 @@ pp_status pm_same(pm_check *c, MPI_Comm comm, const char *fn, const int64_t *v, 
 pp_status pm_allgather_u64(pm_check *c, MPI_Comm comm, uint64_t v, uint64_t *all)
 {
     return pm_mpi(c, MPI_Allgather(&v, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm), "MPI_Allgather");
+}
+
+void *pm_gather_alloc(pm_check *c, int size, size_t bytes)
+{
+    void *all = malloc(bytes * (size_t)size);
+    if (!all) pm_fail(c, PP_ERROR_OUT_OF_MEMORY, "gathering %zu bytes from each of %d ranks: out of host memory", bytes, size);
+    return all;
+}
+
+pp_status pm_allgather(pm_check *c, MPI_Comm comm, const void *mine, size_t bytes, void *all)
+{
+    return pm_mpi(c, MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, comm), "MPI_Allgather");
+}
+
+pp_status pm_offset_total(pm_check *c, MPI_Comm comm, uint64_t v, uint64_t *offset, uint64_t *total)
+{
+    int rank = 0;
+    *offset = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (pm_mpi(c, MPI_Exscan(&v, offset, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Exscan") != PP_OK) return c->st;
+    if (rank == 0) *offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
+    return pm_mpi(c, MPI_Allreduce(&v, total, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Allreduce");
+}
+
+int pm_overlaps(const void *a, size_t an, const void *b, size_t bn)
+{
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return an && bn && x < y + bn && y < x + an;
 }
 
 /* ---- host arithmetic ---------------------------------------------------------------------- */

@@ -97,6 +97,20 @@ MPI_Datatype pm_mpi_type(pp_dtype t);
  * Collective. */
 pp_status pm_allgather_u64(pm_check *c, MPI_Comm comm, uint64_t v, uint64_t *all);
 
+/* A gather's host array of `size` items of `bytes` (malloc; NULL is recorded as
+ * PP_ERROR_OUT_OF_MEMORY). Take it BEFORE the pm_agree that precedes the gather, so that a rank
+ * without it makes every rank stop there instead of skipping the collective. */
+void *pm_gather_alloc(pm_check *c, int size, size_t bytes);
+/* Every rank's `bytes` at `mine`, in rank order, into all (from pm_gather_alloc). Collective. */
+pp_status pm_allgather(pm_check *c, MPI_Comm comm, const void *mine, size_t bytes, void *all);
+
+/* This rank's exclusive prefix (offset) and the total of a count over the ranks: integer
+ * sums, exact in any order, with no host array. Collective. */
+pp_status pm_offset_total(pm_check *c, MPI_Comm comm, uint64_t v, uint64_t *offset, uint64_t *total);
+
+/* Whether [a, a + an) and [b, b + bn) share a byte. */
+int pm_overlaps(const void *a, size_t an, const void *b, size_t bn);
+
 /* Monotonic seconds. */
 double pm_seconds(void);
 

@@ -16,22 +16,6 @@ typedef struct part {
     uint64_t n;     /* the rank's count */
 } part;
 
-/* Gather every rank's part (malloc'd array of size entries). */
-static part *gather_parts(pm_check *c, MPI_Comm comm, int size, const part *mine)
-{
-    part *all = (part *)malloc(sizeof(part) * (size_t)size);
-    if (!all) {
-        pm_fail(c, PP_ERROR_OUT_OF_MEMORY, "gathering the ranks' partial results: out of host memory");
-        return NULL;
-    }
-    if (pm_mpi(c, MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, comm),
-               "MPI_Allgather") != PP_OK) {
-        free(all);
-        return NULL;
-    }
-    return all;
-}
-
 /* Write one result of `bytes` to out in `space`. */
 static pp_status put_result(pm_check *c, pp_context *ctx, void *out, const void *v, size_t bytes, pp_result_space space)
 {
@@ -62,10 +46,12 @@ pp_status pp_mpi_reduce(pp_context *ctx, MPI_Comm comm, const void *in, size_t n
     /* the local call checks the rest (dtypes, op, widening) on every rank, n = 0 included */
     part mine = {.index = UINT64_MAX, .n = n};
     pm_local(&c, ctx, pp_reduce(ctx, in, n, in_type, op, &mine.v, out_type, PP_RESULT_HOST), fn);
-    if ((st = pm_agree(&c, comm, fn)) != PP_OK) return st;
-
-    part *all = gather_parts(&c, comm, size, &mine);
-    if (all) {
+    part *all = (part *)pm_gather_alloc(&c, size, sizeof mine);
+    if ((st = pm_agree(&c, comm, fn)) != PP_OK) {
+        free(all);
+        return st;
+    }
+    if (pm_allgather(&c, comm, &mine, sizeof mine, all) == PP_OK) {
         /* rank order; an empty part contributes nothing; none at all: rank 0's identity */
         pm_cell acc = all[0].v;
         int have = 0;
@@ -74,9 +60,9 @@ pp_status pp_mpi_reduce(pp_context *ctx, MPI_Comm comm, const void *in, size_t n
             acc = have ? pm_combine(out_type, op, acc, all[r].v) : all[r].v;
             have = 1;
         }
-        free(all);
         put_result(&c, ctx, out, &acc, pp_dtype_size(out_type), space);
     }
+    free(all);
     return pm_agree(&c, comm, fn);
 }
 
@@ -101,10 +87,12 @@ static pp_status argext(pp_context *ctx, MPI_Comm comm, const void *in, size_t n
     part mine = {.index = UINT64_MAX, .n = n};
     pm_local(&c, ctx,
              (is_max ? pp_argmax : pp_argmin)(ctx, in, n, dtype, &mine.v, &mine.index, PP_RESULT_HOST), fn);
-    if ((st = pm_agree(&c, comm, fn)) != PP_OK) return st;
-
-    part *all = gather_parts(&c, comm, size, &mine);
-    if (all) {
+    part *all = (part *)pm_gather_alloc(&c, size, sizeof mine);
+    if ((st = pm_agree(&c, comm, fn)) != PP_OK) {
+        free(all);
+        return st;
+    }
+    if (pm_allgather(&c, comm, &mine, sizeof mine, all) == PP_OK) {
         /* rank order, strictly more extreme replaces: the first (global) index wins ties */
         pm_cell best = all[0].v;
         uint64_t best_index = UINT64_MAX, offset = 0;
@@ -116,10 +104,10 @@ static pp_status argext(pp_context *ctx, MPI_Comm comm, const void *in, size_t n
             }
             offset += all[r].n;
         }
-        free(all);
         if (put_result(&c, ctx, value, &best, pp_dtype_size(dtype), space) == PP_OK)
             put_result(&c, ctx, index, &best_index, sizeof best_index, space);
     }
+    free(all);
     return pm_agree(&c, comm, fn);
 }
 

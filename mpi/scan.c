@@ -34,8 +34,7 @@ static pp_status scan(pp_context *ctx, MPI_Comm comm, const void *in, size_t n, 
     if (!oes) pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out_type' has unknown value %d", fn, (int)out_type);
     const int in_place = n && (const void *)out == in;
     if (n && ies && oes && !in_place) {
-        const uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
-        if (a < b + n * oes && b < a + n * ies)
+        if (pm_overlaps(in, n * ies, out, n * oes))
             pm_fail(&c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' overlaps 'in' (only out == in is allowed)", fn);
     }
     if (in_place && ies != oes)
@@ -55,15 +54,10 @@ static pp_status scan(pp_context *ctx, MPI_Comm comm, const void *in, size_t n, 
      * reduce nothing: their call with n = 0 still checks types and op) */
     agg mine = {.n = n};
     pm_local(&c, ctx, pp_reduce(ctx, in, rank < size - 1 ? n : 0, in_type, op, &mine.v, out_type, PP_RESULT_HOST), fn);
-    if ((st = pm_agree(&c, comm, fn)) != PP_OK) return st;
-    agg *all = (agg *)malloc(sizeof(agg) * (size_t)size);
-    if (!all) pm_fail(&c, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    else
-        pm_mpi(&c, MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, comm),
-               "MPI_Allgather");
-    if ((st = pm_agree(&c, comm, fn)) != PP_OK) {
+    agg *all = (agg *)pm_gather_alloc(&c, size, sizeof mine);
+    if ((st = pm_agree(&c, comm, fn)) != PP_OK || pm_allgather(&c, comm, &mine, sizeof mine, all) != PP_OK) {
         free(all);
-        return st;
+        return st != PP_OK ? st : pm_agree(&c, comm, fn);
     }
 
     /* the prefix: init (exclusive; NULL: none yet), then the aggregates before this rank */

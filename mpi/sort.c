@@ -432,13 +432,6 @@ static void exchange(pm_check *c, MPI_Comm comm, int rank, int P, int big, size_
 
 /* ---- the call ------------------------------------------------------------------------------- */
 
-/* Whether [a, a + an) and [b, b + bn) share a byte. */
-static int overlaps(const void *a, size_t an, const void *b, size_t bn)
-{
-    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return an && bn && x < y + bn && y < x + an;
-}
-
 /* The local checks of one call (as pp_sort_keys / pp_sort_pairs, plus n_out, out_capacity and
  * the outputs' overlaps). *end receives the resolved end_bit. */
 static void check_local(pm_check *c, const char *fn, pp_context *ctx, const void *keys_in, const void *values_in,
@@ -486,7 +479,7 @@ static void check_local(pm_check *c, const char *fn, pp_context *ctx, const void
         for (int j = i + 1; j < 4; ++j) {
             if (i == 0 && j == 1) continue;
             if (((i == 0 && j == 2) || (i == 1 && j == 3)) && arr[i].p == arr[j].p) continue;
-            if (overlaps(arr[i].p, arr[i].bytes, arr[j].p, arr[j].bytes))
+            if (pm_overlaps(arr[i].p, arr[i].bytes, arr[j].p, arr[j].bytes))
                 pm_fail(c, PP_ERROR_INVALID_ARGUMENT,
                         "%s: argument '%s' overlaps '%s' (only keys_out == keys_in and values_out == values_in are "
                         "allowed)",
@@ -573,10 +566,13 @@ static pp_status sort_call(const char *fn, pp_context *ctx, MPI_Comm comm, const
     m.runs = (const void **)malloc(sizeof(void *) * 2 * Ps);
     m.run_len = (size_t *)malloc(sizeof(size_t) * Ps);
     if (!m.counts || !m.scount || !m.rcount || !m.rdispl || !m.work || !m.split || !m.ibuf || !m.runs || !m.run_len) {
-        /* without its count arrays a rank cannot take part in the collectives */
+        /* without its count arrays a rank cannot take part in the collectives below: every
+         * rank stops here */
         pm_fail(&c, PP_ERROR_OUT_OF_MEMORY, "%s: host memory for %d ranks' counts", fn, P);
-        pm_set_error(c.msg);
-        return finish(c.st, &m);
+    }
+    {
+        const pp_status st0 = pm_agree(&c, comm, fn);
+        if (st0 != PP_OK) return finish(st0, &m);
     }
 
     /* 1. arguments, on every rank, then the same call everywhere, then the capacities */

@@ -383,18 +383,30 @@ pp_status pp__check_array(pp_context *ctx, const char *fn, const char *arg, cons
 /* Every allocation is rounded up to the backend's 256-byte alignment. */
 #define PP_ALLOC_ROUND ((size_t)256)
 
-pp_status pp_malloc(pp_context *ctx, void **ptr, size_t bytes)
+/* pp_malloc and pp_host_malloc: the same checks, then the backend's allocator for `fn`. */
+static pp_status alloc_entry(pp_context *ctx, void **ptr, size_t bytes, const char *fn,
+                             pp_status (*alloc)(pp_context *ctx, void **ptr, size_t bytes))
 {
     PP_ENTER(ctx);
-    if (!ptr) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_malloc: argument 'ptr' is NULL");
+    if (!ptr) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ptr' is NULL", fn);
     *ptr = NULL;
     if (bytes == 0) return PP_OK;
     if (bytes > SIZE_MAX - (PP_ALLOC_ROUND - 1))
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
-                        "pp_malloc: argument 'bytes' is too large (%zu): rounded up to a multiple of %zu it "
+                        "%s: argument 'bytes' is too large (%zu): rounded up to a multiple of %zu it "
                         "overflows size_t",
-                        bytes, PP_ALLOC_ROUND);
-    return pp__mem_alloc(ctx, ptr, bytes, "pp_malloc");
+                        fn, bytes, PP_ALLOC_ROUND);
+    return pp__alloc_with(ctx, ptr, bytes, fn, alloc);
+}
+
+pp_status pp_malloc(pp_context *ctx, void **ptr, size_t bytes)
+{
+    return alloc_entry(ctx, ptr, bytes, "pp_malloc", ctx ? ctx->ops->mem_alloc : NULL);
+}
+
+pp_status pp_host_malloc(pp_context *ctx, void **ptr, size_t bytes)
+{
+    return alloc_entry(ctx, ptr, bytes, "pp_host_malloc", ctx ? ctx->ops->host_alloc : NULL);
 }
 
 pp_status pp_free(pp_context *ctx, void *ptr)
@@ -403,23 +415,6 @@ pp_status pp_free(pp_context *ctx, void *ptr)
     if (!ptr) return PP_OK;
     forget_known(ctx);
     return ctx->ops->mem_free(ctx, ptr);
-}
-
-pp_status pp_host_malloc(pp_context *ctx, void **ptr, size_t bytes)
-{
-    PP_ENTER(ctx);
-    if (!ptr) return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_host_malloc: argument 'ptr' is NULL");
-    *ptr = NULL;
-    if (bytes == 0) return PP_OK;
-    if (bytes > SIZE_MAX - (PP_ALLOC_ROUND - 1))
-        return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT,
-                        "pp_host_malloc: argument 'bytes' is too large (%zu): rounded up to a multiple of %zu it "
-                        "overflows size_t",
-                        bytes, PP_ALLOC_ROUND);
-    if (pp__alloc_fails(ctx))
-        return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY,
-                        "pp_host_malloc: cannot allocate %zu bytes (failed on purpose: PP_OPTION_FAIL_ALLOC)", bytes);
-    return ctx->ops->host_alloc(ctx, ptr, bytes);
 }
 
 pp_status pp_host_free(pp_context *ctx, void *ptr)

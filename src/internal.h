@@ -341,6 +341,9 @@ int pp__alloc_fails(pp_context *ctx);
 /* Allocate `bytes` in the context's space through the backend, honouring the hook; on failure
  * PP_ERROR_OUT_OF_MEMORY with a message naming `what`. */
 pp_status pp__mem_alloc(pp_context *ctx, void **ptr, size_t bytes, const char *what);
+/* The same through another of the backend's allocators (host_alloc: pp_host_malloc). */
+pp_status pp__alloc_with(pp_context *ctx, void **ptr, size_t bytes, const char *what,
+                         pp_status (*alloc)(pp_context *ctx, void **ptr, size_t bytes));
 
 /* Record the plan of the call in progress (pp_context_last_plan). family and strategy are
  * copied (truncated to the plan's fields). */

@@ -169,16 +169,22 @@ int pp__alloc_fails(pp_context *ctx)
     return --*k == 0;
 }
 
-pp_status pp__mem_alloc(pp_context *ctx, void **ptr, size_t bytes, const char *what)
+pp_status pp__alloc_with(pp_context *ctx, void **ptr, size_t bytes, const char *what,
+                         pp_status (*alloc)(pp_context *ctx, void **ptr, size_t bytes))
 {
     *ptr = NULL;
     if (pp__alloc_fails(ctx))
         return pp__fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes (failed on purpose: "
                         "PP_OPTION_FAIL_ALLOC)", what, bytes);
-    pp_status st = ctx->ops->mem_alloc(ctx, ptr, bytes);
+    pp_status st = alloc(ctx, ptr, bytes);
     if (st != PP_OK) {
         *ptr = NULL;
         if (ctx->message[0] == '\0') pp__fail(ctx, st, "%s: cannot allocate %zu bytes", what, bytes);
     }
     return st;
+}
+
+pp_status pp__mem_alloc(pp_context *ctx, void **ptr, size_t bytes, const char *what)
+{
+    return pp__alloc_with(ctx, ptr, bytes, what, ctx->ops->mem_alloc);
 }
