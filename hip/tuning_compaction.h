@@ -13,23 +13,30 @@
 #include "common.h"
 
 /* ---- tile shapes (per device pass) ----
- * 256 threads; 16 elements per thread for 1- and 4-byte elements (4096 per tile), 8 for 8-byte
- * ones (2048): a tile's input stays in shared memory (16 KB), each wave's kept values are
- * staged over its own part of it, and, only with a payload or indices, 2 bytes per element for
- * the positions and the payload's staging (dynamic, 0 .. 32 KB). The block's wave totals are
- * scanned by one wave, so a block has at most PP_WAVE waves (256 threads: 8 waves of 32 or 4 of
- * 64; 512 would be 16 of 32 or 8 of 64).
- * Measured, not adopted yet: 512 threads on NVIDIA ran faster on the H100 80GB HBM3
- * (2026-11-26 ~12:45 UTC, the libraries of aed63e9 built with 256 / 384 / 512 threads, one bench
- * binary, CUB 3.0.1 in the same process, 2^28; 256 run twice; every row verified against the CPU
- * backend): select flagged 717.4 / 723.2 (256), 715.7 (384), 694.5 us (512); select_if 50% 650.9
- * / 648.2, 641.2, 621.0 us; 1% 520.7 / 516.5, 503.7, 475.0 us; 99% 819.5 / 818.9, 821.6, 811.4 us;
- * partition 1.267 / 1.272, 1.253, 1.236 ms; unique 601.6 / 598.1, 587.7, 567.3 us; RLE 1.013 /
- * 1.011, 1.019, 0.997 ms; per call n = 1024 3.60 / 3.71, 3.88, 4.66 us and n = 2^16 6.04 / 6.14,
- * 6.48, 6.75 us. The session's device time ran out before test_compaction[hip] and the
- * sanitizers could run at 512 (payloads, 8-byte keys, where, edge sizes), so 256 stays until
- * they do (bench/NOTES.md "compaction: third session"). */
+ * COMPACT_THREADS threads; 16 elements per thread for 1- and 4-byte elements, 8 for 8-byte ones
+ * (a tile of 4096 / 2048 elements at 256 threads, 8192 / 4096 at 512): a tile's input stays in
+ * shared memory (16 KB a 256-thread tile), each wave's kept values are staged over its own part
+ * of it, and, only with a payload or indices, 2 bytes per element for the positions and the
+ * payload's staging (dynamic). The block's wave totals are scanned by one wave, so a block has at
+ * most PP_WAVE waves (256 threads: 8 waves of 32 or 4 of 64; 512: 16 of 32 or 8 of 64).
+ * NVIDIA: 512 threads (8192 elements of 1 or 4 bytes a tile); AMD: 256 (not measured: no AMD
+ * GPU here). H100 80GB HBM3, 2^28, CUB 3.0.1 in the same process, every row verified against the
+ * CPU backend. First (2026-11-26 ~12:45 UTC, the libraries of aed63e9 built with 256 / 384 / 512
+ * threads, one bench binary; 256 run twice): select flagged 717.4 / 723.2 (256), 715.7 (384),
+ * 694.5 us (512); select_if 50% 650.9 / 648.2, 641.2, 621.0 us; 1% 520.7 / 516.5, 503.7, 475.0
+ * us; 99% 819.5 / 818.9, 821.6, 811.4 us; partition 1.267 / 1.272, 1.253, 1.236 ms; unique 601.6
+ * / 598.1, 587.7, 567.3 us; RLE 1.013 / 1.011, 1.019, 0.997 ms; per call n = 1024 3.60 / 3.71,
+ * 3.88, 4.66 us and n = 2^16 6.04 / 6.14, 6.48, 6.75 us. Then (2026-11-26 16:41-16:46 UTC, main
+ * fda767b at 256 against 24a12d9 at 512, two builds in one call): flagged 717.2 -> 696.9 us,
+ * select_if 50% 649.7 -> 620.5, 1% 519.0 -> 475.4, 99% 820.3 -> 814.8, partition 1.269 -> 1.231
+ * ms, unique 599.0 -> 572.9 us, RLE 1.021 -> 0.998 ms, nonzero 723.9 -> 699.8 us; n = 1024 4.16
+ * -> 4.40 us, n = 2^16 6.13 -> 6.72 us (CUB 8.5 / 8.3-8.6 us); test_compaction[hip] passed at
+ * 512, compute-sanitizer memcheck / racecheck / synccheck of t_small clean. */
+#if defined(PP_PORT_AMD)
 #define COMPACT_THREADS 256
+#else
+#define COMPACT_THREADS 512
+#endif
 template <int KW> struct compact_shape {
     static constexpr int threads = COMPACT_THREADS;
     static constexpr int items = KW == 8 ? 8 : 16;
