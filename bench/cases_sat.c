@@ -35,8 +35,12 @@ static const pb_case cases[] = {
     PB_ROW("sat", PP_U8, PP_U32, PP_OP_SUM, sat),
     {"sat_two_pass", PP_F32, PP_F32, PP_OP_SUM, 0, 0, "sat_strategy=two_pass", &sat},
     {"sat_two_pass", PP_U8, PP_U32, PP_OP_SUM, 0, 0, "sat_strategy=two_pass", &sat},
+    {"sat_one_pass", PP_F32, PP_F32, PP_OP_SUM, 0, 0, "sat_strategy=one_pass", &sat},
+    {"sat_one_pass", PP_U8, PP_U32, PP_OP_SUM, 0, 0, "sat_strategy=one_pass", &sat},
     {"sat_1080p", PP_F32, PP_F32, PP_OP_SUM, HD, 0, NULL, &sat_hd},
     {"sat_1080p", PP_U8, PP_U32, PP_OP_SUM, HD, 0, NULL, &sat_hd},
+    {"sat_1080p_one_pass", PP_F32, PP_F32, PP_OP_SUM, HD, 0, "sat_strategy=one_pass", &sat_hd},
+    {"sat_1080p_one_pass", PP_U8, PP_U32, PP_OP_SUM, HD, 0, "sat_strategy=one_pass", &sat_hd},
 };
 
 typedef struct sat_priv {
@@ -181,4 +185,5 @@ static void teardown(pb_run *r, pb_state *s)
 const pb_family pb_family_sat = {
     "sat", cases, sizeof cases / sizeof cases[0], setup, call, verify, NULL, teardown, NULL,
     "  transpose f32, u8; colscan_sum f32; sat f32->f32, u8->u32 (16384 rows of n / 16384 columns),\n"
-    "  sat_two_pass (GPU: the forced two-pass table), sat_1080p (1920 x 1080 per call)\n"};
+    "  sat_two_pass, sat_one_pass (GPU: those strategies forced; sat runs the device's AUTO),\n"
+    "  sat_1080p (1920 x 1080 per call), sat_1080p_one_pass\n"};

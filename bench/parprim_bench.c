@@ -383,6 +383,7 @@ static int set_options(pb_run *r, const pb_state *s, const char *assignments)
             /* summed-area table (issue 21): pp_sat_strategy's names */
             if (*end && !strcmp(eq + 1, "one_pass")) v = PP_SAT_STRATEGY_ONE_PASS, end = "";
             if (*end && !strcmp(eq + 1, "two_pass")) v = PP_SAT_STRATEGY_TWO_PASS, end = "";
+            if (*end && !strcmp(eq + 1, "reduce_scan")) v = PP_SAT_STRATEGY_REDUCE_SCAN, end = "";
         }
         if (!eq || *end || pp_option_from_name(tok, &opt) != PP_OK) {
             pb_fail(r, s, "'%s%s%s' is not an option assignment (name=value; pp_option_name gives the names)", tok,

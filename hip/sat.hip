@@ -285,9 +285,271 @@ pp_status grid_launch(pp_context *ctx, int mode, const void *in, uint64_t in_pit
     return PP_OK;
 }
 
-/* The plan: family "sat" or "axis_scan"; strategy "one_pass", "two_pass" (the table),
- * "tiles" (scans) or "single_row" (the 1-D scan's, whose own plan it replaces); grid = tiles
- * = the blocks of the (last) launch; param = {tile rows, tile columns, pause, delay (ns)}. */
+/* ---- the table by reduce, then scan (PP_SAT_STRATEGY_REDUCE_SCAN) ----
+ * The image is cut into bands of B rows (a power of two, run time) and each band into wave
+ * tiles of TW = SAT_RS_ITEMS x PP_WAVE columns; a wave owns one tile and walks its rows
+ * SAT_RS_CHUNK at a time. For a pixel (r, c) of tile (b, j), with T the table:
+ *   T(r, c) = L(r, c) + C(r) + P(b, c),
+ *   L(r, c) = sum of the tile's elements in rows [bB, r] and columns [jTW, c] (the tile's own
+ *             table: each row's prefix within the wave, summed down the band in registers),
+ *   C(r)    = sum over rows r' in [bB, r] of H(r', j), H(r', j) = sum of row r' left of the tile,
+ *   P(b, c) = sum over columns c' <= c of V(b, c'), V(b, c') = sum of column c' above the band.
+ * Four launches, no look-back:
+ *   rs_sums    (one read of the image) every tile's row sums (transposed: rsum[j][r]) and
+ *              column sums (csum[b][c]);
+ *   rs_carries rsum scanned along j for every row (exclusive: H) and csum down the bands for
+ *              every column (exclusive: V), a thread each;
+ *   rs_prefix  each band's V scanned along the columns (inclusive: P), a block a band;
+ *   rs_table   (a second read, one write) L + C + P, the integral table's zero column.
+ * Traffic: the image read twice and the table written once, plus (rows x tile columns + bands x
+ * cols) sums read and written twice; bits: fixed orders (no atomics), other than the one-pass
+ * form's for floats. Float depth of a term: its column sum within a band (<= B) and the bands
+ * above (<= b), then the row prefix of V (<= c), or the row sums' pieces: within parprim.h's
+ * D = (r + 1) + (c + 1) + PP_SAT_DEPTH_SLACK since bB + b <= r + 1 above the band. */
+struct rs_params {
+    uint64_t rows, cols, in_pitch, out_pitch;
+    uint64_t ntc, nb, tiles; /* wave tiles across, bands, tiles */
+    uint32_t band;           /* rows of a band (a multiple of SAT_RS_CHUNK) */
+    int vec_in, vec_out;
+    void *rsum, *csum;       /* A [ntc][rows], A [nb][cols] */
+    void *border;            /* integral table: the first element of its zero column (row 1), else NULL */
+};
+
+/* The tile of wave `g` of the grid: its band b and tile column j; false past the last tile. */
+PP_DEVICE bool rs_tile(const rs_params &p, uint64_t &b, uint64_t &j)
+{
+    const uint64_t g = (uint64_t)blockIdx.x * (SAT_RS_THREADS / PP_WAVE) + pp_wave_id();
+    if (g >= p.tiles) return false;
+    b = g / p.ntc;
+    j = g % p.ntc;
+    return true;
+}
+
+template <typename P>
+__global__ __launch_bounds__(SAT_RS_THREADS) void rs_sums(const typename P::in_t *in, rs_params p)
+{
+    using In = typename P::in_t;
+    using A = typename P::acc_t;
+    using Op = typename P::op;
+    constexpr int N = SAT_RS_ITEMS, CH = SAT_RS_CHUNK;
+    uint64_t b, j;
+    if (!rs_tile(p, b, j)) return;
+    const unsigned lane = pp_lane_id();
+    const uint64_t r0 = b * p.band, cb = j * (uint64_t)(N * PP_WAVE) + (uint64_t)lane * N;
+    const uint64_t r1 = p.rows - r0 < (uint64_t)p.band ? p.rows : r0 + p.band;
+    const uint32_t valid = cb < p.cols ? (p.cols - cb < (uint64_t)N ? (uint32_t)(p.cols - cb) : N) : 0;
+    A *rsum = reinterpret_cast<A *>(p.rsum) + j * p.rows;
+    A col[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) col[k] = Op::identity();
+    for (uint64_t rc = r0; rc < r1; rc += CH) {
+        A x[CH][N];
+#pragma unroll
+        for (int r = 0; r < CH; ++r) {
+            In v[N];
+            if (rc + r < r1 && valid > 0) pp_lane_load<In, N>(in + (rc + r) * p.in_pitch + cb, valid, p.vec_in, v);
+#pragma unroll
+            for (int k = 0; k < N; ++k) x[r][k] = rc + r < r1 && (uint32_t)k < valid ? P::make(v[k], 0) : Op::identity();
+        }
+        A mine = Op::identity(); /* lane r of the chunk: row rc + r's sum */
+#pragma unroll
+        for (int r = 0; r < CH; ++r) {
+            A s = x[r][0];
+#pragma unroll
+            for (int k = 1; k < N; ++k) s = Op::apply(s, x[r][k]);
+            s = pp_wave_reduce<Op>(s); /* every lane the same bits (the sum commutes) */
+            if (lane == (unsigned)r) mine = s;
+#pragma unroll
+            for (int k = 0; k < N; ++k) col[k] = Op::apply(col[k], x[r][k]);
+        }
+        if (lane < (unsigned)CH && rc + lane < r1) rsum[rc + lane] = mine;
+    }
+    A *csum = reinterpret_cast<A *>(p.csum) + b * p.cols;
+#pragma unroll
+    for (int k = 0; k < N; ++k)
+        if ((uint32_t)k < valid) csum[cb + k] = col[k];
+}
+
+/* Thread t < rows: row t's sums along the tile columns, exclusive; then thread rows + c: column
+ * c's sums down the bands, exclusive. In place. */
+template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_carries(rs_params p)
+{
+    using A = typename P::acc_t;
+    using Op = typename P::op;
+    const uint64_t t = (uint64_t)blockIdx.x * SAT_RS_THREADS + threadIdx.x;
+    A *a;
+    uint64_t n, stride;
+    if (t < p.rows) {
+        a = reinterpret_cast<A *>(p.rsum) + t;
+        n = p.ntc;
+        stride = p.rows;
+    } else if (t - p.rows < p.cols) {
+        a = reinterpret_cast<A *>(p.csum) + (t - p.rows);
+        n = p.nb;
+        stride = p.cols;
+    } else {
+        return;
+    }
+    A acc = Op::identity();
+    constexpr int G = 8; /* loads in flight: a group's reads before its writes */
+    for (uint64_t i0 = 0; i0 < n; i0 += G) {
+        A v[G];
+#pragma unroll
+        for (int g = 0; g < G; ++g) v[g] = i0 + g < n ? a[(i0 + g) * stride] : Op::identity();
+#pragma unroll
+        for (int g = 0; g < G; ++g)
+            if (i0 + g < n) {
+                a[(i0 + g) * stride] = acc;
+                acc = Op::apply(acc, v[g]);
+            }
+    }
+}
+
+/* Block b: band b's column carries V scanned along the columns (inclusive), in place: P. */
+template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_prefix(rs_params p)
+{
+    using A = typename P::acc_t;
+    using Op = typename P::op;
+    constexpr int N = SAT_RS_ITEMS;
+    constexpr uint64_t SPAN = (uint64_t)SAT_RS_THREADS * N;
+    A *v = reinterpret_cast<A *>(p.csum) + (uint64_t)blockIdx.x * p.cols;
+    A carry = Op::identity();
+    for (uint64_t c0 = 0; c0 < p.cols; c0 += SPAN) {
+        const uint64_t cb = c0 + (uint64_t)threadIdx.x * N;
+        A x[N];
+#pragma unroll
+        for (int k = 0; k < N; ++k) x[k] = cb + k < p.cols ? v[cb + k] : Op::identity();
+#pragma unroll
+        for (int k = 1; k < N; ++k) x[k] = Op::apply(x[k - 1], x[k]);
+        A total;
+        const A ex = pp_block_scan<Op, SAT_RS_THREADS, false>(x[N - 1], &total);
+        const A base = Op::apply(carry, ex);
+#pragma unroll
+        for (int k = 0; k < N; ++k)
+            if (cb + k < p.cols) v[cb + k] = Op::apply(base, x[k]);
+        carry = Op::apply(carry, total);
+        __syncthreads(); /* the block scan's shared totals are reused by the next span */
+    }
+}
+
+template <typename P>
+__global__ __launch_bounds__(SAT_RS_THREADS) void rs_table(const typename P::in_t *in, typename P::out_t *out,
+                                                            rs_params p)
+{
+    using In = typename P::in_t;
+    using Out = typename P::out_t;
+    using A = typename P::acc_t;
+    using Op = typename P::op;
+    constexpr int N = SAT_RS_ITEMS, CH = SAT_RS_CHUNK;
+    uint64_t b, j;
+    if (!rs_tile(p, b, j)) return;
+    const unsigned lane = pp_lane_id();
+    const uint64_t r0 = b * p.band, cb = j * (uint64_t)(N * PP_WAVE) + (uint64_t)lane * N;
+    const uint64_t r1 = p.rows - r0 < (uint64_t)p.band ? p.rows : r0 + p.band;
+    const uint32_t valid = cb < p.cols ? (p.cols - cb < (uint64_t)N ? (uint32_t)(p.cols - cb) : N) : 0;
+    const A *hrow = reinterpret_cast<const A *>(p.rsum) + j * p.rows;
+    const A *pb = reinterpret_cast<const A *>(p.csum) + b * p.cols;
+    A pc[N], col[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        pc[k] = (uint32_t)k < valid ? pb[cb + k] : Op::identity();
+        col[k] = Op::identity();
+    }
+    A crun = Op::identity();
+    for (uint64_t rc = r0; rc < r1; rc += CH) {
+        A x[CH][N];
+#pragma unroll
+        for (int r = 0; r < CH; ++r) {
+            In v[N];
+            if (rc + r < r1 && valid > 0) pp_lane_load<In, N>(in + (rc + r) * p.in_pitch + cb, valid, p.vec_in, v);
+#pragma unroll
+            for (int k = 0; k < N; ++k) x[r][k] = rc + r < r1 && (uint32_t)k < valid ? P::make(v[k], 0) : Op::identity();
+        }
+        const A h = lane < (unsigned)CH && rc + lane < r1 ? hrow[rc + lane] : Op::identity();
+        if (p.border && j == 0 && lane < (unsigned)CH && rc + lane < r1)
+            reinterpret_cast<Out *>(p.border)[(rc + lane) * p.out_pitch] = Out(0);
+#pragma unroll
+        for (int r = 0; r < CH; ++r) {
+#pragma unroll
+            for (int k = 1; k < N; ++k) x[r][k] = Op::apply(x[r][k - 1], x[r][k]);
+            const A ex = pp_wave_excl_of_incl<Op>(pp_wave_scan_incl<Op>(x[r][N - 1]));
+            crun = Op::apply(crun, pp_shfl_any(h, r));
+            Out y[N];
+#pragma unroll
+            for (int k = 0; k < N; ++k) {
+                col[k] = Op::apply(col[k], Op::apply(ex, x[r][k]));
+                y[k] = Out(Op::apply(Op::apply(col[k], crun), pc[k]));
+            }
+            if (rc + r < r1 && valid > 0) pp_lane_store<Out, N>(out + (rc + r) * p.out_pitch + cb, valid, p.vec_out, y);
+        }
+    }
+}
+
+/* The four launches of the reduce-then-scan table over the matrix of `a`; *band_out: the band. */
+template <typename P, typename Out>
+pp_status rs_launch(pp_context *ctx, Out *out, const pp_grid_args *a, void *border, uint64_t *tiles_out,
+                    uint64_t *band_out)
+{
+    using In = typename P::in_t;
+    using A = typename P::acc_t;
+    pp_hip_state *hs = pp_hip(ctx);
+    const pp_sat_tuning *tu = pp_sat_tuning_for(&hs->dev);
+    const uint64_t tw = (uint64_t)SAT_RS_ITEMS * (uint64_t)hs->dev.wave;
+    const uint64_t ntc = (a->cols + tw - 1) / tw;
+    const uint64_t aim = (uint64_t)hs->dev.cu_count * tu->rs_waves_per_cu;
+    uint64_t band = SAT_RS_CHUNK;
+    while (band < 1024 && (a->rows + band - 1) / band * ntc > aim) band *= 2;
+    const uint64_t nb = (a->rows + band - 1) / band, tiles = nb * ntc;
+    const uint64_t wpb = SAT_RS_THREADS / (uint64_t)hs->dev.wave;
+    const uint64_t blocks = (tiles + wpb - 1) / wpb, cblocks = (a->rows + a->cols + SAT_RS_THREADS - 1) / SAT_RS_THREADS;
+    if (blocks > 0x7FFFFFFFull || cblocks > 0x7FFFFFFFull || nb > 0x7FFFFFFFull)
+        return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_summed_area_table: more than 2^31 blocks of tiles");
+    const size_t rbytes = pp_align256((size_t)(ntc * a->rows * sizeof(A)));
+    void *sp = nullptr;
+    PP_TRY(pp__scratch(ctx, rbytes + pp_align256((size_t)(nb * a->cols * sizeof(A))), &sp));
+    if (border) /* the integral table's zero row (the kernel writes the zero column) */
+        PP_HIP_TRY(ctx, hipMemsetAsync((Out *)border - a->out_pitch, 0, (a->cols + 1) * sizeof(Out), hs->stream));
+    rs_params p;
+    memset(&p, 0, sizeof p);
+    p.rows = a->rows;
+    p.cols = a->cols;
+    p.in_pitch = a->in_pitch;
+    p.out_pitch = a->out_pitch;
+    p.ntc = ntc;
+    p.nb = nb;
+    p.tiles = tiles;
+    p.band = (uint32_t)band;
+    p.vec_in = rows_aligned(a->in, a->in_pitch, sizeof(In), SAT_RS_ITEMS * sizeof(In));
+    p.vec_out = rows_aligned(out, a->out_pitch, sizeof(Out), SAT_RS_ITEMS * sizeof(Out));
+    p.rsum = sp;
+    p.csum = (char *)sp + rbytes;
+    p.border = border;
+    using GP = grid_policy<P, Out>;
+    hipStream_t s = hs->stream;
+    rs_sums<GP><<<(unsigned)blocks, SAT_RS_THREADS, 0, s>>>((const In *)a->in, p);
+    PP_HIP_CHECK_LAUNCH(ctx, "rs_sums");
+    rs_carries<GP><<<(unsigned)cblocks, SAT_RS_THREADS, 0, s>>>(p);
+    PP_HIP_CHECK_LAUNCH(ctx, "rs_carries");
+    rs_prefix<GP><<<(unsigned)nb, SAT_RS_THREADS, 0, s>>>(p);
+    PP_HIP_CHECK_LAUNCH(ctx, "rs_prefix");
+    rs_table<GP><<<(unsigned)blocks, SAT_RS_THREADS, 0, s>>>((const In *)a->in, out, p);
+    PP_HIP_CHECK_LAUNCH(ctx, "rs_table");
+    *tiles_out = tiles;
+    *band_out = band;
+    return PP_OK;
+}
+
+/* The strategy of a table: the option's, or the tuning row's for AUTO. */
+static int sat_strategy(pp_context *ctx, const pp_sat_tuning *tu)
+{
+    const int64_t forced = pp__option(ctx, PP_OPTION_SAT_STRATEGY);
+    return forced != PP_SAT_STRATEGY_AUTO ? (int)forced : tu->auto_strategy;
+}
+
+/* The plan: family "sat" or "axis_scan"; strategy "one_pass", "two_pass", "reduce_scan" (the
+ * table), "tiles" (scans) or "single_row" (the 1-D scan's, whose own plan it replaces); grid =
+ * tiles = the blocks (reduce_scan: the wave tiles) of the (last) launch; param = {tile rows,
+ * tile columns, pause, delay (ns)} (reduce_scan: {band rows, tile columns, 0, 0}). */
 template <typename P, typename Out> struct grid_run {
     pp_context *ctx;
     const pp_grid_args *a;
@@ -307,7 +569,12 @@ template <typename P, typename Out> struct grid_run {
             pp__set_plan(ctx, family, "tiles", grid, grid, sat_rows<A>(), SAT_TILE_COLS, tu->pause_ns, tu->delay_ns);
         } else if constexpr (!sat_pair<Q>()) {
             return PP_ERROR_UNSUPPORTED; /* src/ lets no other table through */
-        } else if (pp__option(ctx, PP_OPTION_SAT_STRATEGY) == PP_SAT_STRATEGY_TWO_PASS) {
+        } else if (sat_strategy(ctx, tu) == PP_SAT_STRATEGY_REDUCE_SCAN) {
+            uint64_t band = 0;
+            PP_TRY((rs_launch<Q, Out>(ctx, out, a, border, &grid, &band)));
+            pp__set_plan(ctx, family, "reduce_scan", grid, grid, (int64_t)band,
+                         (int64_t)SAT_RS_ITEMS * pp_hip(ctx)->dev.wave, 0, 0);
+        } else if (sat_strategy(ctx, tu) == PP_SAT_STRATEGY_TWO_PASS) {
             /* rows into out, then the columns of out in place (the same-type sum's kernel); the
              * scratch of both first, so that a failure writes nothing */
             size_t h1, v1, h2, v2;

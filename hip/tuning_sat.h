@@ -44,23 +44,40 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
 #define TRANSPOSE_TILE 64
 #define TRANSPOSE_THREADS 256
 
-/* ---- look-back sleeps (run time, per target) ---- */
+/* ---- the table by reduce, then scan (PP_SAT_STRATEGY_REDUCE_SCAN; compile time) ----
+ * A wave owns a tile of SAT_RS_ITEMS x PP_WAVE columns (128 on a wave of 32, 256 on one of 64:
+ * a lane's run of 4 elements, 16-byte accesses for 4-byte elements) by a band of rows (run
+ * time, below), walked SAT_RS_CHUNK rows at a time: each lane keeps a chunk of its run in
+ * registers and nothing of the wave is shared with another wave (no barrier, no shared memory).
+ * Not measured against other shapes. */
+#define SAT_RS_ITEMS 4
+#define SAT_RS_CHUNK 8
+#define SAT_RS_THREADS 256
+
+/* ---- run-time choices, per target ----
+ * pause_ns / delay_ns: the look-back's sleeps (one-pass form and the scans); auto_strategy: the
+ * form PP_SAT_STRATEGY_AUTO runs; rs_waves_per_cu: the reduce-then-scan form's band height is
+ * the smallest power of two (8 .. 1024 rows) that leaves at most this many wave tiles per
+ * compute unit (rows x tile columns / (compute units x this)): tall bands for few column-sum
+ * rows, enough tiles for every compute unit. */
 struct pp_sat_tuning {
-    const char *target;  /* as pp_hip_device::arch names it */
-    unsigned pause_ns;   /* between two polls of an entry not yet published (0: pp_spin_pause) */
-    unsigned delay_ns;   /* once, before a lane's first poll */
+    const char *target;       /* as pp_hip_device::arch names it */
+    unsigned pause_ns;        /* between two polls of an entry not yet published (0: pp_spin_pause) */
+    unsigned delay_ns;        /* once, before a lane's first poll */
+    int auto_strategy;        /* pp_sat_strategy, not AUTO */
+    unsigned rs_waves_per_cu; /* reduce-then-scan: wave tiles per compute unit the bands aim at */
 };
 
-/* Not measured on any target yet: the shortest back-off and no delay everywhere (the first
- * device run of bench/cases_sat.c is the baseline to tune from). The first row of a platform
- * is its fallback. */
+/* Sleeps not measured on any target yet: the shortest back-off and no delay everywhere.
+ * auto_strategy and rs_waves_per_cu: not measured yet (the fifth session's device call compares
+ * the forms on the H100). The first row of a platform is its fallback. */
 static const pp_sat_tuning pp_sat_tuning_table[] = {
-    /* target  pause delay */
-    {"sm_90", 0, 0},
-    {"sm_80", 0, 0},
-    {"gfx90a", 0, 0},
-    {"gfx940", 0, 0},
-    {"gfx1030", 0, 0},
+    /* target  pause delay  AUTO runs                   waves/CU */
+    {"sm_90", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 64},
+    {"sm_80", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 64},
+    {"gfx90a", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 64},
+    {"gfx940", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 64},
+    {"gfx1030", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 64},
 };
 
 /* The row for the context's device (as tuning_scan.h picks its rows). */

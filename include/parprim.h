@@ -918,7 +918,7 @@ typedef enum pp_option {
      * (pp_sort_strategy; the CPU backend has one algorithm and ignores it). */
     PP_OPTION_SORT_STRATEGY = 17,       /* PP_SORT_STRATEGY_AUTO .. PP_SORT_STRATEGY_ONESWEEP */
     /* summed-area table (issue 21), HIP: force a strategy (pp_sat_strategy). */
-    PP_OPTION_SAT_STRATEGY = 18,        /* PP_SAT_STRATEGY_AUTO .. PP_SAT_STRATEGY_TWO_PASS */
+    PP_OPTION_SAT_STRATEGY = 18,        /* PP_SAT_STRATEGY_AUTO .. PP_SAT_STRATEGY_REDUCE_SCAN */
     /* radix sort performance (issue 20, s2-sortperf) */
     /* HIP onesweep pass: how a tile publishes and looks back its digit counts
      * (pp_sort_onesweep; 0: the device's tuning row). */
@@ -961,13 +961,18 @@ typedef enum pp_sort_strategy {
     PP_SORT_STRATEGY_TILE_MERGE = 1, /* tiles radix-sorted in shared memory, bitonic merge of tiles */
     PP_SORT_STRATEGY_ONESWEEP = 2    /* onesweep LSD passes */
 } pp_sort_strategy;
-/* summed-area table (issue 21): how the HIP backend computes pp_summed_area_table. Both
- * strategies give the same bits (the two-pass form runs the one-pass form's row scan, then
- * its column scan over the row prefixes). */
+/* summed-area table (issue 21): how the HIP backend computes pp_summed_area_table. The
+ * one-pass and two-pass forms give the same bits (the two-pass form runs the one-pass form's row
+ * scan, then its column scan over the row prefixes); the reduce-then-scan form adds in another
+ * order (float bits differ from theirs, within the same bound; integers are the same bits). */
 typedef enum pp_sat_strategy {
-    PP_SAT_STRATEGY_AUTO = 0,     /* the one-pass form */
-    PP_SAT_STRATEGY_ONE_PASS = 1, /* tiles with a 2-D look-back: read once, written once */
-    PP_SAT_STRATEGY_TWO_PASS = 2  /* every row scanned, then every column (reads and writes twice) */
+    PP_SAT_STRATEGY_AUTO = 0,        /* the device's tuning row picks one of the forms below */
+    PP_SAT_STRATEGY_ONE_PASS = 1,    /* tiles with a 2-D look-back: read once, written once */
+    PP_SAT_STRATEGY_TWO_PASS = 2,    /* every row scanned, then every column (reads and writes twice) */
+    PP_SAT_STRATEGY_REDUCE_SCAN = 3  /* bands of rows: row and column sums of every band's tiles (one
+                                      * read), their scans (small arrays), then every tile's table
+                                      * from its sums' prefixes (a second read, one write); no
+                                      * look-back */
 } pp_sat_strategy;
 
 /* radix sort performance (issue 20, s2-sortperf): the onesweep pass's variants (the plan's

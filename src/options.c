@@ -33,7 +33,7 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     /* radix sort family (issue 20) */
     [PP_OPTION_SORT_STRATEGY] = {"sort_strategy", PP_SORT_STRATEGY_AUTO, PP_SORT_STRATEGY_ONESWEEP, 0},
     /* summed-area table (issue 21) */
-    [PP_OPTION_SAT_STRATEGY] = {"sat_strategy", PP_SAT_STRATEGY_AUTO, PP_SAT_STRATEGY_TWO_PASS, 0},
+    [PP_OPTION_SAT_STRATEGY] = {"sat_strategy", PP_SAT_STRATEGY_AUTO, PP_SAT_STRATEGY_REDUCE_SCAN, 0},
     /* radix sort performance (issue 20, s2-sortperf) */
     [PP_OPTION_SORT_ONESWEEP] = {"sort_onesweep", PP_SORT_ONESWEEP_AUTO, PP_SORT_ONESWEEP_FUSED, 0},
     /* compaction family (issue 19) */

@@ -218,8 +218,9 @@ static void t_sat_wrap(void **state)
     free(in);
 }
 
-/* The same bits on a second run; on the CPU for 1 and 2 threads; and with the two-pass
- * strategy forced (HIP: the plan says "two_pass"; the CPU ignores the option). */
+/* The same bits on a second run; on the CPU for 1 and 2 threads; the one-pass and the
+ * two-pass strategies forced give the same bits (HIP: the plans say which ran; the CPU ignores
+ * the option), and so does the reduce-then-scan one for integers. */
 static void t_sat_determinism(void **state)
 {
     tc_env *env = tc_envp(state);
@@ -245,17 +246,34 @@ static void t_sat_determinism(void **state)
             TC_CHECK(!memcmp(a, b, ob), "another thread count gave other bits");
             free(b);
         }
-        TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_SAT_STRATEGY, PP_SAT_STRATEGY_TWO_PASS));
-        b = run_sat(env, in, rows, cols, cols, it, cols, ot, PP_SAT_INCLUSIVE);
-        pp_plan plan;
-        TC_OK(env->ctx, pp_context_last_plan(env->ctx, &plan));
-        TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_SAT_STRATEGY, PP_SAT_STRATEGY_AUTO));
-        TC_CHECK(!strcmp(plan.family, "sat"), "plan family %s", plan.family);
-        if (env->backend == PP_BACKEND_HIP)
-            TC_CHECK(!strcmp(plan.strategy, "two_pass"), "forced two-pass ran '%s'", plan.strategy);
-        TC_CHECK(!memcmp(a, b, ob), "the two-pass strategy gave other bits");
+        static const struct {
+            int strategy;
+            const char *name;
+        } forced[] = {{PP_SAT_STRATEGY_ONE_PASS, "one_pass"},
+                      {PP_SAT_STRATEGY_TWO_PASS, "two_pass"},
+                      {PP_SAT_STRATEGY_REDUCE_SCAN, "reduce_scan"}};
+        unsigned char *one = NULL;
+        for (size_t f = 0; f < 3; ++f) {
+            TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_SAT_STRATEGY, forced[f].strategy));
+            b = run_sat(env, in, rows, cols, cols, it, cols, ot, PP_SAT_INCLUSIVE);
+            pp_plan plan;
+            TC_OK(env->ctx, pp_context_last_plan(env->ctx, &plan));
+            TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_SAT_STRATEGY, PP_SAT_STRATEGY_AUTO));
+            TC_CHECK(!strcmp(plan.family, "sat"), "plan family %s", plan.family);
+            if (env->backend == PP_BACKEND_HIP)
+                TC_CHECK(!strcmp(plan.strategy, forced[f].name), "forced %s ran '%s'", forced[f].name, plan.strategy);
+            /* one-pass == two-pass always; every form == AUTO on the CPU (one order) and for
+             * integers; HIP's reduce-then-scan floats are checked against the bound below */
+            if (f == 0) one = b;
+            else if (f == 1) TC_CHECK(!memcmp(one, b, ob), "the two-pass strategy gave other bits than the one-pass");
+            if (!tc_is_float(ot) || env->backend == PP_BACKEND_CPU)
+                TC_CHECK(!memcmp(a, b, ob), "strategy %s gave other bits than AUTO", forced[f].name);
+            else if (f == 2)
+                sat_check(in, rows, cols, cols, it, b, cols, ot);
+            if (f != 0) free(b);
+        }
+        free(one);
         free(a);
-        free(b);
         free(in);
     }
 }
@@ -273,6 +291,35 @@ static void t_sat_two_pass(void **state)
         TC_OK(env->ctx, pp_context_last_plan(env->ctx, &plan));
         if (env->backend == PP_BACKEND_HIP && sh[k].rows > 1)
             TC_CHECK(!strcmp(plan.strategy, "two_pass"), "forced two-pass ran '%s'", plan.strategy);
+    }
+    TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_SAT_STRATEGY, PP_SAT_STRATEGY_AUTO));
+}
+
+/* Every strategy forced (HIP: the plan says it ran; the CPU ignores the option) over the edges
+ * of the reduce-then-scan form's bands (multiples of 8 rows) and wave tiles (128 or 256
+ * columns) and of the one-pass form's tiles, against the oracle. */
+static void t_sat_strategies(void **state)
+{
+    tc_env *env = tc_envp(state);
+    static const struct {
+        int strategy;
+        const char *name;
+    } forced[] = {{PP_SAT_STRATEGY_REDUCE_SCAN, "reduce_scan"}, {PP_SAT_STRATEGY_ONE_PASS, "one_pass"}};
+    const shape sh[] = {{2, 1}, {8, 128}, {9, 129}, {17, 127}, {7, 255}, {63, 257}, {65, 513}, {300, 1031}, {1029, 3}};
+    for (size_t f = 0; f < 2; ++f) {
+        TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_SAT_STRATEGY, forced[f].strategy));
+        for (size_t k = 0; k < sizeof sh / sizeof sh[0]; ++k)
+            for (size_t p = 0; p < N_SAT_PAIRS; ++p) {
+                sat_case(env, sat_pairs[p][0], sat_pairs[p][1], sh[k].rows, sh[k].cols, (int)((k + p) % 2),
+                         (pp_sat_form)((k + p + f) % 2), TC_RANDOM);
+                pp_plan plan;
+                TC_OK(env->ctx, pp_context_last_plan(env->ctx, &plan));
+                if (env->backend == PP_BACKEND_HIP)
+                    TC_CHECK(!strcmp(plan.strategy, forced[f].name), "forced %s ran '%s'", forced[f].name,
+                             plan.strategy);
+            }
+        if (tc_thorough()) /* bands taller than 8 rows where the tiles outnumber the device's aim */
+            sat_case(env, PP_U8, PP_U32, 4001, 3000, 1, PP_SAT_INTEGRAL, TC_RANDOM);
     }
     TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_SAT_STRATEGY, PP_SAT_STRATEGY_AUTO));
 }
@@ -452,7 +499,7 @@ int main(void)
     tc_init("sat");
     const struct CMUnitTest tests[] = {
         TC_BOTH(t_sat_shapes),    TC_BOTH(t_sat_float_data), TC_BOTH(t_sat_wrap),   TC_BOTH(t_sat_determinism),
-        TC_BOTH(t_sat_two_pass),  TC_BOTH(t_sat_empty),      TC_BOTH(t_axis_combos), TC_BOTH(t_axis_shapes),
+        TC_BOTH(t_sat_two_pass),  TC_BOTH(t_sat_strategies), TC_BOTH(t_sat_empty),      TC_BOTH(t_axis_combos), TC_BOTH(t_axis_shapes),
         TC_BOTH(t_transpose),
     };
     return TC_RUN("sat", tests);
