@@ -325,8 +325,31 @@ PP_DEVICE bool rs_tile(const rs_params &p, uint64_t &b, uint64_t &j)
     return true;
 }
 
+/* The raw elements of CH rows of a lane's run, from row rc (rows from r1 on and columns from
+ * `valid` on are not loaded: their v keep what they held). */
+template <typename In, int CH, int N>
+PP_DEVICE void rs_load(const In *__restrict__ in, const rs_params &p, uint64_t rc, uint64_t r1, uint64_t cb,
+                       uint32_t valid, In (&v)[CH][N])
+{
+#pragma unroll
+    for (int r = 0; r < CH; ++r)
+        if (rc + r < r1 && valid > 0) pp_lane_load<In, N>(in + (rc + r) * p.in_pitch + cb, valid, p.vec_in, v[r]);
+}
+
+/* The accumulators of a loaded chunk: the identity outside the matrix. */
+template <typename P, int CH, int N>
+PP_DEVICE void rs_make(const typename P::in_t (&v)[CH][N], uint64_t rc, uint64_t r1, uint32_t valid,
+                       typename P::acc_t (&x)[CH][N])
+{
+#pragma unroll
+    for (int r = 0; r < CH; ++r)
+#pragma unroll
+        for (int k = 0; k < N; ++k) x[r][k] = rc + r < r1 && (uint32_t)k < valid ? P::make(v[r][k], 0) : P::op::identity();
+}
+
 template <typename P>
-__global__ __launch_bounds__(SAT_RS_THREADS) void rs_sums(const typename P::in_t *in, rs_params p)
+__global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS) void rs_sums(const typename P::in_t *__restrict__ in,
+                                                                           rs_params p)
 {
     using In = typename P::in_t;
     using A = typename P::acc_t;
@@ -342,15 +365,12 @@ __global__ __launch_bounds__(SAT_RS_THREADS) void rs_sums(const typename P::in_t
     A col[N];
 #pragma unroll
     for (int k = 0; k < N; ++k) col[k] = Op::identity();
+    In v[CH][N] = {};
+    rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
     for (uint64_t rc = r0; rc < r1; rc += CH) {
         A x[CH][N];
-#pragma unroll
-        for (int r = 0; r < CH; ++r) {
-            In v[N];
-            if (rc + r < r1 && valid > 0) pp_lane_load<In, N>(in + (rc + r) * p.in_pitch + cb, valid, p.vec_in, v);
-#pragma unroll
-            for (int k = 0; k < N; ++k) x[r][k] = rc + r < r1 && (uint32_t)k < valid ? P::make(v[k], 0) : Op::identity();
-        }
+        rs_make<P, CH, N>(v, rc, r1, valid, x);
+        if (SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
         A mine = Op::identity(); /* lane r of the chunk: row rc + r's sum */
 #pragma unroll
         for (int r = 0; r < CH; ++r) {
@@ -363,6 +383,7 @@ __global__ __launch_bounds__(SAT_RS_THREADS) void rs_sums(const typename P::in_t
             for (int k = 0; k < N; ++k) col[k] = Op::apply(col[k], x[r][k]);
         }
         if (lane < (unsigned)CH && rc + lane < r1) rsum[rc + lane] = mine;
+        if (!SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
     }
     A *csum = reinterpret_cast<A *>(p.csum) + b * p.cols;
 #pragma unroll
@@ -433,8 +454,9 @@ template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_prefi
 }
 
 template <typename P>
-__global__ __launch_bounds__(SAT_RS_THREADS) void rs_table(const typename P::in_t *in, typename P::out_t *out,
-                                                            rs_params p)
+__global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS) void rs_table(const typename P::in_t *__restrict__ in,
+                                                                            typename P::out_t *__restrict__ out,
+                                                                            rs_params p)
 {
     using In = typename P::in_t;
     using Out = typename P::out_t;
@@ -456,15 +478,12 @@ __global__ __launch_bounds__(SAT_RS_THREADS) void rs_table(const typename P::in_
         col[k] = Op::identity();
     }
     A crun = Op::identity();
+    In v[CH][N] = {};
+    rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
     for (uint64_t rc = r0; rc < r1; rc += CH) {
         A x[CH][N];
-#pragma unroll
-        for (int r = 0; r < CH; ++r) {
-            In v[N];
-            if (rc + r < r1 && valid > 0) pp_lane_load<In, N>(in + (rc + r) * p.in_pitch + cb, valid, p.vec_in, v);
-#pragma unroll
-            for (int k = 0; k < N; ++k) x[r][k] = rc + r < r1 && (uint32_t)k < valid ? P::make(v[k], 0) : Op::identity();
-        }
+        rs_make<P, CH, N>(v, rc, r1, valid, x);
+        if (SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
         const A h = lane < (unsigned)CH && rc + lane < r1 ? hrow[rc + lane] : Op::identity();
         if (p.border && j == 0 && lane < (unsigned)CH && rc + lane < r1)
             reinterpret_cast<Out *>(p.border)[(rc + lane) * p.out_pitch] = Out(0);
@@ -482,6 +501,7 @@ __global__ __launch_bounds__(SAT_RS_THREADS) void rs_table(const typename P::in_
             }
             if (rc + r < r1 && valid > 0) pp_lane_store<Out, N>(out + (rc + r) * p.out_pitch + cb, valid, p.vec_out, y);
         }
+        if (!SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
     }
 }
 

@@ -53,6 +53,10 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
 #define SAT_RS_ITEMS 4
 #define SAT_RS_CHUNK 8
 #define SAT_RS_THREADS 256
+/* 1: the next chunk's loads are issued before the current chunk is summed (and, in the table,
+ * stored); 0: after. Blocks per SM / CU the registers are capped for (1: none). */
+#define SAT_RS_PREFETCH 1
+#define SAT_RS_MIN_BLOCKS 1
 
 /* ---- run-time choices, per target ----
  * pause_ns / delay_ns: the look-back's sleeps (one-pass form and the scans); auto_strategy: the
