@@ -288,7 +288,7 @@ pp_status grid_launch(pp_context *ctx, int mode, const void *in, uint64_t in_pit
 /* ---- the table by reduce, then scan (PP_SAT_STRATEGY_REDUCE_SCAN) ----
  * The image is cut into bands of B rows (a power of two, run time) and each band into wave
  * tiles of TW = SAT_RS_ITEMS x PP_WAVE columns; a wave owns one tile and walks its rows
- * SAT_RS_CHUNK at a time. For a pixel (r, c) of tile (b, j), with T the table:
+ * sat_rs_chunk at a time. For a pixel (r, c) of tile (b, j), with T the table:
  *   T(r, c) = L(r, c) + C(r) + P(b, c),
  *   L(r, c) = sum of the tile's elements in rows [bB, r] and columns [jTW, c] (the tile's own
  *             table: each row's prefix within the wave, summed down the band in registers),
@@ -309,7 +309,7 @@ pp_status grid_launch(pp_context *ctx, int mode, const void *in, uint64_t in_pit
 struct rs_params {
     uint64_t rows, cols, in_pitch, out_pitch;
     uint64_t ntc, nb, tiles; /* wave tiles across, bands, tiles */
-    uint32_t band;           /* rows of a band (a multiple of SAT_RS_CHUNK) */
+    uint32_t band;           /* rows of a band (a multiple of every chunk) */
     int vec_in, vec_out;
     void *rsum, *csum;       /* A [ntc][rows], A [nb][cols] */
     void *border;            /* integral table: the first element of its zero column (row 1), else NULL */
@@ -348,13 +348,13 @@ PP_DEVICE void rs_make(const typename P::in_t (&v)[CH][N], uint64_t rc, uint64_t
 }
 
 template <typename P>
-__global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS) void rs_sums(const typename P::in_t *__restrict__ in,
+__global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typename P::in_t))) void rs_sums(const typename P::in_t *__restrict__ in,
                                                                            rs_params p)
 {
     using In = typename P::in_t;
     using A = typename P::acc_t;
     using Op = typename P::op;
-    constexpr int N = SAT_RS_ITEMS, CH = SAT_RS_CHUNK;
+    constexpr int N = SAT_RS_ITEMS, CH = sat_rs_chunk<In, A>();
     uint64_t b, j;
     if (!rs_tile(p, b, j)) return;
     const unsigned lane = pp_lane_id();
@@ -454,7 +454,7 @@ template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_prefi
 }
 
 template <typename P>
-__global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS) void rs_table(const typename P::in_t *__restrict__ in,
+__global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typename P::in_t))) void rs_table(const typename P::in_t *__restrict__ in,
                                                                             typename P::out_t *__restrict__ out,
                                                                             rs_params p)
 {
@@ -462,7 +462,7 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS) void rs_table(co
     using Out = typename P::out_t;
     using A = typename P::acc_t;
     using Op = typename P::op;
-    constexpr int N = SAT_RS_ITEMS, CH = SAT_RS_CHUNK;
+    constexpr int N = SAT_RS_ITEMS, CH = sat_rs_chunk<In, A>();
     uint64_t b, j;
     if (!rs_tile(p, b, j)) return;
     const unsigned lane = pp_lane_id();
@@ -517,7 +517,7 @@ pp_status rs_launch(pp_context *ctx, Out *out, const pp_grid_args *a, void *bord
     const uint64_t tw = (uint64_t)SAT_RS_ITEMS * (uint64_t)hs->dev.wave;
     const uint64_t ntc = (a->cols + tw - 1) / tw;
     const uint64_t aim = (uint64_t)hs->dev.cu_count * tu->rs_waves_per_cu;
-    uint64_t band = SAT_RS_CHUNK;
+    uint64_t band = SAT_RS_BAND_MIN;
     while (band < 1024 && (a->rows + band - 1) / band * ntc > aim) band *= 2;
     const uint64_t nb = (a->rows + band - 1) / band, tiles = nb * ntc;
     const uint64_t wpb = SAT_RS_THREADS / (uint64_t)hs->dev.wave;
@@ -559,11 +559,12 @@ pp_status rs_launch(pp_context *ctx, Out *out, const pp_grid_args *a, void *bord
     return PP_OK;
 }
 
-/* The strategy of a table: the option's, or the tuning row's for AUTO. */
-static int sat_strategy(pp_context *ctx, const pp_sat_tuning *tu)
+/* The strategy of a table: the option's, or the tuning row's for AUTO (by the table's size). */
+static int sat_strategy(pp_context *ctx, const pp_sat_tuning *tu, const pp_grid_args *a)
 {
     const int64_t forced = pp__option(ctx, PP_OPTION_SAT_STRATEGY);
-    return forced != PP_SAT_STRATEGY_AUTO ? (int)forced : tu->auto_strategy;
+    if (forced != PP_SAT_STRATEGY_AUTO) return (int)forced;
+    return a->rows * a->cols >= tu->auto_min ? tu->auto_strategy : PP_SAT_STRATEGY_ONE_PASS;
 }
 
 /* The plan: family "sat" or "axis_scan"; strategy "one_pass", "two_pass", "reduce_scan" (the
@@ -589,12 +590,12 @@ template <typename P, typename Out> struct grid_run {
             pp__set_plan(ctx, family, "tiles", grid, grid, sat_rows<A>(), SAT_TILE_COLS, tu->pause_ns, tu->delay_ns);
         } else if constexpr (!sat_pair<Q>()) {
             return PP_ERROR_UNSUPPORTED; /* src/ lets no other table through */
-        } else if (sat_strategy(ctx, tu) == PP_SAT_STRATEGY_REDUCE_SCAN) {
+        } else if (sat_strategy(ctx, tu, a) == PP_SAT_STRATEGY_REDUCE_SCAN) {
             uint64_t band = 0;
             PP_TRY((rs_launch<Q, Out>(ctx, out, a, border, &grid, &band)));
             pp__set_plan(ctx, family, "reduce_scan", grid, grid, (int64_t)band,
                          (int64_t)SAT_RS_ITEMS * pp_hip(ctx)->dev.wave, 0, 0);
-        } else if (sat_strategy(ctx, tu) == PP_SAT_STRATEGY_TWO_PASS) {
+        } else if (sat_strategy(ctx, tu, a) == PP_SAT_STRATEGY_TWO_PASS) {
             /* rows into out, then the columns of out in place (the same-type sum's kernel); the
              * scratch of both first, so that a failure writes nothing */
             size_t h1, v1, h2, v2;

@@ -47,16 +47,28 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
 /* ---- the table by reduce, then scan (PP_SAT_STRATEGY_REDUCE_SCAN; compile time) ----
  * A wave owns a tile of SAT_RS_ITEMS x PP_WAVE columns (128 on a wave of 32, 256 on one of 64:
  * a lane's run of 4 elements, 16-byte accesses for 4-byte elements) by a band of rows (run
- * time, below), walked SAT_RS_CHUNK rows at a time: each lane keeps a chunk of its run in
+ * time, below), walked sat_rs_chunk rows at a time: each lane keeps a chunk of its run in
  * registers and nothing of the wave is shared with another wave (no barrier, no shared memory).
- * Not measured against other shapes. */
+ * Chunk rows and the register cap (blocks per SM / CU), by the input's size, H100 80GB HBM3
+ * (2026-11-26 ~17:00 UTC, commit 0d46800 with tuning_sat.h edited per variant, 16384 x 16384,
+ * ms for f32 -> f32 / u8 -> u32; copy row 717-724 us): chunk 8 uncapped (f32: 105 / 118
+ * registers in the two tile kernels, 2 blocks an SM) 1.198 / 1.492; chunk 4 uncapped 1.189 /
+ * 1.269; chunk 4 capped at 4 blocks 1.300 / 1.092; chunk 8 capped at 3 blocks 1.532 / 2.244.
+ * ncu of chunk 8 (f32): the sums kernel 370 us at 88% of DRAM bandwidth, the table kernel 754
+ * us at 85%, the scans of the sums 40 + 22 us: the f32 table moves what it must at close to the
+ * card's speed; the u8 one is far from it (4-byte loads a lane: latency). Chunk 8, uncapped,
+ * for 4-byte inputs into 4-byte sums; 1-byte inputs: chunk 4, 4 blocks; 8-byte inputs or sums:
+ * chunk 4, uncapped (not measured: chunk 8 took 135-202 registers there, one block an SM for
+ * f64). The next chunk's loads are issued before
+ * the current one is summed (SAT_RS_PREFETCH 1): 1.198 / 1.492 against 1.192 / 1.482 with 0,
+ * no difference. */
 #define SAT_RS_ITEMS 4
-#define SAT_RS_CHUNK 8
 #define SAT_RS_THREADS 256
-/* 1: the next chunk's loads are issued before the current chunk is summed (and, in the table,
- * stored); 0: after. Blocks per SM / CU the registers are capped for (1: none). */
 #define SAT_RS_PREFETCH 1
-#define SAT_RS_MIN_BLOCKS 1
+template <typename In, typename A> constexpr int sat_rs_chunk() { return sizeof(In) == 4 && sizeof(A) == 4 ? 8 : 4; }
+#define SAT_RS_MIN_BLOCKS(IB) ((IB) == 1 ? 4 : 1)
+/* The bands' heights are powers of two from this (a multiple of every chunk). */
+#define SAT_RS_BAND_MIN 8
 
 /* ---- run-time choices, per target ----
  * pause_ns / delay_ns: the look-back's sleeps (one-pass form and the scans); auto_strategy: the
@@ -68,20 +80,25 @@ struct pp_sat_tuning {
     const char *target;       /* as pp_hip_device::arch names it */
     unsigned pause_ns;        /* between two polls of an entry not yet published (0: pp_spin_pause) */
     unsigned delay_ns;        /* once, before a lane's first poll */
-    int auto_strategy;        /* pp_sat_strategy, not AUTO */
+    int auto_strategy;        /* pp_sat_strategy, not AUTO: for tables of at least auto_min elements */
+    uint64_t auto_min;        /* smaller tables: the one-pass form */
     unsigned rs_waves_per_cu; /* reduce-then-scan: wave tiles per compute unit the bands aim at */
 };
 
 /* Sleeps not measured on any target yet: the shortest back-off and no delay everywhere.
- * auto_strategy and rs_waves_per_cu: not measured yet (the fifth session's device call compares
- * the forms on the H100). The first row of a platform is its fallback. */
+ * AUTO on sm_90: reduce-then-scan from 2^22 elements. H100 80GB HBM3, 2026-11-26 ~17:00 UTC,
+ * commit 0d46800: 16384 x 16384 f32 -> f32 1.198 ms against the one-pass form's 1.665, u8 -> u32
+ * 1.092 against 1.608; 1920 x 1080 (2^21) f32 24.6 us against 25.6, u8 -> u32 26.5 (chunk 8) /
+ * 34.2 (chunk 4) against 26.0: the one-pass form below 2^22. rs_waves_per_cu 64 not varied.
+ * sm_80 follows sm_90 (not measured); AMD keeps the one-pass form (not measured: no AMD GPU
+ * here). The first row of a platform is its fallback. */
 static const pp_sat_tuning pp_sat_tuning_table[] = {
-    /* target  pause delay  AUTO runs                   waves/CU */
-    {"sm_90", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 64},
-    {"sm_80", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 64},
-    {"gfx90a", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 64},
-    {"gfx940", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 64},
-    {"gfx1030", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 64},
+    /* target  pause delay  AUTO runs                   from          waves/CU */
+    {"sm_90", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 1ull << 22, 64},
+    {"sm_80", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 1ull << 22, 64},
+    {"gfx90a", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 0, 64},
+    {"gfx940", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 0, 64},
+    {"gfx1030", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 0, 64},
 };
 
 /* The row for the context's device (as tuning_scan.h picks its rows). */
