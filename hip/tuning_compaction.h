@@ -44,8 +44,7 @@ template <int KW> struct compact_shape {
  * blocks the flags kernel took 40 registers and spilled 40 bytes), 5 for 8-byte flags (48
  * registers, no spill; 32 bytes of spill at 8), 6 for the other 1- and 8-byte kernels (40
  * registers, no spill; 56 bytes for 1-byte run heads at 8); 6 for run-length encoding, every
- * size (40 registers, no spill; the 4-byte kernel spills 80 / 196 bytes at 8, and spilled 8 /
- * 12 at 6 before its pair was packed into two words, lookback.h's pp_lb_pack; not measured on
+ * size (40 registers, no spill; the 4-byte kernel spills 80 / 196 bytes at 8; not measured on
  * a GPU yet). Measured on the H100 (2^28 f32, bench/NOTES.md "compaction: third session"):
  * select flagged 999 -> 717 us with the flags
  * kernel at 8 blocks (achieved occupancy 61% -> 98%) together with the staging change.
