@@ -144,6 +144,18 @@ template <typename SO> PP_DEVICE void pp_lb_publish(pp_lb_entry<SO> *st, uint64_
     }
 }
 
+/* W words from p, each read once; whether every one is ready. */
+template <int W> PP_DEVICE bool pp_lb_ld_words(const unsigned long long *p, unsigned long long (&w)[W])
+{
+    bool ready = true;
+#pragma unroll
+    for (int k = 0; k < W; ++k) {
+        w[k] = pp_lb_ld(p + k);
+        ready = ready && (w[k] >> 63);
+    }
+    return ready;
+}
+
 /* Entry e's words, read once: whether every one is ready, and then its value in x. */
 template <typename SO> PP_DEVICE bool pp_lb_try(const pp_lb_entry<SO> *st, uint64_t e, typename SO::T &x)
 {
@@ -152,13 +164,7 @@ template <typename SO> PP_DEVICE bool pp_lb_try(const pp_lb_entry<SO> *st, uint6
     const unsigned long long *p = st[e].w;
     if constexpr (pp_lb_pack<C>::W > 0) {
         unsigned long long w[K::W];
-        bool ready = true;
-#pragma unroll
-        for (int k = 0; k < K::W; ++k) {
-            w[k] = pp_lb_ld(p + k);
-            ready = ready && (w[k] >> 63);
-        }
-        if (!ready) return false;
+        if (!pp_lb_ld_words<K::W>(p, w)) return false;
 #pragma unroll
         for (int k = 0; k < K::W; ++k) w[k] &= ~(1ull << 63);
         x = SO::make(pp_lb_pack<C>::get(w), 0);
@@ -175,13 +181,7 @@ template <typename SO> PP_DEVICE bool pp_lb_try(const pp_lb_entry<SO> *st, uint6
         x = SO::make(c.a, (uint32_t)(lo >> 32) & 1u);
     } else {
         unsigned long long w[K::W];
-        bool ready = true;
-#pragma unroll
-        for (int k = 0; k < K::W; ++k) {
-            w[k] = pp_lb_ld(p + k);
-            ready = ready && (w[k] >> 63);
-        }
-        if (!ready) return false;
+        if (!pp_lb_ld_words<K::W>(p, w)) return false;
         typename K::bits b;
 #pragma unroll
         for (int k = 0; k < K::W; ++k) b.u[k] = (uint32_t)w[k];
