@@ -80,8 +80,8 @@ using count_op = pp_scan_op<pp_op_sum<uint64_t>, uint64_t, false>;
 /* Run-length encoding's carry: the runs (heads) from the first tile to the end of a span of
  * tiles, and the index of the span's last head. The fold (a, b) -> (a.runs + b.runs, b.runs ?
  * b.head : a.head) is associative (a span without a head passes the earlier head on), with the
- * identity (0, 0), so it takes the chain look-back as a count does; it travels as four state
- * words (lookback.h). The tile holding run r's head learns run r - 1's head from it, and so
+ * identity (0, 0), so it takes the chain look-back as a count does; it travels as two state
+ * words (pp_lb_pack below). The tile holding run r's head learns run r - 1's head from it, and so
  * writes run r - 1's length even where that run began many tiles before. */
 struct rle_carry {
     uint64_t runs, head;
@@ -189,12 +189,12 @@ PP_DEVICE bool compact_prefetch(const K *in, const compact_params &prm, uint64_t
     return ok;
 }
 
-/* Wave 0 of tile t with `total` kept (and `head`, tile_agg): the carry before the tile (of the
- * scan operator SO: count_op, or rle_op for run-length encoding) (the look-back, which publishes the tile's
- * aggregate first unless it was published early), returned in every lane, its count into
- * *prefix; the last tile writes the count; persistent blocks take their next ticket into *next
- * once it is done (as the scan does: a tile's count is then published soon after its ticket is
- * taken). */
+/* Wave 0 of tile t with `total` kept (and `head`, tile_agg): the carry before the tile, of the
+ * scan operator SO (count_op, or rle_op for run-length encoding), from the look-back (which
+ * publishes the tile's aggregate first unless it was published early), returned in every
+ * lane, its count into *prefix; the last tile writes the count; persistent blocks take their
+ * next ticket into *next once it is done (as the scan does: a tile's count is then published
+ * soon after its ticket is taken). */
 template <bool PERSIST, typename SO>
 PP_DEVICE typename SO::T compact_lookback(const compact_params &prm, uint64_t t, uint32_t total, uint64_t head,
                                           const pp_lb_sleeps &sleeps, uint64_t *prefix, uint64_t *next)
@@ -298,10 +298,10 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
     __shared__ pp_vec16 xbuf[WAVES][L::VECS]; /* the tile's input, then its outputs' values */
     __shared__ uint64_t tile_no[2], tile_prefix; /* this tile, the next one (persistent) */
     __shared__ uint32_t wsum[WAVES];           /* the waves' kept counts, then those before them */
-    /* RLE: each wave's last head (tile index; set where the wave has one), then the index of
-     * the head before each wave's first */
+    /* RLE: wlast, each wave's last head (tile index; set where the wave has one); wprev, the
+     * index of the head before each wave's first (~0: the last one before the tile, tile_head) */
     __shared__ uint32_t wlast[RLE ? WAVES : 1];
-    __shared__ uint64_t wprev[RLE ? WAVES : 1], tile_head; /* tile_head: the last head before the tile */
+    __shared__ uint64_t wprev[RLE ? WAVES : 1], tile_head;
     /* dynamic: the payload of the tile's outputs (psz > 0), the positions list (place i of a
      * wave's outputs: its element; with a payload or indices only), the second input buffer
      * (persistent) */
