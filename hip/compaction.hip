@@ -42,13 +42,20 @@
  * predicate) and the tile kernel writes the r-th rejected at out[kept + r]. (Both halves in
  * input order in one pass would need the kept total before the first rejected element is
  * placed; the rejected half through a scratch buffer and copied after moves as many bytes as
- * the count pass: 3 n element sizes, against CUB's 2 n with its rejected half reversed.) Run-length
- * encoding: the runs' starts are written as indices (into the
- * lengths buffer where they fit, else into scratch), then rle_bounds and rle_lengths turn them
- * into lengths. A single tile is one launch (no look-back, no state to clear). Elements, keys
- * and payloads move as bits by size (1, 4, 8 bytes): 18 tile kernels (3 sizes x 3 keep modes
- * x one tile per block or persistent).
- * Memory traffic of a select: read n elements (and n flags), write the kept ones.
+ * the count pass: 3 n element sizes, against CUB's 2 n with its rejected half reversed.)
+ * Run-length encoding, in the same single pass: the look-back carries, with the count of run
+ * heads, the index of the last head (rle_op's pair); each head writes the length of the run
+ * before it (its index minus the previous head's: in the wave's staged positions, or the
+ * wave's head-before from wave 0, which takes it from the last earlier wave with a head or
+ * from the carry), so a run that crosses tiles, even many, gets its length from the tile that
+ * holds the next head, and the last tile writes the last run's (n minus its head). (The first
+ * version wrote the heads' indices, then two kernels turned them into lengths: 1.01 ms
+ * against unique's 0.60 at 2^28 u32 in runs of 4, H100.) A single tile is one launch (no
+ * look-back, no state to clear). Elements, keys and payloads move as bits by size (1, 4, 8
+ * bytes): 24 tile kernels (3 sizes x (3 keep modes + run-length encoding) x one tile per block
+ * or persistent).
+ * Memory traffic of a select: read n elements (and n flags), write the kept ones; of a
+ * run-length encoding: read n elements, write the runs' values and lengths.
  */
 #include <string.h>
 
@@ -70,13 +77,66 @@ template <> struct word_of<8> { using type = uint64_t; };
 
 using count_op = pp_scan_op<pp_op_sum<uint64_t>, uint64_t, false>;
 
+/* Run-length encoding's carry: the runs (heads) from the first tile to the end of a span of
+ * tiles, and the index of the span's last head. The fold (a, b) -> (a.runs + b.runs, b.runs ?
+ * b.head : a.head) is associative (a span without a head passes the earlier head on), with the
+ * identity (0, 0), so it takes the chain look-back as a count does; it travels as two state
+ * words (pp_lb_pack below). The tile holding run r's head learns run r - 1's head from it, and so
+ * writes run r - 1's length even where that run began many tiles before. */
+struct rle_carry {
+    uint64_t runs, head;
+};
+using ::pp_shfl_any; /* blocks.h's, beside this one */
+PP_DEVICE rle_carry pp_shfl_any(rle_carry x, int src, int w = PP_WAVE)
+{
+    rle_carry r;
+    r.runs = pp_shfl(x.runs, src, w);
+    r.head = pp_shfl(x.head, src, w);
+    return r;
+}
+struct rle_fold {
+    static PP_DEVICE rle_carry identity() { return rle_carry{0, 0}; }
+    static PP_DEVICE rle_carry apply(rle_carry a, rle_carry b)
+    {
+        return rle_carry{a.runs + b.runs, b.runs ? b.head : a.head};
+    }
+};
+using rle_op = pp_scan_op<rle_fold, rle_carry, false>;
+
+} // namespace
+
+/* rle_carry in the look-back's state: two words of 63 bits (its counts are below n < 2^63), not
+ * four of 32 (lookback.h). */
+template <> struct pp_lb_pack<rle_carry> {
+    static constexpr int W = 2;
+    static PP_DEVICE void put(const rle_carry &c, unsigned long long (&w)[2])
+    {
+        w[0] = c.runs;
+        w[1] = c.head;
+    }
+    static PP_DEVICE rle_carry get(const unsigned long long (&w)[2]) { return rle_carry{w[0], w[1]}; }
+};
+
+namespace {
+
+/* A tile's aggregate: `total` kept (and for run-length encoding the index of its last head,
+ * meaningful where total > 0), and the kept count of a carry. */
+template <typename SO> PP_DEVICE typename SO::T tile_agg(uint32_t total, uint64_t head);
+template <> PP_DEVICE count_op::T tile_agg<count_op>(uint32_t total, uint64_t) { return count_op::make(total, 0); }
+template <> PP_DEVICE rle_op::T tile_agg<rle_op>(uint32_t total, uint64_t head)
+{
+    return rle_op::make(rle_carry{total, head}, 0);
+}
+PP_DEVICE uint64_t kept_of(uint64_t c) { return c; }
+PP_DEVICE uint64_t kept_of(rle_carry c) { return c.runs; }
+
 struct compact_params {
     uint64_t n, tiles;
     void *state;            /* published tile counts (tiles > 1) */
     unsigned *ticket;       /* tile ticket counter (tiles > 1) */
     const uint8_t *flags;   /* PP_KEEP_FLAGS */
     const void *payload;
-    void *out, *pout, *idx; /* values (write_vals), payload (psz), indices / run starts (isz) */
+    void *out, *pout, *idx; /* values (write_vals), payload (psz), indices (isz) */
     uint64_t *count;        /* device: the number kept */
     pp_keep_pred pred;
     pp_keep32 k32;          /* pred prepared for 4-byte elements */
@@ -87,6 +147,11 @@ struct compact_params {
     int by_index;           /* a block per tile, the tile its block index (no ticket) */
     const uint64_t *kept_total; /* partition counted first: the number kept, else NULL */
     pp_lb_sleeps sleeps;
+    /* run-length encoding: the runs' lengths, lsz bytes each (last: the offsets of the fields
+     * before them stay those of the other kernels, whose register allocation moved when they
+     * did: the 4-byte run-head kernel spilled 16 / 52 bytes instead of 12 / 36) */
+    void *len;
+    unsigned lsz;
 };
 
 PP_DEVICE uint64_t get_sized(const void *p, uint64_t i, unsigned size)
@@ -124,25 +189,27 @@ PP_DEVICE bool compact_prefetch(const K *in, const compact_params &prm, uint64_t
     return ok;
 }
 
-/* Wave 0 of tile t with `total` kept: the count before the tile (the look-back, which
- * publishes the tile's count first unless it was published early) into *prefix; the last tile
- * writes the count; persistent blocks take their next ticket into *next once it is done (as
- * the scan does: a tile's count is then published soon after its ticket is taken). */
-template <bool PERSIST>
-PP_DEVICE void compact_lookback(const compact_params &prm, uint64_t t, uint32_t total, const pp_lb_sleeps &sleeps,
-                                uint64_t *prefix, uint64_t *next)
+/* Wave 0 of tile t with `total` kept (and `head`, tile_agg): the carry before the tile, of the
+ * scan operator SO (count_op, or rle_op for run-length encoding), from the look-back (which
+ * publishes the tile's aggregate first unless it was published early), returned in every
+ * lane, its count into *prefix; the last tile writes the count; persistent blocks take their
+ * next ticket into *next once it is done (as the scan does: a tile's count is then published
+ * soon after its ticket is taken). */
+template <bool PERSIST, typename SO>
+PP_DEVICE typename SO::T compact_lookback(const compact_params &prm, uint64_t t, uint32_t total, uint64_t head,
+                                          const pp_lb_sleeps &sleeps, uint64_t *prefix, uint64_t *next)
 {
-    uint64_t p = 0;
+    typename SO::T p = SO::identity();
     const bool publish = !COMPACT_VARIANTS_BUILT || prm.publish == 1; /* else published early */
     if (prm.tiles > 1)
-        p = pp_lookback_chain<count_op, false>(reinterpret_cast<pp_lb_entry<count_op> *>(prm.state), prm.tiles, t,
-                                               count_op::make(total, 0), publish, sleeps)
-                .v;
+        p = pp_lookback_chain<SO, false>(reinterpret_cast<pp_lb_entry<SO> *>(prm.state), prm.tiles, t,
+                                         tile_agg<SO>(total, head), publish, sleeps);
     if (pp_lane_id() == 0) {
-        *prefix = p;
-        if (t == prm.tiles - 1) *prm.count = p + total;
+        *prefix = kept_of(p.v);
+        if (t == prm.tiles - 1) *prm.count = kept_of(p.v) + total;
         if (PERSIST) *next = pp_tile_ticket(prm.ticket);
     }
+    return p;
 }
 
 /* One lane's elements x (keep bits `keep`) placed in its wave's part of the tile's outputs:
@@ -178,17 +245,19 @@ PP_DEVICE void compact_place(bool partition, uint32_t keep, const K (&x)[ITEMS],
 
 /* The wave's outputs staged in its own part of shared memory (no block barrier): the values
  * (write_vals) over the wave's input buffer vw (every lane has read its elements), the
- * positions list (payload or indices) into pw, the payload of the outputs gathered into psw.
+ * positions list (payload, indices, or RLE's run heads) into pw, the payload of the outputs
+ * gathered into psw.
  * o: the kept ones before this lane in the wave, kw: the wave's, first: the wave index of
  * x[0], w0: the tile index of the wave's first element, outs: the wave's outputs. */
-template <int ITEMS, typename K>
+template <int ITEMS, bool RLE, typename K>
 PP_DEVICE void compact_stage(const compact_params &prm, uint32_t keep, const K (&x)[ITEMS], uint32_t o, uint32_t kw,
                              uint32_t first, uint32_t w0, uint32_t outs, uint64_t tbase, K *vw, uint16_t *pw,
                              unsigned char *psw)
 {
     pp_wave_sync(); /* every lane has read its elements from the wave's buffer */
     const uint32_t r0 = kw + (first - o);
-    if (!prm.psz && !prm.isz) compact_place<true, false>(prm.partition, keep, x, o, r0, w0 + first, vw, pw);
+    if (RLE) compact_place<true, true>(false, keep, x, o, r0, w0 + first, vw, pw); /* values, heads */
+    else if (!prm.psz && !prm.isz) compact_place<true, false>(prm.partition, keep, x, o, r0, w0 + first, vw, pw);
     else if (prm.write_vals) compact_place<true, true>(prm.partition, keep, x, o, r0, w0 + first, vw, pw);
     else compact_place<false, true>(prm.partition, keep, x, o, r0, w0 + first, vw, pw);
     pp_wave_sync();
@@ -210,10 +279,15 @@ template <int ITEMS, typename K> PP_DEVICE uint32_t compact_keep32(const pp_keep
     return keep;
 }
 
-template <int KW, int MODE, bool PERSIST>
-__global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE, KW>())) void compact_tiles(
+/* RLE (MODE PP_KEEP_RUN_HEAD only): run-length encoding, the lengths written in the same pass
+ * (the carry is rle_op's pair; each head writes the length of the run before it: see the write
+ * step). */
+template <int KW, int MODE, bool PERSIST, bool RLE>
+__global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE, KW, RLE>())) void compact_tiles(
     const typename word_of<KW>::type *in, compact_params prm)
 {
+    static_assert(!RLE || MODE == PP_KEEP_RUN_HEAD, "run-length encoding keeps run heads");
+    using SO = typename std::conditional<RLE, rle_op, count_op>::type; /* the look-back's carry */
     using K = typename word_of<KW>::type;
     using S = typename std::conditional<KW == 8, uint64_t, uint32_t>::type; /* K as shuffled */
     using SH = compact_shape<KW>;
@@ -224,6 +298,10 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
     __shared__ pp_vec16 xbuf[WAVES][L::VECS]; /* the tile's input, then its outputs' values */
     __shared__ uint64_t tile_no[2], tile_prefix; /* this tile, the next one (persistent) */
     __shared__ uint32_t wsum[WAVES];           /* the waves' kept counts, then those before them */
+    /* RLE: wlast, each wave's last head (tile index; set where the wave has one); wprev, the
+     * index of the head before each wave's first (~0: the last one before the tile, tile_head) */
+    __shared__ uint32_t wlast[RLE ? WAVES : 1];
+    __shared__ uint64_t wprev[RLE ? WAVES : 1], tile_head;
     /* dynamic: the payload of the tile's outputs (psz > 0), the positions list (place i of a
      * wave's outputs: its element; with a payload or indices only), the second input buffer
      * (persistent) */
@@ -232,7 +310,7 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
     uint16_t *const pos = reinterpret_cast<uint16_t *>(dyn + stage_vecs<KW>(prm.psz));
     /* the input buffers: persistent blocks alternate between xbuf and a dynamic one */
     pp_vec16 *const buf0 = &xbuf[0][0];
-    pp_vec16 *const buf1 = dyn + stage_vecs<KW>(prm.psz) + (prm.psz || prm.isz ? pos_vecs<KW>() : 0);
+    pp_vec16 *const buf1 = dyn + stage_vecs<KW>(prm.psz) + (RLE || prm.psz || prm.isz ? pos_vecs<KW>() : 0);
 
     const unsigned lane = pp_lane_id(), w = pp_wave_id();
     const pp_keep_pred pred = prm.pred;
@@ -265,6 +343,13 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
         uint32_t fm = 0;
         if constexpr (MODE == PP_KEEP_FLAGS)
             fm = pp_tile_load_flags<ITEMS>(prm.flags + wbase, valid, whole && prm.vec_flags);
+        /* run-length encoding: the element before the wave (lane 0), its load issued before the
+         * wait for the tile's, so that their latencies overlap (unique keeps the load after it:
+         * the value held across the wait took the 4-byte kernel's spills from 12 / 36 to 16 / 52
+         * bytes at its 32 registers, the 8-byte one's from 0 to 4 / 4; RLE's stay at 40, none) */
+        K before_wave = 0;
+        if constexpr (RLE)
+            if (lane == 0 && valid && wbase > 0) before_wave = in[wbase - 1];
         K x[ITEMS];
         pp_tile_load_finish<K, ITEMS>(in + wbase, valid, pre, xb + w * L::VECS, xb + w * L::VECS, x);
 
@@ -289,7 +374,7 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
         } else {
             /* the element before x[0]: the lane before's last, or the one before the wave */
             K prev = (K)pp_shfl_any((S)x[ITEMS - 1], lane ? (int)lane - 1 : 0);
-            if (lane == 0) prev = mine && wbase > 0 ? in[wbase - 1] : (K)0;
+            if (lane == 0) prev = RLE ? before_wave : mine && wbase > 0 ? in[wbase - 1] : (K)0;
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 bool kk;
@@ -306,6 +391,8 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
         const uint32_t incl = pp_wave_scan_incl<pp_op_sum<uint32_t>>(cnt);
         const uint32_t o = incl - cnt, kw = pp_shfl_any(incl, PP_WAVE - 1);
         if (lane == PP_WAVE - 1) wsum[w] = kw;
+        if constexpr (RLE) /* the lane with the wave's last head */
+            if (cnt && o + cnt == kw) wlast[w] = w0 + first + (31u - (uint32_t)__clz((int)keep));
         K *const vw = reinterpret_cast<K *>(xb + w * L::VECS); /* the wave's outputs' values */
         uint16_t *const pw = pos + w0;
         unsigned char *const psw = pstage + (size_t)w0 * psz;
@@ -313,20 +400,41 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
         /* The staging, in the variant's order: before the tile's count is known (publish 1, 2:
          * every read of the tile's inputs, the payload's too, done before the publication), or
          * (3) while wave 0 looks back. */
-        if (publish != 3) compact_stage<ITEMS>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
+        if (publish != 3) compact_stage<ITEMS, RLE>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
         __syncthreads(); /* the waves' counts */
         if (w == 0) {
+            uint64_t head = 0; /* RLE: the tile's last head (of its last wave with one) */
+            if constexpr (RLE) {
+                /* lane v < WAVES: wave v's last head (tile index), if it has one; the head
+                 * before wave v's first: the last head of the nearest wave before v with one,
+                 * else the last head before the tile (~0 here: the look-back's, below) */
+                const uint32_t vc = lane < (unsigned)WAVES ? wsum[lane] : 0u;
+                const uint32_t vlast = vc ? wlast[lane] : 0u;
+                const pp_wavemask_t heads = pp_ballot_wave(vc != 0), earlier = heads & pp_wavemask_lt();
+                const uint32_t eh = pp_shfl(vlast, earlier ? pp_wavemask_top(earlier) : 0);
+                if (lane < (unsigned)WAVES) wprev[lane] = earlier ? tbase + eh : ~0ull;
+                head = tbase + pp_shfl(vlast, heads ? pp_wavemask_top(heads) : 0);
+            }
             const uint32_t total = pp_block_scan_waves<pp_op_sum<uint32_t>, WAVES>(wsum);
             /* publish 2, 3: the count first (compact_lookback then does not) */
             if (publish != 1 && prm.tiles > 1 && lane == 0) {
-                auto *st = reinterpret_cast<pp_lb_entry<count_op> *>(prm.state);
-                if (t == 0) pp_lb_publish<count_op>(st + prm.tiles, 0, count_op::make(total, 0));
-                else pp_lb_publish<count_op>(st, t, count_op::make(total, 0));
+                auto *st = reinterpret_cast<pp_lb_entry<SO> *>(prm.state);
+                if (t == 0) pp_lb_publish<SO>(st + prm.tiles, 0, tile_agg<SO>(total, head));
+                else pp_lb_publish<SO>(st, t, tile_agg<SO>(total, head));
             }
-            if (publish == 3) compact_stage<ITEMS>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
-            compact_lookback<PERSIST>(prm, t, total, sleeps, &tile_prefix, &tile_no[1]);
+            if (publish == 3) compact_stage<ITEMS, RLE>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
+            const typename SO::T before =
+                compact_lookback<PERSIST, SO>(prm, t, total, head, sleeps, &tile_prefix, &tile_no[1]);
+            if constexpr (RLE)
+                if (lane == 0) {
+                    tile_head = before.v.head;
+                    /* the last run ends at n: the last tile writes its length */
+                    if (t == prm.tiles - 1)
+                        put_sized(prm.len, before.v.runs + total - 1, prm.lsz,
+                                  prm.n - (total ? head : before.v.head));
+                }
         } else if (publish == 3) {
-            compact_stage<ITEMS>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
+            compact_stage<ITEMS, RLE>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
         }
         __syncthreads(); /* the prefix, the waves' offsets */
 
@@ -338,7 +446,19 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
         /* ---- write: each wave its outputs, consecutive lanes consecutive places ---- */
         const uint64_t at = tile_prefix + wsum[w]; /* the wave's first kept place */
         K *const outv = reinterpret_cast<K *>(prm.out);
-        if (!prm.partition && !psz && !isz) { /* select: the values alone */
+        if constexpr (RLE) {
+            /* the values, and the lengths: the head of run r (at + i) ends run r - 1, which began
+             * at the wave's head before it, or (i = 0) at the head before the wave */
+            const uint64_t wp = wprev[w], prev = wp != ~0ull ? wp : tile_head;
+            const unsigned lsz = prm.lsz;
+            for (uint32_t i = lane; i < kw; i += PP_WAVE) {
+                const uint64_t r = at + i;
+                const uint32_t h = pw[i];
+                outv[r] = vw[i];
+                const uint64_t len = i ? (uint64_t)(h - pw[i - 1]) : tbase + h - prev;
+                if (r) put_sized(prm.len, r - 1, lsz, len);
+            }
+        } else if (!prm.partition && !psz && !isz) { /* select: the values alone */
             for (uint32_t i = lane; i < kw; i += PP_WAVE) outv[at + i] = vw[i];
         } else {
             /* partition: the rejected ones in order after the kept total (counted first), or
@@ -446,38 +566,6 @@ __global__ __launch_bounds__(AUX_BLOCK) void compact_count(const typename word_o
     if (threadIdx.x == 0 && sum) atomicAdd(reinterpret_cast<unsigned long long *>(total), (unsigned long long)sum);
 }
 
-/* Run-length encoding, step 1: for every chunk of AUX_BLOCK runs, the start of the run after it
- * (n after the last), read before rle_lengths overwrites starts that share the lengths buffer. */
-__global__ __launch_bounds__(AUX_BLOCK) void rle_bounds(const void *starts, unsigned ssz, uint64_t n,
-                                                        const uint64_t *count, uint64_t *bnd)
-{
-    const uint64_t c = *count, chunks = (c + AUX_BLOCK - 1) / AUX_BLOCK;
-    const uint64_t stride = (uint64_t)gridDim.x * AUX_BLOCK;
-    for (uint64_t ch = (uint64_t)blockIdx.x * AUX_BLOCK + threadIdx.x; ch < chunks; ch += stride) {
-        const uint64_t e = (ch + 1) * AUX_BLOCK;
-        bnd[ch] = e < c ? get_sized(starts, e, ssz) : n;
-    }
-}
-
-/* Step 2: lengths[r] = start[r + 1] - start[r] (u32 lengths wrap), a block per chunk of runs:
- * every start of the chunk is read before any length is written. */
-__global__ __launch_bounds__(AUX_BLOCK) void rle_lengths(const void *starts, unsigned ssz, void *len, unsigned lsz,
-                                                         const uint64_t *count, const uint64_t *bnd)
-{
-    __shared__ uint64_t s[AUX_BLOCK];
-    const uint64_t c = *count;
-    for (uint64_t ch = blockIdx.x; ch * AUX_BLOCK < c; ch += gridDim.x) {
-        const uint64_t r = ch * AUX_BLOCK + threadIdx.x;
-        s[threadIdx.x] = r < c ? get_sized(starts, r, ssz) : 0;
-        __syncthreads();
-        if (r < c) {
-            const uint64_t next = threadIdx.x + 1 < (unsigned)AUX_BLOCK && r + 1 < c ? s[threadIdx.x + 1] : bnd[ch];
-            put_sized(len, r, lsz, next - s[threadIdx.x]);
-        }
-        __syncthreads();
-    }
-}
-
 inline bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
 int encoding_of(pp_dtype t)
@@ -487,7 +575,7 @@ int encoding_of(pp_dtype t)
     return PP_ENC_UNSIGNED;
 }
 
-template <int KW, int MODE>
+template <int KW, int MODE, bool RLE>
 pp_status launch_tiles(pp_context *ctx, const void *in, const compact_params &prm, size_t smem, uint64_t grid,
                        uint64_t count_grid)
 {
@@ -500,9 +588,9 @@ pp_status launch_tiles(pp_context *ctx, const void *in, const compact_params &pr
             PP_HIP_CHECK_LAUNCH(ctx, "compact_count");
         }
     }
-    auto kernel = compact_tiles<KW, MODE, false>;
+    auto kernel = compact_tiles<KW, MODE, false, RLE>;
 #if COMPACT_VARIANTS_BUILT
-    if (prm.persistent) kernel = compact_tiles<KW, MODE, true>;
+    if (prm.persistent) kernel = compact_tiles<KW, MODE, true, RLE>;
 #endif
     if (smem)
         PP_HIP_TRY(ctx, hipFuncSetAttribute(reinterpret_cast<const void *>(kernel),
@@ -512,13 +600,14 @@ pp_status launch_tiles(pp_context *ctx, const void *in, const compact_params &pr
     return PP_OK;
 }
 
-/* Persistent blocks of compact_tiles<KW, MODE> that fit on one compute unit with smem bytes of
- * dynamic shared memory (at least 1). */
-template <int KW, int MODE> int tiles_per_cu(size_t smem)
+/* Persistent blocks of compact_tiles<KW, MODE, RLE> that fit on one compute unit with smem bytes
+ * of dynamic shared memory (at least 1). */
+template <int KW, int MODE, bool RLE> int tiles_per_cu(size_t smem)
 {
     int per_cu = 1;
 #if COMPACT_VARIANTS_BUILT
-    if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, compact_tiles<KW, MODE, true>, COMPACT_THREADS, smem) !=
+    if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, compact_tiles<KW, MODE, true, RLE>, COMPACT_THREADS,
+                                                     smem) !=
             hipSuccess ||
         per_cu < 1) {
         (void)hipGetLastError();
@@ -530,20 +619,23 @@ template <int KW, int MODE> int tiles_per_cu(size_t smem)
     return per_cu;
 }
 
+/* The kernel of the call: mode, and (run heads) run-length encoding or not. */
 template <int KW>
-pp_status launch_mode(pp_context *ctx, int mode, const void *in, const compact_params &prm, size_t smem, uint64_t grid,
-                      uint64_t count_grid)
+pp_status launch_mode(pp_context *ctx, int mode, bool rle, const void *in, const compact_params &prm, size_t smem,
+                      uint64_t grid, uint64_t count_grid)
 {
-    if (mode == PP_KEEP_FLAGS) return launch_tiles<KW, PP_KEEP_FLAGS>(ctx, in, prm, smem, grid, count_grid);
-    if (mode == PP_KEEP_PRED) return launch_tiles<KW, PP_KEEP_PRED>(ctx, in, prm, smem, grid, count_grid);
-    return launch_tiles<KW, PP_KEEP_RUN_HEAD>(ctx, in, prm, smem, grid, count_grid);
+    if (mode == PP_KEEP_FLAGS) return launch_tiles<KW, PP_KEEP_FLAGS, false>(ctx, in, prm, smem, grid, count_grid);
+    if (mode == PP_KEEP_PRED) return launch_tiles<KW, PP_KEEP_PRED, false>(ctx, in, prm, smem, grid, count_grid);
+    if (rle) return launch_tiles<KW, PP_KEEP_RUN_HEAD, true>(ctx, in, prm, smem, grid, count_grid);
+    return launch_tiles<KW, PP_KEEP_RUN_HEAD, false>(ctx, in, prm, smem, grid, count_grid);
 }
 
-template <int KW> int per_cu_of(int mode, size_t smem)
+template <int KW> int per_cu_of(int mode, bool rle, size_t smem)
 {
-    if (mode == PP_KEEP_FLAGS) return tiles_per_cu<KW, PP_KEEP_FLAGS>(smem);
-    if (mode == PP_KEEP_PRED) return tiles_per_cu<KW, PP_KEEP_PRED>(smem);
-    return tiles_per_cu<KW, PP_KEEP_RUN_HEAD>(smem);
+    if (mode == PP_KEEP_FLAGS) return tiles_per_cu<KW, PP_KEEP_FLAGS, false>(smem);
+    if (mode == PP_KEEP_PRED) return tiles_per_cu<KW, PP_KEEP_PRED, false>(smem);
+    if (rle) return tiles_per_cu<KW, PP_KEEP_RUN_HEAD, true>(smem);
+    return tiles_per_cu<KW, PP_KEEP_RUN_HEAD, false>(smem);
 }
 
 template <int KW> constexpr uint64_t tile_of() { return compact_shape<KW>::tile; }
@@ -561,18 +653,13 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
     if (tiles > 0x7FFFFFFFull)
         return pp__fail(ctx, PP_ERROR_INVALID_ARGUMENT, "compaction: n = %llu needs more than 2^31 tiles",
                         (unsigned long long)n);
-    /* run-length encoding: the runs' starts go where the lengths will be when they fit there */
     const bool rle = a->kind == PP_COMPACT_RLE;
-    const unsigned ssz = rle ? (a->length_size == 8 || n <= 0xFFFFFFFFull ? (unsigned)a->length_size : 8u) : 0;
-    const bool starts_apart = rle && ssz != a->length_size;
 
-    /* Scratch: [count slot, kept count (partition counted first), 256] [ticket, 256] [tile states]
-     * [starts (u64, if apart)] [bounds] */
-    using CE = pp_lb_carry<uint64_t>::entry;
-    const size_t state_bytes = tiles > 1 ? 256 + pp_align256(pp_lb_chain_entries(tiles) * sizeof(CE)) : 0;
-    const size_t starts_bytes = starts_apart ? pp_align256(n * 8) : 0;
-    const size_t bnd_bytes = rle ? pp_align256(((n + AUX_BLOCK - 1) / AUX_BLOCK + 1) * 8) : 0;
-    const size_t need = 256 + state_bytes + starts_bytes + bnd_bytes;
+    /* Scratch: [count slot, kept count (partition counted first), 256] [ticket, 256] [tile states:
+     * a count each, or run-length encoding's (runs, last head) pair] */
+    const size_t entry_bytes = rle ? sizeof(pp_lb_carry<rle_carry>::entry) : sizeof(pp_lb_carry<uint64_t>::entry);
+    const size_t state_bytes = tiles > 1 ? 256 + pp_align256(pp_lb_chain_entries(tiles) * entry_bytes) : 0;
+    const size_t need = 256 + state_bytes;
     void *sp = nullptr;
     PP_TRY(pp__scratch(ctx, need, &sp));
     char *scratch = (char *)sp;
@@ -605,7 +692,7 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
                                      : esz == 4 ? stage_vecs<4>((unsigned)a->payload_size)
                                                 : stage_vecs<1>((unsigned)a->payload_size));
     const size_t ibuf_bytes = 16 * (esz == 8 ? ibuf_vecs<8>() : esz == 4 ? ibuf_vecs<4>() : ibuf_vecs<1>());
-    /* the positions list: with a payload or indices (where, run starts) only */
+    /* the positions list: with a payload or indices (where, run heads) only */
     const size_t pos_bytes = a->payload_size || a->kind == PP_COMPACT_WHERE || rle ? tile * 2 : 0;
     const size_t static_bytes = ibuf_bytes + 256; /* xbuf, the rest (at most) */
     const int blocks = opt_blk > 0 ? (int)opt_blk : tu->blocks;
@@ -615,9 +702,9 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
     const size_t smem = stage_bytes + pos_bytes + (prm.persistent ? ibuf_bytes : 0);
     uint64_t grid = tiles;
     if (prm.persistent) {
-        const int per_cu = esz == 8   ? per_cu_of<8>(a->keep, smem)
-                           : esz == 4 ? per_cu_of<4>(a->keep, smem)
-                                      : per_cu_of<1>(a->keep, smem);
+        const int per_cu = esz == 8   ? per_cu_of<8>(a->keep, rle, smem)
+                           : esz == 4 ? per_cu_of<4>(a->keep, rle, smem)
+                                      : per_cu_of<1>(a->keep, rle, smem);
         const uint64_t fit = (uint64_t)hs->dev.cu_count * (unsigned)per_cu;
         if (grid > fit) grid = fit;
         /* PP_OPTION_SCAN_MAX_BLOCKS caps it too: tests loop blocks over many tiles */
@@ -652,10 +739,9 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
             prm.idx = a->indices;
             prm.isz = (unsigned)a->index_size;
         }
-        void *starts = starts_apart ? (void *)(scratch + 256 + state_bytes) : a->lengths;
         if (rle) {
-            prm.idx = starts;
-            prm.isz = ssz;
+            prm.len = a->lengths;
+            prm.lsz = (unsigned)a->length_size;
         }
         prm.count = dcount;
         prm.pred = a->pred;
@@ -671,21 +757,13 @@ pp_status pp_hip_compact(pp_context *ctx, const pp_compact_args *a)
             PP_HIP_TRY(ctx, hipMemsetAsync(kt, 0, 8, hs->stream));
             prm.kept_total = kt;
         }
-        pp_status st = esz == 8 ? launch_mode<8>(ctx, a->keep, a->in, prm, smem, grid, g)
-                       : esz == 4 ? launch_mode<4>(ctx, a->keep, a->in, prm, smem, grid, g)
-                                  : launch_mode<1>(ctx, a->keep, a->in, prm, smem, grid, g);
+        pp_status st = esz == 8   ? launch_mode<8>(ctx, a->keep, rle, a->in, prm, smem, grid, g)
+                       : esz == 4 ? launch_mode<4>(ctx, a->keep, rle, a->in, prm, smem, grid, g)
+                                  : launch_mode<1>(ctx, a->keep, rle, a->in, prm, smem, grid, g);
         if (st != PP_OK) return st;
         if (prm.partition && !prm.kept_total) {
             compact_reverse<<<(unsigned)g, AUX_BLOCK, 0, hs->stream>>>(a->out, esz, a->payload_out, prm.psz, n, dcount);
             PP_HIP_CHECK_LAUNCH(ctx, "compact_reverse");
-        }
-        if (rle) {
-            uint64_t *bnd = (uint64_t *)(scratch + 256 + state_bytes + starts_bytes);
-            rle_bounds<<<(unsigned)g, AUX_BLOCK, 0, hs->stream>>>(starts, ssz, n, dcount, bnd);
-            PP_HIP_CHECK_LAUNCH(ctx, "rle_bounds");
-            rle_lengths<<<(unsigned)g, AUX_BLOCK, 0, hs->stream>>>(starts, ssz, a->lengths, (unsigned)a->length_size,
-                                                                  dcount, bnd);
-            PP_HIP_CHECK_LAUNCH(ctx, "rle_lengths");
         }
     }
     if (a->space == PP_RESULT_HOST) {

@@ -48,9 +48,18 @@ struct pp_lb_sleeps {
 /* The next tile's number from the ticket counter (zeroed before the kernel). */
 PP_DEVICE uint64_t pp_tile_ticket(unsigned *counter) { return atomicAdd(counter, 1u); }
 
-/* The published entry of a carry C: W words of 32 bits of C each. */
+/* A carry may pack itself instead: pp_lb_pack<C> specialized with W (1 or 2) and put / get of W
+ * 64-bit values below 2^63, so that each word holds the ready bit and 63 bits of the carry (no
+ * segment flag: unsegmented operators only). Run-length encoding's pair of 64-bit counts
+ * (compaction.hip) travels so in two words, not four of 32 bits. W = 0: not packed. */
+template <typename C> struct pp_lb_pack {
+    static constexpr int W = 0;
+};
+
+/* The published entry of a carry C: W words of 32 bits of C each (or as pp_lb_pack<C> packs
+ * it). */
 template <typename C> struct pp_lb_carry {
-    static constexpr int W = sizeof(C) <= 4 ? 1 : (int)((sizeof(C) + 3) / 4);
+    static constexpr int W = pp_lb_pack<C>::W ? pp_lb_pack<C>::W : sizeof(C) <= 4 ? 1 : (int)((sizeof(C) + 3) / 4);
     struct alignas(W == 1 ? 8 : 16) entry {
         unsigned long long w[W];
     };
@@ -105,7 +114,14 @@ template <typename SO> PP_DEVICE void pp_lb_publish(pp_lb_entry<SO> *st, uint64_
     using C = typename SO::acc_t;
     using K = pp_lb_carry<C>;
     constexpr unsigned long long ready = 1ull << 63;
-    if constexpr (K::W <= 2) {
+    if constexpr (pp_lb_pack<C>::W > 0) {
+        static_assert(!SO::segmented, "a packed carry has no segment flag");
+        unsigned long long w[K::W];
+        pp_lb_pack<C>::put(x.v, w);
+        unsigned long long *p = st[e].w;
+#pragma unroll
+        for (int k = 0; k < K::W; ++k) pp_lb_st(p + k, ready | w[k]);
+    } else if constexpr (K::W <= 2) {
         union {
             C a;
             unsigned long long u;
@@ -128,13 +144,31 @@ template <typename SO> PP_DEVICE void pp_lb_publish(pp_lb_entry<SO> *st, uint64_
     }
 }
 
+/* W words from p, each read once; whether every one is ready. */
+template <int W> PP_DEVICE bool pp_lb_ld_words(const unsigned long long *p, unsigned long long (&w)[W])
+{
+    bool ready = true;
+#pragma unroll
+    for (int k = 0; k < W; ++k) {
+        w[k] = pp_lb_ld(p + k);
+        ready = ready && (w[k] >> 63);
+    }
+    return ready;
+}
+
 /* Entry e's words, read once: whether every one is ready, and then its value in x. */
 template <typename SO> PP_DEVICE bool pp_lb_try(const pp_lb_entry<SO> *st, uint64_t e, typename SO::T &x)
 {
     using C = typename SO::acc_t;
     using K = pp_lb_carry<C>;
     const unsigned long long *p = st[e].w;
-    if constexpr (K::W <= 2) {
+    if constexpr (pp_lb_pack<C>::W > 0) {
+        unsigned long long w[K::W];
+        if (!pp_lb_ld_words<K::W>(p, w)) return false;
+#pragma unroll
+        for (int k = 0; k < K::W; ++k) w[k] &= ~(1ull << 63);
+        x = SO::make(pp_lb_pack<C>::get(w), 0);
+    } else if constexpr (K::W <= 2) {
         const unsigned long long lo = pp_lb_ld(p);
         unsigned long long hi = 0;
         if constexpr (K::W == 2) hi = pp_lb_ld(p + 1);
@@ -147,13 +181,7 @@ template <typename SO> PP_DEVICE bool pp_lb_try(const pp_lb_entry<SO> *st, uint6
         x = SO::make(c.a, (uint32_t)(lo >> 32) & 1u);
     } else {
         unsigned long long w[K::W];
-        bool ready = true;
-#pragma unroll
-        for (int k = 0; k < K::W; ++k) {
-            w[k] = pp_lb_ld(p + k);
-            ready = ready && (w[k] >> 63);
-        }
-        if (!ready) return false;
+        if (!pp_lb_ld_words<K::W>(p, w)) return false;
         typename K::bits b;
 #pragma unroll
         for (int k = 0; k < K::W; ++k) b.u[k] = (uint32_t)w[k];

@@ -50,8 +50,12 @@ template <int KW> struct compact_shape {
  * few local accesses per tile: ncu counted 8 spill requests a tile for select flagged; at 6
  * blocks the flags kernel took 40 registers and spilled 40 bytes), 5 for 8-byte flags (48
  * registers, no spill; 32 bytes of spill at 8), 6 for the other 1- and 8-byte kernels (40
- * registers, no spill; 56 bytes for 1-byte run heads at 8). Measured on the H100 (2^28 f32,
- * bench/NOTES.md "compaction: third session"): select flagged 999 -> 717 us with the flags
+ * registers, no spill; 56 bytes for 1-byte run heads at 8); 6 for run-length encoding of 1-
+ * and 4-byte keys (40 registers, no spill; the 4-byte kernel spills 80 / 196 bytes at 8), 5 for
+ * 8-byte keys (48 registers, no spill; at 512 threads a block, 3 blocks of 40 registers
+ * spilled 28 / 76 bytes, 2 of them none; at 256, 6 blocks would do); not measured on a GPU
+ * yet. Measured on the H100 (2^28 f32, bench/NOTES.md "compaction: third session"):
+ * select flagged 999 -> 717 us with the flags
  * kernel at 8 blocks (achieved occupancy 61% -> 98%) together with the staging change.
  * Persistent blocks (PP_OPTION_COMPACT_BLOCKS 2): 4 (56-64 registers). AMD: the first
  * publication order only (publish 1, one tile per block: the options are ignored there, and
@@ -60,6 +64,8 @@ template <int KW> struct compact_shape {
 #define COMPACT_VARIANTS_BUILT 1
 #define COMPACT_PRED_MIN_BLOCKS 8
 #define COMPACT_RUN_MIN_BLOCKS 8
+#define COMPACT_RLE_MIN_BLOCKS 6
+#define COMPACT_RLE8_MIN_BLOCKS 5
 #define COMPACT_FLAGS_MIN_BLOCKS 8
 #define COMPACT_FLAGS8_MIN_BLOCKS 5
 #define COMPACT_OTHER_MIN_BLOCKS 6
@@ -68,6 +74,8 @@ template <int KW> struct compact_shape {
 #define COMPACT_VARIANTS_BUILT 0
 #define COMPACT_PRED_MIN_BLOCKS 1
 #define COMPACT_RUN_MIN_BLOCKS 1
+#define COMPACT_RLE_MIN_BLOCKS 1
+#define COMPACT_RLE8_MIN_BLOCKS 1
 #define COMPACT_FLAGS_MIN_BLOCKS 1
 #define COMPACT_FLAGS8_MIN_BLOCKS 1
 #define COMPACT_OTHER_MIN_BLOCKS 1
@@ -75,18 +83,19 @@ template <int KW> struct compact_shape {
 #endif
 /* The caps above are blocks of 256 threads; compact_min_blocks keeps their threads per compute
  * unit for another COMPACT_THREADS (at least one block). */
-template <bool PERSIST, int MODE, int KW> constexpr int compact_min_blocks256()
+template <bool PERSIST, int MODE, int KW, bool RLE> constexpr int compact_min_blocks256()
 {
     return PERSIST                  ? COMPACT_PERSIST_MIN_BLOCKS
            : MODE == PP_KEEP_FLAGS ? (KW == 8 ? COMPACT_FLAGS8_MIN_BLOCKS : COMPACT_FLAGS_MIN_BLOCKS)
+           : RLE                   ? (KW == 8 ? COMPACT_RLE8_MIN_BLOCKS : COMPACT_RLE_MIN_BLOCKS)
            : KW != 4               ? COMPACT_OTHER_MIN_BLOCKS
            : MODE == PP_KEEP_PRED  ? COMPACT_PRED_MIN_BLOCKS
                                    : COMPACT_RUN_MIN_BLOCKS;
 }
-template <bool PERSIST, int MODE, int KW> constexpr int compact_min_blocks()
+template <bool PERSIST, int MODE, int KW, bool RLE> constexpr int compact_min_blocks()
 {
-    return compact_min_blocks256<PERSIST, MODE, KW>() * 256 / COMPACT_THREADS > 0
-               ? compact_min_blocks256<PERSIST, MODE, KW>() * 256 / COMPACT_THREADS
+    return compact_min_blocks256<PERSIST, MODE, KW, RLE>() * 256 / COMPACT_THREADS > 0
+               ? compact_min_blocks256<PERSIST, MODE, KW, RLE>() * 256 / COMPACT_THREADS
                : 1;
 }
 

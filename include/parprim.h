@@ -560,9 +560,9 @@ PP_API pp_status pp_reduce_by_index(pp_context *ctx, const void *values, size_t 
  * input (tiles, a decoupled look-back over the tiles' counts, the kept elements staged in
  * shared memory and written contiguously); partition writes the rejected elements from the
  * back in the same pass, then a second kernel puts them in input order; run-length encoding
- * writes the runs' starts (into lengths_out where they fit, else scratch) and two small kernels
- * turn them into lengths. Select, unique and where of n up to one tile (4096 elements of 1 or
- * 4 bytes, 2048 of 8) are one launch. The CPU backend counts per thread, then scatters
+ * writes the lengths in the same pass (the look-back carries the index of the last run head
+ * with the count). Select, unique, run-length encoding and where of n up to one tile (4096
+ * elements of 1 or 4 bytes, 2048 of 8) are one launch. The CPU backend counts per thread, then scatters
  * (bench/RESULTS.md has the figures of both).
  *
  * Errors, every entry point: PP_ERROR_INVALID_ARGUMENT (ctx NULL; in / flags / out /

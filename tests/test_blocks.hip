@@ -4,7 +4,8 @@
  * (plain and segmented, inclusive and exclusive) and the order-keeping wave reduction
  * (blocks.h), tile loads and stores from misaligned and partial runs (tile_io.h), the
  * look-back over thousands of tiles taken by ticket from a few blocks (lookback.h: the chain
- * and the tree, plain and segmented, and the per-lane chains of the 2-D tiles), and the
+ * and the tree, plain and segmented, a carry packed into 63-bit words, and the per-lane chains
+ * of the 2-D tiles), and the
  * order-preserving keys (src/key_encoding.h).
  *
  * Order is checked with an operator that is associative but not commutative: "intervals"
@@ -438,6 +439,69 @@ template <typename SO, int KIND, bool SEG> static void lookback_sum(uint64_t til
     GPU(hipFree(ds));
 }
 
+/* A carry that packs itself (pp_lb_pack): run-length encoding's shape, a count and the last
+ * index of a span with a nonzero count (the fold keeps the later span's where it has one: not
+ * commutative, so an out-of-order fold shows), each word 63 bits, values above 2^32. */
+struct lb_pair {
+    unsigned long long c, h;
+};
+__device__ inline lb_pair pp_shfl_any(lb_pair x, int src, int w = PP_WAVE)
+{
+    return lb_pair{pp_shfl(x.c, src, w), pp_shfl(x.h, src, w)};
+}
+__device__ inline lb_pair pp_shfl_xor_any(lb_pair x, int m, int w = PP_WAVE) /* k_lookback's tree branch */
+{
+    return lb_pair{pp_shfl_xor(x.c, m, w), pp_shfl_xor(x.h, m, w)};
+}
+struct op_pair {
+    static __host__ __device__ lb_pair identity() { return lb_pair{0, 0}; }
+    static __host__ __device__ lb_pair apply(lb_pair a, lb_pair b) { return lb_pair{a.c + b.c, b.c ? b.h : a.h}; }
+};
+template <> struct pp_lb_pack<lb_pair> {
+    static constexpr int W = 2;
+    static __device__ void put(const lb_pair &x, unsigned long long (&w)[2])
+    {
+        w[0] = x.c;
+        w[1] = x.h;
+    }
+    static __device__ lb_pair get(const unsigned long long (&w)[2]) { return lb_pair{w[0], w[1]}; }
+};
+
+template <int KIND> static void lookback_pair(uint64_t tiles, unsigned blocks, pp_lb_sleeps sl)
+{
+    using SO = pp_scan_op<op_pair, lb_pair, false>;
+    using T = SO::T;
+    const unsigned W = device_wave();
+    std::vector<lb_pair> agg(tiles);
+    std::vector<uint8_t> head(tiles, 0);
+    for (uint64_t t = 0; t < tiles; ++t) {
+        const bool has = rnd() % 3 != 0;
+        agg[t] = lb_pair{has ? 1 + rnd() % (1ull << 40) : 0, has ? (1ull << 40) + rnd() % (1ull << 62) : rnd() >> 1};
+    }
+    const size_t entries = pp_lb_chain_entries(tiles);
+    static_assert(sizeof(pp_lb_entry<SO>) == 16, "two words");
+    lb_pair *da = dev_upload(agg);
+    uint8_t *dh = dev_upload(head);
+    T *dout = nullptr;
+    GPU(hipMalloc((void **)&dout, tiles * sizeof(T)));
+    const std::vector<unsigned char> zeros(entries * sizeof(pp_lb_entry<SO>) + 256, 0);
+    unsigned char *ds = dev_upload(zeros);
+    k_lookback<SO, KIND><<<blocks, W>>>(da, dh, dout, tiles, ds + 256, (unsigned *)ds, sl);
+    const std::vector<T> o = dev_download(dout, tiles);
+    lb_pair p = op_pair::identity();
+    for (uint64_t t = 0; t < tiles; ++t) {
+        if (o[t].v.c != p.c || o[t].v.h != p.h)
+            fail_msg("look-back kind %d (packed pair), %llu tiles, %u blocks: tile %llu prefix (%llu, %llu), want "
+                     "(%llu, %llu)",
+                     KIND, (unsigned long long)tiles, blocks, (unsigned long long)t, o[t].v.c, o[t].v.h, p.c, p.h);
+        p = op_pair::apply(p, agg[t]);
+    }
+    GPU(hipFree(da));
+    GPU(hipFree(dh));
+    GPU(hipFree(dout));
+    GPU(hipFree(ds));
+}
+
 static void t_lookback(void **state)
 {
     (void)state;
@@ -457,6 +521,10 @@ static void t_lookback(void **state)
     lookback_sum<pp_scan_op<pp_op_sum<unsigned long long>, unsigned long long, true>, 1, true>(4000, 5, none);
     lookback_sum<pp_scan_op<pp_op_sum<unsigned long long>, unsigned long long, false>, 2, false>(4000, 5, none);
     lookback_sum<pp_scan_op<pp_op_sum<uint32_t>, uint32_t, true>, 2, true>(4000, 5, none);
+    /* a packed pair (pp_lb_pack), the chain in both orders */
+    lookback_pair<0>(5000, 9, none);
+    lookback_pair<0>(3000, 7, some);
+    lookback_pair<1>(3000, 5, none);
 }
 
 /* ---- the per-lane look-back (pp_lookback_lane): many interleaved chains a tile ---- */

@@ -404,6 +404,78 @@ static void t_unique_rle(void **state)
     free(pay);
 }
 
+/* Run-length encoding's runs against the GPU's tiles (4096 elements of 1 and 4 bytes, 2048 of 8;
+ * each head writes the length of the run before it, which may have begun many tiles back):
+ * one run of everything; every element its own run; runs of 1 .. 3 tiles; runs of exactly a
+ * wave run or a tile +-1 (heads on and beside every boundary); a first run of one element then
+ * one run to the end; one run to the end but a last run of one element. Sizes 1 .. 13 tiles,
+ * both length types and count spaces; on HIP each also with the kernel's variants (persistent
+ * blocks looping over many tiles, tiles by block index, the counts published early). */
+enum { RUNS_ONE, RUNS_DISTINCT, RUNS_LONG, RUNS_EXACT, RUNS_FIRST_ALONE, RUNS_LAST_ALONE, RUNS_COUNT_ };
+
+static void fill_rle_pattern(tc_rng *r, void *a, size_t n, pp_dtype t, int pat, size_t exact)
+{
+    uint64_t v = 1 + tc_below(r, 100); /* the run's value: changes at each head */
+    size_t left = 0;                   /* of the current run */
+    for (size_t i = 0; i < n; ++i) {
+        int head = i == 0;
+        switch (pat) {
+        case RUNS_ONE: break;
+        case RUNS_DISTINCT: head = 1; break;
+        case RUNS_LONG:
+        case RUNS_EXACT:
+            if (left == 0) {
+                head = 1;
+                left = pat == RUNS_LONG ? 1 + tc_below(r, 3 * 4096) : exact;
+            }
+            --left;
+            break;
+        case RUNS_FIRST_ALONE: head = head || i == 1; break;
+        case RUNS_LAST_ALONE: head = head || i == n - 1; break;
+        }
+        if (head && i) v = v % 100 + 1; /* 1 .. 100: differs from the value before */
+        tc_store_value(a, i, t, (long double)v);
+    }
+}
+
+static void t_rle_runs(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = env->ctx;
+    const int quick = !tc_thorough(), hip = env->backend == PP_BACKEND_HIP;
+    static const size_t all_sizes[] = {1, 2, 2047, 2048, 2049, 4095, 4096, 4097, 2 * 4096 + 1, 3 * 4096 + 5,
+                                       13 * 4096 + 77};
+    static const size_t quick_sizes[] = {1, 2049, 4095, 4097, 3 * 4096 + 5, 13 * 4096 + 77};
+    const size_t *sizes = quick ? quick_sizes : all_sizes;
+    const size_t ns = quick ? sizeof quick_sizes / sizeof quick_sizes[0] : sizeof all_sizes / sizeof all_sizes[0];
+    const size_t nmax = 13 * 4096 + 77;
+    static const size_t exacts[] = {511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097};
+    static const pp_dtype ts[3] = {PP_U8, PP_F32, PP_U64};
+    /* variants: {publish, blocks, max blocks}; 0: the tuning table's */
+    static const int variants[3][3] = {{0, 0, 0}, {3, 2, 3}, {2, 3, 0}};
+    const int nvar = !hip ? 1 : quick ? 2 : 3;
+    tc_rng r = tc_rng_for("rle runs");
+    unsigned char *in = (unsigned char *)tc_xmalloc(nmax * 8);
+    size_t k = 0;
+    for (int vi = 0; vi < nvar; ++vi) {
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_COMPACT_PUBLISH, variants[vi][0]));
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_COMPACT_BLOCKS, variants[vi][1]));
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SCAN_MAX_BLOCKS, variants[vi][2]));
+        for (int ti = 0; ti < 3; ++ti)
+            for (int pat = 0; pat < RUNS_COUNT_; ++pat)
+                for (size_t si = 0; si < ns; ++si, ++k) {
+                    fill_rle_pattern(&r, in, sizes[si], ts[ti], pat, exacts[k % (sizeof exacts / sizeof exacts[0])]);
+                    ccase c = {PO_RLE, ts[ti], sizes[si], in, NULL, NULL, NULL, PP_U8, (k & 1) ? PP_U32 : PP_U64, 0,
+                               (k & 2) ? PP_RESULT_HOST : PP_RESULT_CONTEXT, 0};
+                    run_check(env, &c);
+                }
+    }
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_COMPACT_PUBLISH, 0));
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_COMPACT_BLOCKS, 0));
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SCAN_MAX_BLOCKS, 0));
+    free(in);
+}
+
 /* Select in place (out == in, payload_out == payload), by flags and by predicate. */
 static void t_in_place(void **state)
 {
@@ -657,7 +729,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         TC_BOTH(t_select_flagged), TC_BOTH(t_partition_flagged), TC_BOTH(t_select_if),
         TC_BOTH(t_partition_if),   TC_BOTH(t_where),             TC_BOTH(t_pred_selections),
-        TC_BOTH(t_unique_rle),     TC_BOTH(t_in_place),          TC_BOTH(t_misaligned),
+        TC_BOTH(t_unique_rle),     TC_BOTH(t_rle_runs),          TC_BOTH(t_in_place),
+        TC_BOTH(t_misaligned),
         TC_BOTH(t_empty_and_plan), TC_BOTH(t_small),        TC_BOTH(t_variants),
         TC_CPU(t_keep32_matches),
     };
