@@ -818,9 +818,11 @@ PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t ro
  * ones one after another by that sort on every thread.
  * GPU: segments are put in size classes by a count and a scatter over the offsets (the
  * packed classes' bound is the device's tuning row, or PP_OPTION_SEGSORT_PACK_LOG): segments
- * of up to 16 keys are sorted by one thread each in registers; segments of up to one tile are
- * packed, several to a block by length class, and sorted in shared memory by a block radix
- * sort on (key, then the segment's place in the block); longer ones get one block each, which
+ * of one key are copied by a thread each; segments of 2 keys up to one tile are packed,
+ * several to a block by length class (2^c slots each for lengths in (2^(c-1), 2^c], padded),
+ * and sorted by a bitonic network over the block's slots in registers, shuffles and shared
+ * memory (stable: float keys and pairs sort (key, place) words);
+ * longer ones get one block each, which
  * sorts its segment by LSD radix passes through global memory (the segment's digit counts,
  * then a stable scatter tile by tile). A segment of millions of keys thus runs on one block:
  * the offsets form is slow for a few very long segments (sort those with pp_sort_keys); the
