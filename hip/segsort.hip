@@ -28,8 +28,9 @@
  *                     output.
  * The fixed form with segments of at least SEGSORT_FIXED_SORT_MIN keys (lengths the host knows
  * without reading the device) sorts each with the radix sort family's device-wide sort.
- * Memory traffic: the packed and thread classes read and write each key (value) once; the block
- * class reads it twice and writes it once per 8-bit pass.
+ * Memory traffic: the packed and thread classes read and write each key (value) once (the packed
+ * class reads a float key twice: loaded, then gathered by its place); the block class reads it
+ * twice and writes it once per 8-bit pass.
  */
 #include <string.h>
 
