@@ -36,6 +36,7 @@
 
 #include <type_traits>
 
+#include "bitonic.h"
 #include "blocks.h"
 #include "common.h"
 #include "key_encoding.h"
@@ -198,22 +199,17 @@ __global__ __launch_bounds__(SB) void segsort_thread(seg_desc d, seg_bufs<K, val
  * A block takes G = TILE / 2^c segments of class c (lengths in (2^(c-1), 2^c]) and gives each
  * 2^c slots of the tile, slot j * 2^c + o holding segment j's key o, the slots past its length a
  * sentinel that sorts after every real key. A bitonic sorting network of size 2^c over the whole
- * tile then sorts every group of 2^c slots on its own, and the first L slots of each group are
- * its segment, sorted. The network in the form without descending halves: phase k (2, 4, ..,
- * 2^c) compares slot i with i ^ (k - 1) (the "flip"), then with i ^ j for j = k/4 .. 1, always
- * keeping the smaller in the lower slot, so groups never see each other.
- * Thread t holds slots t * ITEMS .. + ITEMS - 1 in registers: partners nearer than ITEMS are
- * compare-exchanges in registers, nearer than ITEMS * PP_WAVE shuffles, farther ones through
- * shared memory. Loads and stores go slot by slot over the block (coalesced within a segment)
- * through the same shared tile.
+ * tile (hip/bitonic.h: registers, shuffles, shared memory by the partner's distance) then sorts
+ * every group of 2^c slots on its own, and the first L slots of each group are its segment,
+ * sorted. Loads and stores go slot by slot over the block (coalesced within a segment) through
+ * the same shared tile.
  *
- * What a slot holds (seg_word): keys-only integer sorts the encoded key alone (equal encodings
- * are equal keys, so the order of ties cannot show) and decode it at the end; stable sorts
- * (float keys, whose -0.0 / +0.0 and NaN payloads must keep their input order, and every pairs
- * sort) the encoded key with the key's place o in its segment, as one 64-bit word (encoding <<
- * 32 | o) for keys of up to 4 bytes or a (key, place) pair for 8-byte keys; the key (float) and
- * value are then gathered from their input places, every gather of the block before any write
- * (in place is allowed).
+ * What a slot holds (pp_bn_word): keys-only integer sorts the encoded key alone (equal
+ * encodings are equal keys, so the order of ties cannot show) and decode it at the end; stable
+ * sorts (float keys, whose -0.0 / +0.0 and NaN payloads must keep their input order, and every
+ * pairs sort) the encoded key with the key's place o in its segment; the key (float) and value
+ * are then gathered from their input places, every gather of the block before any write (in
+ * place is allowed).
  *
  * The list a block reads: entries of segment ids (segsort_classify's), or with `chunks` set,
  * pieces of up to a tile (begin << SEG_CHUNK_LEN_BITS | length), so that a longer segment's
@@ -232,80 +228,6 @@ PP_DEVICE uint64_t seg_item(const seg_desc &d, unsigned long long e, bool chunks
     return seg_bounds(d, e, b);
 }
 
-/* A slot of the stable 8-byte-key sort: the encoded key, then the key's place in its segment. */
-struct seg_kv {
-    uint64_t k;
-    uint32_t i;
-};
-
-PP_DEVICE bool seg_less(const seg_kv &a, const seg_kv &b) { return a.k < b.k || (a.k == b.k && a.i < b.i); }
-PP_DEVICE uint32_t seg_min(uint32_t a, uint32_t b) { return a < b ? a : b; }
-PP_DEVICE uint32_t seg_max(uint32_t a, uint32_t b) { return a < b ? b : a; }
-PP_DEVICE uint64_t seg_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
-PP_DEVICE uint64_t seg_max(uint64_t a, uint64_t b) { return a < b ? b : a; }
-PP_DEVICE seg_kv seg_min(const seg_kv &a, const seg_kv &b) { return seg_less(b, a) ? b : a; }
-PP_DEVICE seg_kv seg_max(const seg_kv &a, const seg_kv &b) { return seg_less(b, a) ? a : b; }
-PP_DEVICE uint32_t seg_shfl_xor(uint32_t v, int m) { return pp_shfl_xor(v, m); }
-PP_DEVICE uint64_t seg_shfl_xor(uint64_t v, int m)
-{
-    const uint32_t lo = pp_shfl_xor((uint32_t)v, m), hi = pp_shfl_xor((uint32_t)(v >> 32), m);
-    return (uint64_t)hi << 32 | lo;
-}
-PP_DEVICE seg_kv seg_shfl_xor(const seg_kv &v, int m)
-{
-    seg_kv r;
-    r.k = seg_shfl_xor(v.k, m);
-    r.i = pp_shfl_xor(v.i, m);
-    return r;
-}
-/* The slot a compare-exchange leaves here: the smaller of the two in the lower slot. */
-template <typename W> PP_DEVICE W seg_keep(const W &mine, const W &other, bool lower)
-{
-    return lower ? seg_min(mine, other) : seg_max(mine, other);
-}
-template <typename W> PP_DEVICE void seg_cx(W &a, W &b)
-{
-    const W lo = seg_min(a, b), hi = seg_max(a, b);
-    a = lo;
-    b = hi;
-}
-
-/* The slot type: the encoded key alone (integer keys only), else the stable forms above. */
-template <typename K, bool STABLE> struct seg_word_of {
-    using type = typename std::conditional<sizeof(K) == 8, uint64_t, uint32_t>::type;
-};
-template <typename K> struct seg_word_of<K, true> {
-    using type = typename std::conditional<sizeof(K) == 8, seg_kv, uint64_t>::type;
-};
-template <typename K, bool STABLE> using seg_word = typename seg_word_of<K, STABLE>::type;
-
-PP_DEVICE void seg_make(uint32_t &w, uint32_t e, unsigned) { w = e; }
-PP_DEVICE void seg_make(uint64_t &w, uint64_t e, unsigned) { w = e; } /* 8-byte integer keys only */
-PP_DEVICE void seg_make(uint64_t &w, uint32_t e, unsigned o) { w = (uint64_t)e << 32 | o; }
-PP_DEVICE void seg_make(seg_kv &w, uint64_t e, unsigned o)
-{
-    w.k = e;
-    w.i = o;
-}
-PP_DEVICE void seg_sentinel(uint32_t &w) { w = ~0u; }
-PP_DEVICE void seg_sentinel(uint64_t &w) { w = ~0ull; }
-PP_DEVICE void seg_sentinel(seg_kv &w)
-{
-    w.k = ~0ull;
-    w.i = ~0u;
-}
-/* The encoded key and the place of a stable slot. */
-PP_DEVICE uint32_t seg_word_key(uint64_t w) { return (uint32_t)(w >> 32); }
-PP_DEVICE uint64_t seg_word_key(const seg_kv &w) { return w.k; }
-PP_DEVICE unsigned seg_word_place(uint64_t w) { return (unsigned)(w & 0xFFFFu); }
-PP_DEVICE unsigned seg_word_place(const seg_kv &w) { return w.i; }
-
-/* A stable slot reused for a key's bits once sorted. */
-PP_DEVICE void seg_set_bits(uint64_t &w, uint64_t k) { w = k; }
-PP_DEVICE void seg_set_bits(seg_kv &w, uint64_t k) { w.k = k; }
-PP_DEVICE uint64_t seg_bits(uint64_t w) { return w; }
-PP_DEVICE uint64_t seg_bits(const seg_kv &w) { return w.k; }
-
 /* The integer key of an encoding (pp_sort_key_u32 / _u64 of an integer key is an xor). */
 template <typename K> PP_DEVICE K seg_decode(decltype(seg_enc(K(0), seg_desc())) e, const seg_desc &d)
 {
@@ -314,116 +236,17 @@ template <typename K> PP_DEVICE K seg_decode(decltype(seg_enc(K(0), seg_desc()))
     return (K)(e ^ (E)d.flip ^ sign);
 }
 
-/* The shared tile of N slots, one pad slot per 128 bytes so that a thread's ITEMS consecutive
- * slots, read by a wave at once, fall in distinct banks. */
-template <typename W, int N> struct seg_tile {
-    static constexpr int PADN = 128 / (int)sizeof(W);
-    W w[N + N / PADN];
-    PP_DEVICE static unsigned at(unsigned i) { return i + i / PADN; }
-    PP_DEVICE W get(unsigned i) const { return w[at(i)]; }
-    PP_DEVICE void put(unsigned i, const W &v) { w[at(i)] = v; }
-};
-template <int N> struct seg_tile<seg_kv, N> {
-    uint64_t k[N + N / 16];
-    uint32_t p[N + N / 32];
-    PP_DEVICE seg_kv get(unsigned i) const
-    {
-        seg_kv v;
-        v.k = k[i + i / 16];
-        v.i = p[i + i / 32];
-        return v;
-    }
-    PP_DEVICE void put(unsigned i, const seg_kv &v)
-    {
-        k[i + i / 16] = v.k;
-        p[i + i / 32] = v.i;
-    }
-};
-
-/* In registers: a flip of distance K - 1, a half-cleaner of distance J (within a thread). */
-template <int K, int I, typename W> PP_DEVICE void seg_reg_flip(W (&x)[I])
-{
-#pragma unroll
-    for (int r = 0; r < I; ++r)
-        if ((r & (K / 2)) == 0) seg_cx(x[r], x[r ^ (K - 1)]);
-}
-template <int J, int I, typename W> PP_DEVICE void seg_reg_half(W (&x)[I])
-{
-    if constexpr (J >= 1) {
-#pragma unroll
-        for (int r = 0; r < I; ++r)
-            if ((r & J) == 0) seg_cx(x[r], x[r ^ J]);
-        seg_reg_half<J / 2>(x);
-    }
-}
-/* Phases K, 2K, .. up to min(2^c, I), wholly in registers. */
-template <int K, int I, typename W> PP_DEVICE void seg_reg_phases(W (&x)[I], int c)
-{
-    if constexpr (K <= I) {
-        if (K > (1 << c)) return;
-        seg_reg_flip<K>(x);
-        seg_reg_half<K / 4>(x);
-        seg_reg_phases<2 * K>(x, c);
-    }
-}
-
-/* Across threads, by shuffles: partner thread tid ^ m (m < PP_WAVE); the flip also reverses the
- * registers (slot i ^ (k - 1) with k - 1 >= ITEMS). */
-template <int I, typename W> PP_DEVICE void seg_shfl_half(W (&x)[I], int m, bool lower)
-{
-#pragma unroll
-    for (int r = 0; r < I; ++r) x[r] = seg_keep(x[r], seg_shfl_xor(x[r], m), lower);
-}
-template <int I, typename W> PP_DEVICE void seg_shfl_flip(W (&x)[I], int m, bool lower)
-{
-#pragma unroll
-    for (int r = 0; r < I / 2; ++r) {
-        const W a = seg_shfl_xor(x[I - 1 - r], m), b = seg_shfl_xor(x[r], m);
-        x[r] = seg_keep(x[r], a, lower);
-        x[I - 1 - r] = seg_keep(x[I - 1 - r], b, lower);
-    }
-}
-/* Through shared memory: slot i against slot i ^ pm (pm >= ITEMS * PP_WAVE). */
-template <int I, typename W, int N> PP_DEVICE void seg_smem_step(W (&x)[I], seg_tile<W, N> &t, unsigned base,
-                                                                  unsigned pm, bool lower)
-{
-#pragma unroll
-    for (int r = 0; r < I; ++r) t.put(base + (unsigned)r, x[r]);
-    __syncthreads();
-#pragma unroll
-    for (int r = 0; r < I; ++r) x[r] = seg_keep(x[r], t.get((base + (unsigned)r) ^ pm), lower);
-    __syncthreads();
-}
-
-/* Sorts every group of 2^c slots of the block's tile, held ITEMS a thread from slot base. */
-template <int I, typename W, int N> PP_DEVICE void seg_bitonic(W (&x)[I], seg_tile<W, N> &t, unsigned base, int c)
-{
-    constexpr unsigned WS = (unsigned)I * PP_WAVE; /* slots of a wave */
-    seg_reg_phases<2>(x, c);
-    for (unsigned k = 2 * I; k <= (1u << c); k *= 2) {
-        const bool lf = (base & (k / 2)) == 0;
-        if (k <= WS) seg_shfl_flip(x, (int)(k / I - 1), lf);
-        else seg_smem_step(x, t, base, k - 1, lf);
-        for (unsigned j = k / 4; j >= (unsigned)I; j /= 2) {
-            const bool lj = (base & j) == 0;
-            if (j < WS) seg_shfl_half(x, (int)(j / I), lj);
-            else seg_smem_step(x, t, base, j, lj);
-        }
-        seg_reg_half<I / 2>(x);
-    }
-}
-
 template <typename K, int VB, int ITEMS, bool STABLE>
 __global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                      const unsigned long long *__restrict__ counts,
                                                      const unsigned long long *__restrict__ list, bool chunks)
 {
     using V = val_t<VB>;
-    using W = seg_word<K, STABLE>;
+    using W = pp_bn_word<K, STABLE>;
     constexpr int TILE = SB * ITEMS;
     constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
     static_assert(TILE <= (1 << SEG_CHUNK_LEN_BITS) - 1 && (STABLE || VB == 0), "places fit 16 bits");
-    __shared__ seg_tile<W, TILE> st;
+    __shared__ pp_bn_tile<W, TILE> st;
     __shared__ uint64_t sbeg[GMAX];
     __shared__ uint16_t slen[GMAX]; /* 0 past the block's segments */
 
@@ -456,8 +279,8 @@ __global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val
     for (int r = 0; r < ITEMS; ++r) {
         const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, o = i & mask;
         W w;
-        seg_sentinel(w);
-        if (o < slen[j]) seg_make(w, seg_enc(b.kin[sbeg[j] + o], d), o);
+        pp_bn_sentinel(w);
+        if (o < slen[j]) pp_bn_make(w, seg_enc(b.kin[sbeg[j] + o], d), o);
         st.put(i, w);
     }
     __syncthreads();
@@ -465,7 +288,7 @@ __global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val
     W x[ITEMS];
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) x[r] = st.get(base + (unsigned)r);
-    seg_bitonic(x, st, base, cl);
+    pp_bn_bitonic(x, st, base, cl);
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) st.put(base + (unsigned)r, x[r]);
     __syncthreads();
@@ -486,8 +309,8 @@ __global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val
             const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
             if (q < slen[j]) {
                 W w = st.get(i);
-                const uint64_t src = sbeg[j] + seg_word_place(w);
-                seg_set_bits(w, gather_key ? (uint64_t)b.kin[src] : (uint64_t)seg_decode<K>(seg_word_key(w), d));
+                const uint64_t src = sbeg[j] + pp_bn_word_place(w);
+                pp_bn_set_bits(w, gather_key ? (uint64_t)b.kin[src] : (uint64_t)seg_decode<K>(pp_bn_word_key(w), d));
                 st.put(i, w);
                 if constexpr (VB > 0) v[r] = b.vin[src];
             }
@@ -497,7 +320,7 @@ __global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val
         for (int r = 0; r < ITEMS; ++r) {
             const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
             if (q < slen[j]) {
-                b.kout[sbeg[j] + q] = (K)seg_bits(st.get(i));
+                b.kout[sbeg[j] + q] = (K)pp_bn_bits(st.get(i));
                 if constexpr (VB > 0) b.vout[sbeg[j] + q] = (V)v[r];
             }
         }
