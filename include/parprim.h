@@ -680,7 +680,8 @@ PP_API pp_status pp_nonzero(pp_context *ctx, const void *in, size_t n, pp_dtype 
  * 8-bit pass ranks a tile in registers and shared memory, takes its digits' offsets from the
  * decoupled look-back and scatters; constant digits are skipped) for large inputs, and a tile
  * radix sort in shared memory with a bitonic merge of sorted tiles for small ones (the
- * experimental option PP_OPTION_SORT_STRATEGY forces either).
+ * experimental option PP_OPTION_SORT_STRATEGY forces either); of those, keys and pairs within
+ * 4096 elements (2048 with 8-byte keys or values) are one block's bitonic sort, one launch.
  *
  * All sorts are enqueued (none synchronizes). Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; an
  * array NULL with n > 0; key_type, value_type or index_type unknown or not allowed; order not
