@@ -11,16 +11,15 @@
  *                     within a wave by matching the class, within the block by shared
  *                     counters, across blocks by one atomic per class and block; the order of
  *                     a list is not fixed, which changes no result).
- *   segsort_thread    1 .. SEGSORT_THREAD_MAX keys: a thread per segment, an odd-even
- *                     transposition network in registers (neighbours swapped only when strictly
- *                     out of order: stable).
- *   segsort_packed    up to the tile: segments of lengths in (2^(c-1), 2^c] are packed
- *                     TILE / 2^c to a block, back to back in shared memory; the block radix
- *                     sorts the tile by the keys' 8-bit digits, then by the segment's place in
- *                     the block (radix_rank.h's match ranking; each pass a stable split), so
- *                     every segment ends sorted in its own place. Launched with a grid bound
- *                     (2n / TILE + classes) the host computes without reading the counts;
- *                     blocks past the classes' need return at once.
+ *   segsort_thread    segments of one key (SEGSORT_THREAD_MAX): a thread each copies it.
+ *   segsort_packed    2 keys up to the tile: segments of lengths in (2^(c-1), 2^c] (from 2^2)
+ *                     are given 2^c slots each, TILE / 2^c to a block, the slots past a
+ *                     segment's length a sentinel that sorts last; a bitonic network of size
+ *                     2^c over the block's tile (in registers, by shuffles, through shared
+ *                     memory by the partner's distance) sorts every segment's slots on its own
+ *                     (below: what a slot holds, so that the result is the stable one). Launched
+ *                     with a grid bound (2n / TILE + classes) the host computes without reading
+ *                     the counts; blocks past the classes' need return at once.
  *   segsort_block     longer segments: a block per segment, LSD passes through global memory:
  *                     the segment's digit counts, then tile by tile a match-ranked tile staged
  *                     in shared memory in digit order and written at its digits' running
@@ -29,13 +28,15 @@
  *                     output.
  * The fixed form with segments of at least SEGSORT_FIXED_SORT_MIN keys (lengths the host knows
  * without reading the device) sorts each with the radix sort family's device-wide sort.
- * Memory traffic: the packed and thread classes read and write each key (value) once; the block
- * class reads it twice and writes it once per 8-bit pass.
+ * Memory traffic: the packed and thread classes read and write each key (value) once (the packed
+ * class reads a float key twice: loaded, then gathered by its place); the block class reads it
+ * twice and writes it once per 8-bit pass.
  */
 #include <string.h>
 
 #include <type_traits>
 
+#include "bitonic.h"
 #include "blocks.h"
 #include "common.h"
 #include "key_encoding.h"
@@ -177,74 +178,77 @@ __global__ __launch_bounds__(SB) void segsort_classify(seg_desc d, const unsigne
     }
 }
 
-/* ---- the thread class ---- */
+/* ---- the thread class: segments of SEGSORT_THREAD_MAX (one) key, copied by a thread each ---- */
 
 template <typename K, int VB>
 __global__ __launch_bounds__(SB) void segsort_thread(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                      const unsigned long long *__restrict__ counts,
                                                      const unsigned long long *__restrict__ list)
 {
-    using V = val_t<VB>;
-    using E = decltype(seg_enc(K(0), d));
-    constexpr int N = SEGSORT_THREAD_MAX;
+    static_assert(SEGSORT_THREAD_MAX == 1, "the thread class copies one-key segments");
     const uint64_t i = (uint64_t)blockIdx.x * SB + threadIdx.x;
     if (i >= counts[0]) return;
     uint64_t base;
-    const unsigned m = (unsigned)seg_bounds(d, list[i], base);
-    K k[N];
-    E e[N];
-    V v[VB ? N : 1];
-#pragma unroll
-    for (int q = 0; q < N; ++q) {
-        k[q] = (unsigned)q < m ? b.kin[base + q] : K(0);
-        e[q] = seg_enc(k[q], d);
-        if constexpr (VB > 0) v[q] = (unsigned)q < m ? b.vin[base + q] : V(0);
-    }
-#pragma unroll
-    for (int r = 0; r < N; ++r) {
-#pragma unroll
-        for (int q = r & 1; q + 1 < N; q += 2)
-            if ((unsigned)(q + 1) < m && e[q] > e[q + 1]) {
-                const E te = e[q];
-                e[q] = e[q + 1];
-                e[q + 1] = te;
-                const K tk = k[q];
-                k[q] = k[q + 1];
-                k[q + 1] = tk;
-                if constexpr (VB > 0) {
-                    const V tv = v[q];
-                    v[q] = v[q + 1];
-                    v[q + 1] = tv;
-                }
-            }
-    }
-#pragma unroll
-    for (int q = 0; q < N; ++q)
-        if ((unsigned)q < m) {
-            b.kout[base + q] = k[q];
-            if constexpr (VB > 0) b.vout[base + q] = v[q];
-        }
+    seg_bounds(d, list[i], base);
+    b.kout[base] = b.kin[base];
+    if constexpr (VB > 0) b.vout[base] = b.vin[base];
 }
 
-/* ---- the packed classes ---- */
+/* ---- the packed classes: a bitonic network over slots ----
+ *
+ * A block takes G = TILE / 2^c segments of class c (lengths in (2^(c-1), 2^c]) and gives each
+ * 2^c slots of the tile, slot j * 2^c + o holding segment j's key o, the slots past its length a
+ * sentinel that sorts after every real key. A bitonic sorting network of size 2^c over the whole
+ * tile (hip/bitonic.h: registers, shuffles, shared memory by the partner's distance) then sorts
+ * every group of 2^c slots on its own, and the first L slots of each group are its segment,
+ * sorted. Loads and stores go slot by slot over the block (coalesced within a segment) through
+ * the same shared tile.
+ *
+ * What a slot holds (pp_bn_word): keys-only integer sorts the encoded key alone (equal
+ * encodings are equal keys, so the order of ties cannot show) and decode it at the end; stable
+ * sorts (float keys, whose -0.0 / +0.0 and NaN payloads must keep their input order, and every
+ * pairs sort) the encoded key with the key's place o in its segment; the key (float) and value
+ * are then gathered from their input places, every gather of the block before any write (in
+ * place is allowed).
+ *
+ * The list a block reads: entries of segment ids (segsort_classify's), or with `chunks` set,
+ * pieces of up to a tile (begin << SEG_CHUNK_LEN_BITS | length), so that a longer segment's
+ * tile-sized chunks can be sorted by this kernel too. */
 
 constexpr int seg_log2(int x) { return x <= 1 ? 0 : 1 + seg_log2(x / 2); }
+constexpr int SEG_CHUNK_LEN_BITS = 16; /* a chunk entry's length field (lengths up to the tile) */
 
-template <typename K, int VB, int ITEMS>
-__global__ __launch_bounds__(SB, SEGSORT_PACKED_MIN_BLOCKS) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
+/* An item of the packed classes' list: its first key (b) and length. */
+PP_DEVICE uint64_t seg_item(const seg_desc &d, unsigned long long e, bool chunks, uint64_t &b)
+{
+    if (chunks) {
+        b = e >> SEG_CHUNK_LEN_BITS;
+        return e & ((1ull << SEG_CHUNK_LEN_BITS) - 1ull);
+    }
+    return seg_bounds(d, e, b);
+}
+
+/* The integer key of an encoding (pp_sort_key_u32 / _u64 of an integer key is an xor). */
+template <typename K> PP_DEVICE K seg_decode(decltype(seg_enc(K(0), seg_desc())) e, const seg_desc &d)
+{
+    using E = decltype(e);
+    const E sign = d.kind == PP_SORT_KIND_SIGNED ? (E)1 << (8 * sizeof(K) - 1) : (E)0;
+    return (K)(e ^ (E)d.flip ^ sign);
+}
+
+template <typename K, int VB, int ITEMS, bool STABLE>
+__global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                      const unsigned long long *__restrict__ counts,
-                                                     const unsigned long long *__restrict__ list)
+                                                     const unsigned long long *__restrict__ list, bool chunks)
 {
     using V = val_t<VB>;
-    constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
+    using W = pp_bn_word<K, STABLE>;
+    constexpr int TILE = SB * ITEMS;
     constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
-    static_assert(GMAX <= SB && TILE <= 65536, "a thread per segment of a tile; 16-bit places");
-    __shared__ pp_radix_rank_smem<SB> rs;
-    __shared__ K sk[TILE];
-    __shared__ uint16_t si[TILE];   /* each key's place in the loaded tile */
-    __shared__ uint16_t slot[TILE]; /* the segment (within the block) of each place */
+    static_assert(TILE <= (1 << SEG_CHUNK_LEN_BITS) - 1 && (STABLE || VB == 0), "places fit 16 bits");
+    __shared__ pp_bn_tile<W, TILE> st;
     __shared__ uint64_t sbeg[GMAX];
-    __shared__ unsigned sstart[GMAX];
+    __shared__ uint16_t slen[GMAX]; /* 0 past the block's segments */
 
     /* this block's class (the longest first) and its group of segments there */
     uint64_t blk = blockIdx.x, lstart = 0, lcount = 0;
@@ -261,100 +265,64 @@ __global__ __launch_bounds__(SB, SEGSORT_PACKED_MIN_BLOCKS) void segsort_packed(
         blk -= nb;
     }
     if (!cl) return;
-    const unsigned G = (unsigned)(TILE >> cl), tid = threadIdx.x;
+    const unsigned G = (unsigned)(TILE >> cl), tid = threadIdx.x, mask = (1u << cl) - 1u;
     const uint64_t g0 = blk * G;
     const unsigned nseg = (unsigned)(lcount - g0 < (uint64_t)G ? lcount - g0 : (uint64_t)G);
-    unsigned len = 0;
-    if (tid < nseg) {
-        uint64_t bb;
-        len = (unsigned)seg_bounds(d, list[lstart + g0 + tid], bb);
-        sbeg[tid] = bb;
-    }
-    unsigned total;
-    const unsigned st = pp_block_scan<pp_op_sum<unsigned>, SB, false>(len, &total);
-    if (tid < nseg) sstart[tid] = st;
-    __syncthreads();
-    for (unsigned e = tid; e < total; e += SB) { /* segments are not empty: starts increase */
-        unsigned lo = 0, hi = nseg;
-        while (hi - lo > 1) {
-            const unsigned mid = (lo + hi) / 2;
-            if (sstart[mid] <= e) lo = mid;
-            else hi = mid;
-        }
-        slot[e] = (uint16_t)lo;
+    for (unsigned j = tid; j < G; j += SB) {
+        uint64_t bb = 0;
+        const uint64_t len = j < nseg ? seg_item(d, list[lstart + g0 + j], chunks, bb) : 0;
+        sbeg[j] = bb;
+        slen[j] = (uint16_t)len;
     }
     __syncthreads();
-
-    const unsigned first = pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id();
-    K k[ITEMS];
-    unsigned ix[ITEMS], dg[ITEMS], rk[ITEMS];
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const unsigned e = first + (unsigned)(i * PP_WAVE);
-        if (e < total) {
-            const unsigned j = slot[e];
-            k[i] = b.kin[sbeg[j] + (e - sstart[j])];
-        } else {
-            k[i] = K(0);
-        }
-        ix[i] = e;
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, o = i & mask;
+        W w;
+        pp_bn_sentinel(w);
+        if (o < slen[j]) pp_bn_make(w, seg_enc(b.kin[sbeg[j] + o], d), o);
+        st.put(i, w);
     }
-    const int KP = d.key_bits / PP_RADIX_BITS, sbits = TILE_LOG - cl;
-    const int SP = nseg > 1 ? (sbits + PP_RADIX_BITS - 1) / PP_RADIX_BITS : 0;
-    for (int p = 0; p < KP + SP; ++p) {
-        int bits = PP_RADIX_BITS;
-        if (p < KP) {
+    __syncthreads();
+    const unsigned base = tid * ITEMS;
+    W x[ITEMS];
 #pragma unroll
-            for (int i = 0; i < ITEMS; ++i) dg[i] = seg_digit(k[i], d, PP_RADIX_BITS * p);
-        } else {
-            const int sh = PP_RADIX_BITS * (p - KP);
-            bits = sbits - sh < PP_RADIX_BITS ? sbits - sh : PP_RADIX_BITS;
+    for (int r = 0; r < ITEMS; ++r) x[r] = st.get(base + (unsigned)r);
+    pp_bn_bitonic(x, st, base, cl);
 #pragma unroll
-            for (int i = 0; i < ITEMS; ++i)
-                dg[i] = ix[i] < total ? ((unsigned)slot[ix[i]] >> sh) & ((1u << bits) - 1u) : 0u;
+    for (int r = 0; r < ITEMS; ++r) st.put(base + (unsigned)r, x[r]);
+    __syncthreads();
+    if constexpr (!STABLE) {
+#pragma unroll
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
+            if (q < slen[j]) b.kout[sbeg[j] + q] = seg_decode<K>(st.get(i), d);
         }
-        pp_radix_rank<SB, ITEMS>(dg, bits, total, rk, rs);
+    } else {
+        /* every key (gathered for floats, else decoded) and value of the block read before any
+         * is written; the key goes back to its slot (a thread's own), the value to a register */
+        const bool gather_key = d.kind == PP_SORT_KIND_FLOAT;
+        using VR = typename std::conditional<sizeof(V) < 4, uint32_t, V>::type; /* registers, not bytes */
+        VR v[VB ? ITEMS : 1];
 #pragma unroll
-        for (int i = 0; i < ITEMS; ++i)
-            if (first + (unsigned)(i * PP_WAVE) < total) {
-                sk[rk[i]] = k[i];
-                si[rk[i]] = (uint16_t)ix[i];
-            }
-        __syncthreads();
-        if (p + 1 < KP + SP) {
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i) {
-                const unsigned e = first + (unsigned)(i * PP_WAVE);
-                if (e < total) {
-                    k[i] = sk[e];
-                    ix[i] = si[e];
-                }
-            }
-            __syncthreads();
-        }
-    }
-    /* each segment's keys are now in its own places, sorted; the values are gathered from their
-     * input places (all read before any is written: values may be sorted in place) */
-    V v[VB ? ITEMS : 1];
-    if constexpr (VB > 0) {
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i) {
-            const unsigned e = tid + (unsigned)(i * SB);
-            if (e < total) {
-                const unsigned src = si[e], j = slot[src];
-                v[i] = b.vin[sbeg[j] + (src - sstart[j])];
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
+            if (q < slen[j]) {
+                W w = st.get(i);
+                const uint64_t src = sbeg[j] + pp_bn_word_place(w);
+                pp_bn_set_bits(w, gather_key ? (uint64_t)b.kin[src] : (uint64_t)seg_decode<K>(pp_bn_word_key(w), d));
+                st.put(i, w);
+                if constexpr (VB > 0) v[r] = b.vin[src];
             }
         }
         __syncthreads();
-    }
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const unsigned e = tid + (unsigned)(i * SB);
-        if (e < total) {
-            const unsigned j = slot[e];
-            const uint64_t g = sbeg[j] + (e - sstart[j]);
-            b.kout[g] = sk[e];
-            if constexpr (VB > 0) b.vout[g] = v[i];
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
+            if (q < slen[j]) {
+                b.kout[sbeg[j] + q] = (K)pp_bn_bits(st.get(i));
+                if constexpr (VB > 0) b.vout[sbeg[j] + q] = (V)v[r];
+            }
         }
     }
 }
@@ -507,7 +475,17 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     uint64_t g_packed = 0;
     if (NP && n > (uint64_t)SEGSORT_THREAD_MAX) {
         g_packed = (2 * n / TILE < S ? 2 * n / TILE : S) + (uint64_t)NP;
-        segsort_packed<K, VB, ITEMS><<<(unsigned)g_packed, SB, 0, s>>>(d, b, counts, list);
+        /* integer keys alone sort their encodings; float keys and pairs need the stable words */
+        if constexpr (VB == 0 && sizeof(K) == 1) { /* u8: an integer */
+            segsort_packed<K, 0, ITEMS, false><<<(unsigned)g_packed, SB, 0, s>>>(d, b, counts, list, false);
+        } else if constexpr (VB == 0) {
+            if (d.kind != PP_SORT_KIND_FLOAT)
+                segsort_packed<K, 0, ITEMS, false><<<(unsigned)g_packed, SB, 0, s>>>(d, b, counts, list, false);
+            else
+                segsort_packed<K, 0, ITEMS, true><<<(unsigned)g_packed, SB, 0, s>>>(d, b, counts, list, false);
+        } else {
+            segsort_packed<K, VB, ITEMS, true><<<(unsigned)g_packed, SB, 0, s>>>(d, b, counts, list, false);
+        }
         PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed");
     }
     uint64_t g_block = 0;

@@ -47,6 +47,11 @@
  *
  * Tile sort + bitonic merge (small inputs in one launch; the seed's algorithm, forced at any n
  * through PP_OPTION_SORT_STRATEGY; n < 2^32 - 1):
+ *   sort_bitonic    keys and pairs of at most one bitonic tile (4096; 2048 where a key or value
+ *                   is 8 bytes): one block, one launch, no scratch: the compared field (with the
+ *                   input position breaking ties unless it is a whole integer key sorted alone)
+ *                   through hip/bitonic.h's network, keys and values gathered by position.
+ *                   Larger inputs and argsort take the kernels below.
  *   tile_sort       a block sorts a tile of SORT_TILE keys completely in shared memory, one
  *                   match-ranked 8-bit digit after another (each pass a stable split), keeping
  *                   each key's input position (32 bits);
@@ -64,6 +69,7 @@
 
 #include <type_traits>
 
+#include "bitonic.h"
 #include "blocks.h"
 #include "common.h"
 #include "key_encoding.h"
@@ -677,8 +683,115 @@ template <typename K, int VB> pp_status run_onesweep(pp_context *ctx, const pp_s
     return PP_OK;
 }
 
+/* ---- one tile in one launch: a block's bitonic network (hip/bitonic.h) ---- */
+
+/* Slots (items per thread) of the one-launch sort: 256 x 16 = 4096 where keys and values are at
+ * most 4 bytes (16-byte-or-less stable words: 34 KB of shared memory), 256 x 8 = 2048 else. */
+constexpr int sort_bitonic_items(int kb, int vb) { return kb > 4 || vb > 4 ? 8 : 16; }
+
+/* One block sorts keys[0, n) (n <= SORT_BLOCK * ITEMS) completely: the compared field of each key
+ * (alone where that is the whole integer key and there are no values, STABLE = false), else with
+ * its input position breaking ties, padded to 2^ceil(log2 n) slots by sentinels; the keys
+ * (decoded, or gathered by position) and values (gathered) read before any is written (in place
+ * is allowed). */
+template <typename K, int VB, int ITEMS, bool STABLE>
+__global__ __launch_bounds__(SORT_BLOCK) void sort_bitonic(sort_desc sd, const K *kin, K *kout,
+                                                           const val_t<VB> *vin, val_t<VB> *vout)
+{
+    using V = val_t<VB>;
+    using W = pp_bn_word<K, STABLE>;
+    using E = decltype(sort_enc(K(0), sd));
+    constexpr int TILE = SORT_BLOCK * ITEMS;
+    static_assert(TILE <= 65536 && (STABLE || VB == 0), "positions fit a stable word's 16 bits");
+    __shared__ pp_bn_tile<W, TILE> st;
+    const unsigned n = (unsigned)sd.n, tid = threadIdx.x, base = tid * ITEMS;
+    const int c = n > 1 ? 32 - __clz((int)(n - 1)) : 0; /* ceil(log2 n) */
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned i = tid + (unsigned)(r * SORT_BLOCK);
+        W w;
+        pp_bn_sentinel(w);
+        if (i < n) pp_bn_make(w, (E)sort_field(kin[i], sd), i);
+        st.put(i, w);
+    }
+    __syncthreads();
+    W x[ITEMS];
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) x[r] = st.get(base + (unsigned)r);
+    pp_bn_bitonic(x, st, base, c);
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) st.put(base + (unsigned)r, x[r]);
+    __syncthreads();
+    if constexpr (!STABLE) { /* the whole integer key: its encoding's inverse is an xor */
+        const E sign = sd.kind == PP_SORT_KIND_SIGNED ? (E)1 << (8 * sizeof(K) - 1) : (E)0;
+#pragma unroll
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned i = tid + (unsigned)(r * SORT_BLOCK);
+            if (i < n) kout[i] = (K)(st.get(i) ^ (E)sd.flip ^ sign);
+        }
+    } else {
+        using VR = typename std::conditional<sizeof(V) < 4, uint32_t, V>::type;
+        VR v[VB ? ITEMS : 1];
+#pragma unroll
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned i = tid + (unsigned)(r * SORT_BLOCK);
+            if (i < n) {
+                W w = st.get(i);
+                const unsigned src = pp_bn_word_place(w);
+                pp_bn_set_bits(w, (uint64_t)kin[src]);
+                st.put(i, w);
+                if constexpr (VB > 0) v[r] = vin[src];
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned i = tid + (unsigned)(r * SORT_BLOCK);
+            if (i < n) {
+                kout[i] = (K)pp_bn_bits(st.get(i));
+                if constexpr (VB > 0) vout[i] = (V)v[r];
+            }
+        }
+    }
+}
+
+/* The one-launch sort of n <= its tile (keys and pairs). Plan: the tile sort's, param[3] = 1
+ * (one launch) and the last = 1 (the bitonic tile). */
+template <typename K, int VB> pp_status run_bitonic(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd)
+{
+    using V = val_t<VB>;
+    constexpr int ITEMS = sort_bitonic_items((int)sizeof(K), VB);
+    pp_hip_state *hs = pp_hip(ctx);
+    PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
+    hipStream_t s = hs->stream;
+    const K *kin = (const K *)a->keys_in;
+    K *kout = (K *)a->keys_out;
+    const V *vin = (const V *)a->values_in;
+    V *vout = (V *)a->values_out;
+    /* the whole integer key alone: equal encodings are equal keys, the order of ties invisible */
+    const bool whole_int = sd.kind != PP_SORT_KIND_FLOAT && sd.begin == 0 && sd.width == (int)(8 * sizeof(K));
+    if constexpr (VB == 0) {
+        if (whole_int) sort_bitonic<K, 0, ITEMS, false><<<1, SORT_BLOCK, 0, s>>>(sd, kin, kout, vin, vout);
+        else sort_bitonic<K, 0, ITEMS, true><<<1, SORT_BLOCK, 0, s>>>(sd, kin, kout, vin, vout);
+    } else {
+        sort_bitonic<K, VB, ITEMS, true><<<1, SORT_BLOCK, 0, s>>>(sd, kin, kout, vin, vout);
+    }
+    PP_HIP_CHECK_LAUNCH(ctx, "sort_bitonic");
+    pp__set_plan(ctx, "sort", "tile_merge", 1, 1, sd.passes, 1, SORT_BLOCK * ITEMS, 1);
+    return PP_OK;
+}
+
 template <typename K> pp_status run_tile_merge(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd)
 {
+    /* keys and pairs of at most one bitonic tile: one launch (argsort keeps the tile sort) */
+    if (a->keys_out && a->n <= (uint64_t)SORT_BLOCK * sort_bitonic_items((int)sizeof(K), (int)a->value_size)) {
+        switch (a->value_size) {
+        case 0: return run_bitonic<K, 0>(ctx, a, sd);
+        case 1: return run_bitonic<K, 1>(ctx, a, sd);
+        case 4: return run_bitonic<K, 4>(ctx, a, sd);
+        default: return run_bitonic<K, 8>(ctx, a, sd);
+        }
+    }
     pp_hip_state *hs = pp_hip(ctx);
     const uint64_t n = a->n, tiles = (n + SORT_TILE - 1) / SORT_TILE;
     const int argsort = a->keys_out == nullptr;

@@ -680,7 +680,8 @@ PP_API pp_status pp_nonzero(pp_context *ctx, const void *in, size_t n, pp_dtype 
  * 8-bit pass ranks a tile in registers and shared memory, takes its digits' offsets from the
  * decoupled look-back and scatters; constant digits are skipped) for large inputs, and a tile
  * radix sort in shared memory with a bitonic merge of sorted tiles for small ones (the
- * experimental option PP_OPTION_SORT_STRATEGY forces either).
+ * experimental option PP_OPTION_SORT_STRATEGY forces either); of those, keys and pairs within
+ * 4096 elements (2048 with 8-byte keys or values) are one block's bitonic sort, one launch.
  *
  * All sorts are enqueued (none synchronizes). Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; an
  * array NULL with n > 0; key_type, value_type or index_type unknown or not allowed; order not
@@ -818,9 +819,11 @@ PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t ro
  * ones one after another by that sort on every thread.
  * GPU: segments are put in size classes by a count and a scatter over the offsets (the
  * packed classes' bound is the device's tuning row, or PP_OPTION_SEGSORT_PACK_LOG): segments
- * of up to 16 keys are sorted by one thread each in registers; segments of up to one tile are
- * packed, several to a block by length class, and sorted in shared memory by a block radix
- * sort on (key, then the segment's place in the block); longer ones get one block each, which
+ * of one key are copied by a thread each; segments of 2 keys up to one tile are packed,
+ * several to a block by length class (2^c slots each for lengths in (2^(c-1), 2^c], padded),
+ * and sorted by a bitonic network over the block's slots in registers, shuffles and shared
+ * memory (stable: float keys and pairs sort (key, place) words);
+ * longer ones get one block each, which
  * sorts its segment by LSD radix passes through global memory (the segment's digit counts,
  * then a stable scatter tile by tile). A segment of millions of keys thus runs on one block:
  * the offsets form is slow for a few very long segments (sort those with pp_sort_keys); the

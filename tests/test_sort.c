@@ -352,14 +352,14 @@ static void t_sort_strategies(void **state)
 {
     tc_env *env = tc_envp(state);
     pp_context *ctx = tc_ctx(state);
-    const size_t sizes[] = {1, 100, 2049, 8193, 65537, 300001, ((size_t)1 << 20) + 3};
+    const size_t sizes[] = {1, 100, 2048, 4096, 2049, 4097, 8193, 65537, 300001, ((size_t)1 << 20) + 3};
     const pp_sort_strategy strategies[] = {PP_SORT_STRATEGY_TILE_MERGE, PP_SORT_STRATEGY_ONESWEEP};
     static const char *const names[] = {"tile_merge", "onesweep"};
     tc_rng r = tc_rng_for("sort strategies");
     int ran[2] = {0, 0};
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
         for (size_t ti = 0; ti < 7; ++ti) {
-            if (!tc_thorough() && si >= 5 && ti % 2) continue;
+            if (!tc_thorough() && si >= 8 && ti % 2) continue;
             const pp_dtype t = tc_dtypes[ti];
             const size_t n = sizes[si];
             unsigned char *keys = (unsigned char *)tc_xmalloc(n * tc_size(t));
@@ -372,6 +372,13 @@ static void t_sort_strategies(void **state)
                     pp_plan plan;
                     TC_OK(ctx, pp_context_last_plan(ctx, &plan));
                     if (!strcmp(plan.strategy, names[s])) ran[s] = 1;
+                    /* the tile sort's one-launch bitonic tile (param[3] = 1): keys and pairs
+                     * within 4096 elements, 2048 with an 8-byte key or value (pairs: f64) */
+                    const size_t tile = tc_size(t) > 4 || k == SK_PAIRS ? 2048 : 4096;
+                    if (s == 0 && !strcmp(plan.strategy, "tile_merge"))
+                        TC_CHECK(plan.param[3] == (k != SK_ARGSORT && n <= tile),
+                                 "tile_merge at n = %zu, %s: param[3] %lld", n, tc_dname(t),
+                                 (long long)plan.param[3]);
                 }
             }
             TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_STRATEGY, PP_SORT_STRATEGY_AUTO));
@@ -401,7 +408,7 @@ static void t_sort_onesweep_variants(void **state)
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_STRATEGY, PP_SORT_STRATEGY_ONESWEEP));
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
         for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ++ti) {
-            if (!tc_thorough() && si >= 5 && ti % 2) continue;
+            if (!tc_thorough() && si >= 8 && ti % 2) continue;
             const pp_dtype t = types[ti];
             const size_t n = sizes[si];
             unsigned char *keys = (unsigned char *)tc_xmalloc(n * tc_size(t));
