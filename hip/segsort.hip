@@ -21,16 +21,25 @@
  *                     every segment ends sorted in its own place. Launched with a grid bound
  *                     (2n / TILE + classes) the host computes without reading the counts;
  *                     blocks past the classes' need return at once.
- *   segsort_block     longer segments: a block per segment, LSD passes through global memory:
- *                     the segment's digit counts, then tile by tile a match-ranked tile staged
- *                     in shared memory in digit order and written at its digits' running
- *                     offsets (tiles in order: stable). The passes alternate between the output
- *                     and a scratch copy at the same positions, so that the last lands in the
- *                     output.
+ *   long class        longer segments: cut into chunks of the tile (segsort_long_plan: each
+ *                     chunk's (segment begin, length, chunk start) appended to one of two
+ *                     lists by the parity of the merge passes its segment needs), each chunk
+ *                     sorted by segsort_packed at the tile's class through the descriptor's
+ *                     chunk form (a block a chunk; parity 0 into the output, parity 1 into a
+ *                     scratch copy at the same positions), then segsort_merge passes: pass p
+ *                     merges the runs of TILE << p keys in pairs, every long segment at once, a
+ *                     block per SEGSORT_MERGE_BATCH output tiles (a wave-wide merge-path search
+ *                     on the two runs in global memory for the tile's bounds, the two ranges
+ *                     staged in shared memory, a merge path per thread and ITEMS merge steps;
+ *                     ties take the left run: stable). A segment's passes alternate between
+ *                     the scratch copy and the output from the list its chunks were sorted to,
+ *                     so that its last pass writes the output; a pass it does not need leaves
+ *                     it alone. The host launches ceil(log2(n / TILE)) passes, the most a
+ *                     segment can need, without reading the device.
  * The fixed form with segments of at least SEGSORT_FIXED_SORT_MIN keys (lengths the host knows
  * without reading the device) sorts each with the radix sort family's device-wide sort.
- * Memory traffic: the packed and thread classes read and write each key (value) once; the block
- * class reads it twice and writes it once per 8-bit pass.
+ * Memory traffic: the packed and thread classes read and write each key (value) once; the long
+ * class once for the chunk sort and once more for each merge pass its segment needs.
  */
 #include <string.h>
 
@@ -60,6 +69,11 @@ struct seg_desc {
     int key_bits;
     int pack_lo, pack_hi;
     int nclasses;
+    /* the chunk form (the long class's chunk sort): segment s is the chunk of triple
+     * chunks[3s .. 3s + 3) = (its segment's begin, the segment's length, the chunk's start in
+     * it), at most chunk_len keys; offsets and seg_len are not read */
+    const unsigned long long *chunks;
+    uint64_t chunk_len;
 };
 
 template <typename K, typename V> struct seg_bufs {
@@ -84,6 +98,12 @@ template <typename K> PP_DEVICE unsigned seg_digit(K k, const seg_desc &d, int s
 /* Segment s's first key (b) and length (0: empty), clamped as pp_segmented_reduce. */
 PP_DEVICE uint64_t seg_bounds(const seg_desc &d, uint64_t s, uint64_t &b)
 {
+    if (d.chunks) {
+        const unsigned long long *c = d.chunks + 3 * s;
+        const uint64_t left = c[1] - c[2];
+        b = c[0] + c[2];
+        return left < d.chunk_len ? left : d.chunk_len;
+    }
     if (!d.offsets) {
         b = s * d.seg_len;
         return d.seg_len;
@@ -359,94 +379,248 @@ __global__ __launch_bounds__(SB, SEGSORT_PACKED_MIN_BLOCKS) void segsort_packed(
     }
 }
 
-/* ---- the block class ---- */
+/* ---- the long class: sorted chunks, then merge passes across blocks ---- */
 
+/* Merge passes a segment of nch chunks needs: ceil(log2(nch)). */
+__host__ __device__ inline int seg_passes(uint64_t nch)
+{
+    int p = 0;
+    while (p < 63 && (1ull << p) < nch) ++p;
+    return p;
+}
+
+/* A segment's chunks go to the list of the parity of its passes: parity 0 is sorted into the
+ * output, parity 1 into the scratch copy, so that the last pass lands in the output. */
+struct seg_long {
+    unsigned long long *ccount[2]; /* per parity: {0, chunks}, the packed kernel's counts form */
+    unsigned long long *chunk[2];  /* per parity: (segment begin, length, chunk start) triples */
+    unsigned long long *clist[2];  /* per parity: 0, 1, 2, ...: the packed kernel's list form */
+    uint64_t cap[2];               /* entries each list has room for */
+};
+
+/* The long class's chunks: every segment of the class cut into chunks of `tile` keys, each
+ * chunk's triple appended to its parity's list. A block takes its segments' chunks of each
+ * parity with one atomic, or none where they would pass the list's room (only segments that
+ * overlap can need more than the host's bound: those are left as they are; the header leaves
+ * their result unspecified). */
+__global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsigned long long *__restrict__ counts,
+                                                        const unsigned long long *__restrict__ list, seg_long lp,
+                                                        uint64_t tile)
+{
+    __shared__ uint64_t sbeg[SB], slen[SB], sst[2][SB];
+    __shared__ unsigned long long sat[2];
+    const int last = d.nclasses - 1;
+    const uint64_t nl = counts[last], l0 = seg_class_start(counts, last);
+    const uint64_t stride = (uint64_t)gridDim.x * SB;
+    const unsigned tid = threadIdx.x;
+    for (uint64_t base = (uint64_t)blockIdx.x * SB; base < nl; base += stride) {
+        uint64_t bb = 0, m = 0;
+        if (base + tid < nl) m = seg_bounds(d, list[l0 + base + tid], bb);
+        const uint64_t nch = (m + tile - 1) / tile;
+        const int par = seg_passes(nch) & 1;
+        unsigned long long tot0, tot1;
+        const unsigned long long st0 =
+            pp_block_scan<pp_op_sum<unsigned long long>, SB, false>((unsigned long long)(par ? 0 : nch), &tot0);
+        __syncthreads();
+        const unsigned long long st1 =
+            pp_block_scan<pp_op_sum<unsigned long long>, SB, false>((unsigned long long)(par ? nch : 0), &tot1);
+        sbeg[tid] = bb;
+        slen[tid] = m;
+        sst[0][tid] = st0;
+        sst[1][tid] = st1;
+        if (tid < 2) {
+            const unsigned long long tq = tid ? tot1 : tot0;
+            unsigned long long at = ~0ull;
+            unsigned long long *cc = tid ? lp.ccount[1] : lp.ccount[0];
+            if (tq) {
+                at = atomicAdd(&cc[1], tq);
+                if (at + tq > (tid ? lp.cap[1] : lp.cap[0])) { /* no room: give the entries back, write none */
+                    atomicAdd(&cc[1], (unsigned long long)0 - tq);
+                    at = ~0ull;
+                }
+            }
+            sat[tid] = at;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            const unsigned long long tq = q ? tot1 : tot0;
+            if (sat[q] == ~0ull) continue;
+            for (uint64_t e = tid; e < tq; e += SB) {
+                unsigned lo = 0, hi = SB; /* the last segment whose first chunk is at or before e */
+                while (hi - lo > 1) {
+                    const unsigned mid = (lo + hi) / 2;
+                    if (sst[q][mid] <= e) lo = mid;
+                    else hi = mid;
+                }
+                const uint64_t k = sat[q] + e;
+                lp.chunk[q][3 * k] = sbeg[lo];
+                lp.chunk[q][3 * k + 1] = slen[lo];
+                lp.chunk[q][3 * k + 2] = (e - sst[q][lo]) * tile;
+                lp.clist[q][k] = k;
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* The shared-memory place of a tile's e-th key: one pad word every 32 keys, so that threads
+ * writing ITEMS consecutive keys each (and reading a merge's scattered positions) spread over
+ * the banks. */
+PP_DEVICE unsigned seg_pad(unsigned e) { return e + (e >> 5); }
+
+/* The merge path's split on diagonal `diag` of runs A[0, na) and B[0, nb) (global memory): how
+ * many of the first diag keys of the stable merge come from A (ties take A first). The whole
+ * wave searches: each round every lane tests one of PP_WAVE evenly spaced candidates, so a
+ * run of 2^k keys takes about k / log2(PP_WAVE) rounds of loads, not k. Every lane returns
+ * the split. */
+template <typename K>
+PP_DEVICE uint64_t seg_wave_path(const K *A, uint64_t na, const K *B, uint64_t nb, uint64_t diag, const seg_desc &d)
+{
+    /* the smallest i in [lo, hi) with B[diag - 1 - i] < A[i], else hi */
+    uint64_t lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+    const unsigned lane = pp_lane_id();
+    while (lo < hi) {
+        const uint64_t step = (hi - lo + PP_WAVE - 1) / PP_WAVE;
+        const uint64_t i = lo + lane * step;
+        const bool t = i >= hi || seg_enc(B[diag - 1 - i], d) < seg_enc(A[i], d);
+        const pp_lanemask_t m = pp_ballot(t);
+        if (!m) { /* every candidate tested false: past the last one */
+            lo += (uint64_t)(PP_WAVE - 1) * step + 1;
+            continue;
+        }
+        const unsigned f = (unsigned)__popcll(~m & (m - 1)); /* the first lane that tested true */
+        if (f == 0) break;
+        const uint64_t nhi = lo + f * step;
+        lo += (uint64_t)(f - 1) * step + 1;
+        hi = nhi < hi ? nhi : hi;
+    }
+    return lo;
+}
+
+/* Merge pass `pass`: every segment of the long class that needs more than `pass` passes has
+ * its sorted runs of TILE << pass keys merged in pairs, a tile of the output at a time. Blocks
+ * [0, nb0) take the parity-0 list's entries, BATCH each, the rest the parity-1 list's; each
+ * entry is one output tile. A tile's block finds its range's splits on the two runs in global
+ * memory (waves 0 and 1), stages the two input ranges in shared memory, splits the tile among
+ * its threads by a merge path there, merges ITEMS keys per thread (noting each output's staged
+ * place), and stores the tile in order from there. The source and destination alternate
+ * between the output and the scratch copy by the passes the segment has left, so that its last
+ * pass writes the output. */
 template <typename K, int VB, int ITEMS>
-__global__ __launch_bounds__(SB) void segsort_block(seg_desc d, seg_bufs<K, val_t<VB>> b,
-                                                    const unsigned long long *__restrict__ counts,
-                                                    const unsigned long long *__restrict__ list)
+__global__ __launch_bounds__(SB) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b, seg_long lp, uint64_t nb0,
+                                                    int pass)
 {
     using V = val_t<VB>;
-    constexpr int TILE = SB * ITEMS;
-    __shared__ pp_radix_rank_smem<SB> rs;
-    __shared__ K sk[TILE];
-    __shared__ V sv[VB ? TILE : 1];
-    __shared__ unsigned long long at[PP_RADIX]; /* the digits' counts, then their running offsets */
-    const int last = d.nclasses - 1;
-    if ((uint64_t)blockIdx.x >= counts[last]) return;
-    uint64_t bb;
-    const uint64_t m = seg_bounds(d, list[seg_class_start(counts, last) + blockIdx.x], bb);
+    using E = decltype(seg_enc(K(0), d));
+    constexpr int TILE = SB * ITEMS, BATCH = SEGSORT_MERGE_BATCH, PADDED = TILE + TILE / 32;
+    static_assert(BATCH <= SB && 2 * PP_WAVE_MAX <= SB && TILE <= 65536,
+                  "a thread per batch entry; two waves search; 16-bit staged places");
+    __shared__ K sk[PADDED];
+    __shared__ V sv[VB ? PADDED : 1];
+    __shared__ uint16_t sidx[PADDED]; /* the staged place of each output */
+    __shared__ unsigned long long job[BATCH][3];
+    __shared__ unsigned njob;
+    __shared__ uint64_t cut[2];
     const unsigned tid = threadIdx.x;
-    const int P = d.key_bits / PP_RADIX_BITS;
-    const bool in_place = b.kin == b.kout || (VB > 0 && (const void *)b.vin == (const void *)b.vout);
-    const K *ksrc = b.kin;
-    const V *vsrc = b.vin;
-    if (in_place && (P & 1)) { /* an odd number of passes in place: start from a copy */
-        for (uint64_t i = tid; i < m; i += SB) {
-            b.ktmp[bb + i] = b.kin[bb + i];
-            if constexpr (VB > 0) b.vtmp[bb + i] = b.vin[bb + i];
-        }
-        __syncthreads();
-        ksrc = b.ktmp;
-        vsrc = b.vtmp;
-    }
-    const unsigned first = pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id();
-    for (int p = 0; p < P; ++p) {
-        const bool to_tmp = ((P - 1 - p) & 1) != 0;
-        K *kdst = to_tmp ? b.ktmp : b.kout;
-        V *vdst = to_tmp ? b.vtmp : b.vout;
-        const int sh = PP_RADIX_BITS * p;
-        if (tid < (unsigned)PP_RADIX) at[tid] = 0;
-        __syncthreads();
-        unsigned last_d = 0, run = 0; /* runs of equal digits: one atomic each */
-        for (uint64_t i = tid; i < m; i += SB) {
-            const unsigned dd = seg_digit(ksrc[bb + i], d, sh);
-            if (dd != last_d && run) {
-                atomicAdd(&at[last_d], (unsigned long long)run);
-                run = 0;
+    const int q = (uint64_t)blockIdx.x < nb0 ? 0 : 1;
+    const uint64_t t0 = ((uint64_t)blockIdx.x - (q ? nb0 : 0)) * BATCH;
+    if (tid == 0) njob = 0;
+    __syncthreads();
+    if (tid < (unsigned)BATCH) {
+        const uint64_t cnt = (q ? lp.ccount[1] : lp.ccount[0])[1], t = t0 + tid;
+        if (t < cnt) {
+            const unsigned long long *c = (q ? lp.chunk[1] : lp.chunk[0]) + 3 * t;
+            const uint64_t m = c[1];
+            if (pass < seg_passes((m + TILE - 1) / TILE)) {
+                const unsigned at = atomicAdd(&njob, 1u);
+                job[at][0] = c[0];
+                job[at][1] = m;
+                job[at][2] = c[2];
             }
-            last_d = dd;
-            ++run;
         }
-        if (run) atomicAdd(&at[last_d], (unsigned long long)run);
+    }
+    __syncthreads();
+    const unsigned nj = njob;
+    for (unsigned j = 0; j < nj; ++j) {
+        const uint64_t sb = job[j][0], m = job[j][1], pos = job[j][2];
+        const int P = seg_passes((m + TILE - 1) / TILE);
+        const bool from_out = ((P - pass) & 1) == 0;
+        const K *ks = from_out ? b.kout : b.ktmp;
+        K *kd = from_out ? b.ktmp : b.kout;
+        const V *vs = from_out ? b.vout : b.vtmp;
+        V *vd = from_out ? b.vtmp : b.vout;
+        const uint64_t W = (uint64_t)TILE << pass, p0 = pos / (2 * W) * (2 * W);
+        const uint64_t na_all = m - p0 < W ? m - p0 : W;
+        const uint64_t nb_all = (m - p0 < 2 * W ? m - p0 : 2 * W) - na_all;
+        const uint64_t d0 = pos - p0, d1 = (m - pos < (uint64_t)TILE ? m : pos + TILE) - p0;
+        const K *A = ks + sb + p0, *B = A + na_all;
+        const unsigned w = pp_wave_id();
+        if (w < 2) {
+            const uint64_t c = seg_wave_path(A, na_all, B, nb_all, w ? d1 : d0, d);
+            if (pp_lane_id() == 0) cut[w] = c;
+        }
         __syncthreads();
-        const unsigned long long c = tid < (unsigned)PP_RADIX ? at[tid] : 0ull;
-        const unsigned long long s = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(c);
-        if (tid < (unsigned)PP_RADIX) at[tid] = s;
-        __syncthreads();
-        for (uint64_t t0 = 0; t0 < m; t0 += TILE) {
-            const unsigned tc = (unsigned)(m - t0 < (uint64_t)TILE ? m - t0 : (uint64_t)TILE);
+        const unsigned tc = (unsigned)(d1 - d0), na = (unsigned)(cut[1] - cut[0]), nb = tc - na;
+        const uint64_t ga = sb + p0 + cut[0], gb = sb + p0 + na_all + (d0 - cut[0]);
+        {
             K k[ITEMS];
             V v[VB ? ITEMS : 1];
-            unsigned dg[ITEMS], rk[ITEMS];
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i) {
-                const unsigned e = first + (unsigned)(i * PP_WAVE);
-                k[i] = e < tc ? ksrc[bb + t0 + e] : K(0);
-                if constexpr (VB > 0) v[i] = e < tc ? vsrc[bb + t0 + e] : V(0);
-                dg[i] = seg_digit(k[i], d, sh);
-            }
-            pp_radix_rank<SB, ITEMS>(dg, PP_RADIX_BITS, tc, rk, rs);
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i)
-                if (first + (unsigned)(i * PP_WAVE) < tc) {
-                    sk[rk[i]] = k[i];
-                    if constexpr (VB > 0) sv[rk[i]] = v[i];
+                const unsigned e = (unsigned)(i * SB) + tid;
+                if (e < tc) {
+                    const uint64_t g = e < na ? ga + e : gb + (e - na);
+                    k[i] = ks[g];
+                    if constexpr (VB > 0) v[i] = vs[g];
                 }
-            __syncthreads();
-            for (unsigned e = tid; e < tc; e += SB) {
-                const K kk = sk[e];
-                const unsigned dd = seg_digit(kk, d, sh);
-                const uint64_t g = bb + at[dd] + (e - rs.start[dd]);
-                kdst[g] = kk;
-                if constexpr (VB > 0) vdst[g] = sv[e];
             }
-            __syncthreads();
-            if (tid < (unsigned)PP_RADIX) at[tid] += rs.count[tid];
-            __syncthreads();
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                const unsigned e = (unsigned)(i * SB) + tid;
+                if (e < tc) {
+                    sk[seg_pad(e)] = k[i];
+                    if constexpr (VB > 0) sv[seg_pad(e)] = v[i];
+                }
+            }
         }
-        ksrc = kdst;
-        vsrc = vdst;
+        __syncthreads();
+        /* this thread's ITEMS outputs from diagonal tid * ITEMS of the staged runs [0, na) and
+         * [na, tc): the staged place of each, in output order */
+        const unsigned diag = tid * ITEMS;
+        if (diag < tc) {
+            unsigned lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+            while (lo < hi) {
+                const unsigned mid = (lo + hi) / 2;
+                if (seg_enc(sk[seg_pad(na + diag - 1 - mid)], d) < seg_enc(sk[seg_pad(mid)], d)) hi = mid;
+                else lo = mid + 1;
+            }
+            unsigned ia = lo, ib = na + diag - lo;
+            E ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d), eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                const bool take_b = ib < tc && (ia >= na || eb < ea);
+                if (diag + (unsigned)i < tc) sidx[seg_pad(diag + (unsigned)i)] = (uint16_t)(take_b ? ib : ia);
+                if (take_b) {
+                    ++ib;
+                    eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
+                } else {
+                    ++ia;
+                    ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d);
+                }
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const unsigned e = (unsigned)(i * SB) + tid;
+            if (e < tc) {
+                const unsigned from = seg_pad(sidx[seg_pad(e)]);
+                kd[sb + pos + e] = sk[from];
+                if constexpr (VB > 0) vd[sb + pos + e] = sv[from];
+            }
+        }
+        __syncthreads();
     }
 }
 
@@ -473,27 +647,59 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const uint64_t n = a->n, S = a->n_segments;
     const uint64_t pack_max = NP ? (1ull << d.pack_hi) : (uint64_t)SEGSORT_THREAD_MAX;
     const bool long_possible = n > pack_max;
+    /* the long class: at most n / (pack_max + 1) segments (unless they overlap); their chunks,
+     * at most n / TILE + one per segment, of which those of segments of odd pass counts (longer
+     * than the tile) at most n / TILE + n / (TILE + 1); merge passes for a segment of all n keys */
+    const uint64_t n_long = long_possible ? (n / (pack_max + 1) < S ? n / (pack_max + 1) : S) : 0;
+    const uint64_t n_over = n / (TILE + 1) < S ? n / (TILE + 1) : S;
+    const uint64_t cap0 = long_possible ? n / TILE + n_long + 1 : 0, cap1 = long_possible ? n / TILE + n_over + 1 : 0;
+    const int passes = long_possible ? seg_passes((n + TILE - 1) / TILE) : 0;
 
+    /* scratch: the counts and cursors and the chunk lists' counts (zeroed), the class list; for
+     * the long class the double buffer and the chunk lists */
     const size_t cls_bytes = pp_align256((size_t)SEG_MAX_CLASSES * 8);
-    size_t bytes = 2 * cls_bytes + pp_align256((size_t)S * 8);
-    if (long_possible) bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0);
+    const size_t tri_bytes[2] = {pp_align256((size_t)cap0 * 24), pp_align256((size_t)cap1 * 24)};
+    const size_t cl_bytes[2] = {pp_align256((size_t)cap0 * 8), pp_align256((size_t)cap1 * 8)};
+    size_t bytes = 4 * cls_bytes + pp_align256((size_t)S * 8);
+    if (long_possible)
+        bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0) + tri_bytes[0] +
+                 tri_bytes[1] + cl_bytes[0] + cl_bytes[1];
     void *scratch = nullptr;
     PP_TRY(pp__scratch(ctx, bytes, &scratch));
     char *p = (char *)scratch;
     unsigned long long *counts = (unsigned long long *)p, *cursor = (unsigned long long *)(p + cls_bytes);
-    unsigned long long *list = (unsigned long long *)(p + 2 * cls_bytes);
-    char *q = p + 2 * cls_bytes + pp_align256((size_t)S * 8);
+    seg_long lp;
+    lp.ccount[0] = (unsigned long long *)(p + 2 * cls_bytes);
+    lp.ccount[1] = (unsigned long long *)(p + 3 * cls_bytes);
+    unsigned long long *list = (unsigned long long *)(p + 4 * cls_bytes);
+    char *q = p + 4 * cls_bytes + pp_align256((size_t)S * 8);
     seg_bufs<K, V> b;
     b.kin = (const K *)a->keys_in;
     b.kout = (K *)a->keys_out;
     b.vin = (const V *)a->values_in;
     b.vout = (V *)a->values_out;
-    b.ktmp = long_possible ? (K *)q : nullptr;
-    b.vtmp = long_possible && VB ? (V *)(q + pp_align256((size_t)n * sizeof(K))) : nullptr;
+    b.ktmp = nullptr;
+    b.vtmp = nullptr;
+    if (long_possible) {
+        b.ktmp = (K *)q;
+        q += pp_align256((size_t)n * sizeof(K));
+        if (VB) {
+            b.vtmp = (V *)q;
+            q += pp_align256((size_t)n * sizeof(V));
+        }
+        for (int r = 0; r < 2; ++r) {
+            lp.chunk[r] = (unsigned long long *)q;
+            q += tri_bytes[r];
+            lp.clist[r] = (unsigned long long *)q;
+            q += cl_bytes[r];
+        }
+    }
+    lp.cap[0] = cap0;
+    lp.cap[1] = cap1;
 
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     hipStream_t s = hs->stream;
-    PP_HIP_TRY(ctx, hipMemsetAsync(counts, 0, 2 * cls_bytes, s));
+    PP_HIP_TRY(ctx, hipMemsetAsync(counts, 0, 4 * cls_bytes, s));
     const unsigned cg = seg_stride_grid(hs, S);
     segsort_count<<<cg, SB, 0, s>>>(d, counts);
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_count");
@@ -510,15 +716,43 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
         segsort_packed<K, VB, ITEMS><<<(unsigned)g_packed, SB, 0, s>>>(d, b, counts, list);
         PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed");
     }
-    uint64_t g_block = 0;
     if (long_possible) {
-        g_block = n / (pack_max + 1) < S ? n / (pack_max + 1) : S;
-        segsort_block<K, VB, ITEMS><<<(unsigned)g_block, SB, 0, s>>>(d, b, counts, list);
-        PP_HIP_CHECK_LAUNCH(ctx, "segsort_block");
+        /* Every long segment, however long, stays on the GPU without the host reading a count
+         * (branch s3-segsort2 sent segments of >= 2^20 keys to the device-wide radix sort, which
+         * needs their bounds on the host: a copy back and a stream synchronization in every
+         * call of n >= 2^20; not taken). The merge passes are bandwidth-bound, about 2 x (key +
+         * value) bytes per key a pass, so a segment of L keys costs the chunk sort plus
+         * log2(L / TILE) such passes: for one segment of all 2^26 u32 keys 14 passes, about
+         * the device-wide sort's time, and less for shorter ones (not measured). */
+        segsort_long_plan<<<seg_stride_grid(hs, n_long), SB, 0, s>>>(d, counts, list, lp, (uint64_t)TILE);
+        PP_HIP_CHECK_LAUNCH(ctx, "segsort_long_plan");
+        /* the chunks, a block each, by the packed class's kernel at the tile's class: parity 0
+         * into the output, parity 1 into the scratch copy */
+        seg_desc dc = d;
+        dc.pack_lo = dc.pack_hi = TILE_LOG;
+        dc.nclasses = 3;
+        dc.chunk_len = TILE;
+        for (int r = 0; r < 2; ++r) {
+            seg_bufs<K, V> bc = b;
+            if (r) {
+                bc.kout = b.ktmp;
+                bc.vout = b.vtmp;
+            }
+            dc.chunks = lp.chunk[r];
+            segsort_packed<K, VB, ITEMS><<<(unsigned)(lp.cap[r] + 1), SB, 0, s>>>(dc, bc, lp.ccount[r], lp.clist[r]);
+            PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (chunks)");
+        }
+        const uint64_t nb0 = (cap0 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH;
+        const uint64_t nb1 = (cap1 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH;
+        for (int pass = 0; pass < passes; ++pass) {
+            segsort_merge<K, VB, ITEMS><<<(unsigned)(nb0 + nb1), SB, 0, s>>>(d, b, lp, nb0, pass);
+            PP_HIP_CHECK_LAUNCH(ctx, "segsort_merge");
+        }
     }
-    /* plan: grid = the packed kernel's; param: thread-class bound, packed bound, tile, block grid */
+    /* plan: grid = the packed kernel's; param: thread-class bound, packed bound, tile, merge
+     * passes launched */
     pp__set_plan(ctx, "segmented_sort", "classes", g_packed, S, SEGSORT_THREAD_MAX, (int64_t)pack_max, TILE,
-                 (int64_t)g_block);
+                 (int64_t)passes);
     return PP_OK;
 }
 

@@ -12,9 +12,10 @@
  *            lengths in (2^(c-1), 2^c] go TILE / 2^c to a block, which sorts the tile of all
  *            of them in shared memory by match-ranked 8-bit digits of the key, then of the
  *            segment's place in the block (one pass: at most 2^(12-5) = 128 segments).
- *   block    L > pack_max: one block per segment, LSD passes through global memory (digit
- *            counts of the segment, then a stable scatter tile by tile, staged in shared
- *            memory).
+ *   long     L > pack_max: the segment cut into chunks of the tile, each sorted by the
+ *            packed kernel at the tile's class (a block a chunk), then merge passes across
+ *            blocks (runs of tile x 2^p merged in pairs, SEGSORT_MERGE_BATCH output tiles a
+ *            block).
  * Shapes: SEGSORT_BLOCK 256 threads (a thread per digit of a pass); 16 items per thread (tiles
  * of 4096) where keys and values are at most 4 bytes, 8 (2048) where either is 8 bytes: the
  * packed kernel's tile (keys, 16-bit positions, 16-bit segment places), the ranking's counters
@@ -40,6 +41,12 @@
 #ifndef SEGSORT_PACKED_MIN_BLOCKS
 #define SEGSORT_PACKED_MIN_BLOCKS 1
 #endif
+
+/* The long class's merge passes: output tiles (of the segment's tile, SEGSORT_ITEMS keys a
+ * thread) per block, the block's entries read in one step; a pass's grid covers every possible
+ * tile, since the host does not read how many there are, so a pass that no segment needs costs
+ * about (2n / tile) / this empty blocks. Not measured. */
+#define SEGSORT_MERGE_BATCH 16
 
 /* The fixed form's segments of at least this many keys are sorted one after another by the
  * radix sort family's device-wide sort (pp_hip_sort) instead of a block each. Not measured: an

@@ -820,14 +820,15 @@ PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t ro
  * packed classes' bound is the device's tuning row, or PP_OPTION_SEGSORT_PACK_LOG): segments
  * of up to 16 keys are sorted by one thread each in registers; segments of up to one tile are
  * packed, several to a block by length class, and sorted in shared memory by a block radix
- * sort on (key, then the segment's place in the block); longer ones get one block each, which
- * sorts its segment by LSD radix passes through global memory (the segment's digit counts,
- * then a stable scatter tile by tile). A segment of millions of keys thus runs on one block:
- * the offsets form is slow for a few very long segments (sort those with pp_sort_keys); the
- * fixed form, whose lengths the host knows, sorts segments of at least 2^20 keys one after
- * another with the radix sort family's device-wide sort.
- * Temporary storage: the scratch arena (the class lists, and for long segments or an in-place
- * call a double buffer of n keys and n values).
+ * sort on (key, then the segment's place in the block); longer ones are cut into chunks of a
+ * tile, each sorted as a packed segment, and then merged by passes across blocks (runs of
+ * twice the width each pass, a tile of the output a block, found by a merge path), so a
+ * segment of L keys takes about log2(L / tile) passes over its keys, spread over the whole
+ * GPU. The fixed form, whose lengths the host knows, sorts segments of at least 2^20 keys one
+ * after another with the radix sort family's device-wide sort.
+ * Temporary storage: the scratch arena (the class lists, and where segments longer than the
+ * packed classes are possible a double buffer of n keys and n values and the chunk lists,
+ * 64 bytes a chunk of a tile).
  *
  * All calls are enqueued (none synchronizes). Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; an
  * array NULL with n > 0 ('keys_in', 'keys_out', 'values_in', 'values_out'); offsets NULL with
