@@ -392,7 +392,8 @@ __host__ __device__ inline int seg_passes(uint64_t nch)
 /* A segment's chunks go to the list of the parity of its passes: parity 0 is sorted into the
  * output, parity 1 into the scratch copy, so that the last pass lands in the output. */
 struct seg_long {
-    unsigned long long *ccount[2]; /* per parity: {0, chunks}, the packed kernel's counts form */
+    unsigned long long *ccount[2]; /* per parity: {0, chunks}, the packed kernel's counts form;
+                                    * ccount[0][2]: the most merge passes a segment needs */
     unsigned long long *chunk[2];  /* per parity: (segment begin, length, chunk start) triples */
     unsigned long long *clist[2];  /* per parity: 0, 1, 2, ...: the packed kernel's list form */
     uint64_t cap[2];               /* entries each list has room for */
@@ -409,6 +410,9 @@ __global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsign
 {
     __shared__ uint64_t sbeg[SB], slen[SB], sst[2][SB];
     __shared__ unsigned long long sat[2];
+    __shared__ unsigned smax;
+    if (threadIdx.x == 0) smax = 0;
+    __syncthreads();
     const int last = d.nclasses - 1;
     const uint64_t nl = counts[last], l0 = seg_class_start(counts, last);
     const uint64_t stride = (uint64_t)gridDim.x * SB;
@@ -417,7 +421,8 @@ __global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsign
         uint64_t bb = 0, m = 0;
         if (base + tid < nl) m = seg_bounds(d, list[l0 + base + tid], bb);
         const uint64_t nch = (m + tile - 1) / tile;
-        const int par = seg_passes(nch) & 1;
+        const int P = seg_passes(nch), par = P & 1;
+        if (P) atomicMax(&smax, (unsigned)P);
         unsigned long long tot0, tot1;
         const unsigned long long st0 =
             pp_block_scan<pp_op_sum<unsigned long long>, SB, false>((unsigned long long)(par ? 0 : nch), &tot0);
@@ -462,6 +467,7 @@ __global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsign
         }
         __syncthreads();
     }
+    if (threadIdx.x == 0 && smax) atomicMax(&lp.ccount[0][2], (unsigned long long)smax);
 }
 
 /* The shared-memory place of a tile's e-th key: one pad word every 32 keys, so that threads
@@ -499,17 +505,16 @@ PP_DEVICE uint64_t seg_wave_path(const K *A, uint64_t na, const K *B, uint64_t n
 }
 
 /* Merge pass `pass`: every segment of the long class that needs more than `pass` passes has
- * its sorted runs of TILE << pass keys merged in pairs, a tile of the output at a time. Blocks
- * [0, nb0) take the parity-0 list's entries, BATCH each, the rest the parity-1 list's; each
- * entry is one output tile. A tile's block finds its range's splits on the two runs in global
+ * its sorted runs of TILE << pass keys merged in pairs, a tile of the output at a time. The
+ * blocks stride over batches of BATCH entries of the parity-0 list, then of the parity-1 list
+ * (as many as the plan counted); each entry is one output tile. A tile's block finds its range's splits on the two runs in global
  * memory (waves 0 and 1), stages the two input ranges in shared memory, splits the tile among
  * its threads by a merge path there, merges ITEMS keys per thread (noting each output's staged
  * place), and stores the tile in order from there. The source and destination alternate
  * between the output and the scratch copy by the passes the segment has left, so that its last
  * pass writes the output. */
 template <typename K, int VB, int ITEMS>
-__global__ __launch_bounds__(SB) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b, seg_long lp, uint64_t nb0,
-                                                    int pass)
+__global__ __launch_bounds__(SB) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b, seg_long lp, int pass)
 {
     using V = val_t<VB>;
     using E = decltype(seg_enc(K(0), d));
@@ -523,104 +528,118 @@ __global__ __launch_bounds__(SB) void segsort_merge(seg_desc d, seg_bufs<K, val_
     __shared__ unsigned njob;
     __shared__ uint64_t cut[2];
     const unsigned tid = threadIdx.x;
-    const int q = (uint64_t)blockIdx.x < nb0 ? 0 : 1;
-    const uint64_t t0 = ((uint64_t)blockIdx.x - (q ? nb0 : 0)) * BATCH;
-    if (tid == 0) njob = 0;
-    __syncthreads();
-    if (tid < (unsigned)BATCH) {
-        const uint64_t cnt = (q ? lp.ccount[1] : lp.ccount[0])[1], t = t0 + tid;
-        if (t < cnt) {
-            const unsigned long long *c = (q ? lp.chunk[1] : lp.chunk[0]) + 3 * t;
-            const uint64_t m = c[1];
-            if (pass < seg_passes((m + TILE - 1) / TILE)) {
-                const unsigned at = atomicAdd(&njob, 1u);
-                job[at][0] = c[0];
-                job[at][1] = m;
-                job[at][2] = c[2];
+    const unsigned long long *cc0 = lp.ccount[0], *cc1 = lp.ccount[1];
+    if ((uint64_t)pass >= cc0[2]) return; /* no segment needs this pass */
+    const uint64_t nb0 = (cc0[1] + BATCH - 1) / BATCH, nbt = nb0 + (cc1[1] + BATCH - 1) / BATCH;
+    for (uint64_t batch = blockIdx.x; batch < nbt; batch += gridDim.x) {
+        const int q = batch < nb0 ? 0 : 1;
+        const uint64_t t0 = (batch - (q ? nb0 : 0)) * BATCH;
+        if (tid == 0) njob = 0;
+        __syncthreads();
+        if (tid < (unsigned)BATCH) {
+            const uint64_t cnt = (q ? cc1 : cc0)[1], t = t0 + tid;
+            if (t < cnt) {
+                const unsigned long long *c = (q ? lp.chunk[1] : lp.chunk[0]) + 3 * t;
+                const uint64_t m = c[1];
+                if (pass < seg_passes((m + TILE - 1) / TILE)) {
+                    const unsigned at = atomicAdd(&njob, 1u);
+                    job[at][0] = c[0];
+                    job[at][1] = m;
+                    job[at][2] = c[2];
+                }
             }
         }
-    }
-    __syncthreads();
-    const unsigned nj = njob;
-    for (unsigned j = 0; j < nj; ++j) {
-        const uint64_t sb = job[j][0], m = job[j][1], pos = job[j][2];
-        const int P = seg_passes((m + TILE - 1) / TILE);
-        const bool from_out = ((P - pass) & 1) == 0;
-        const K *ks = from_out ? b.kout : b.ktmp;
-        K *kd = from_out ? b.ktmp : b.kout;
-        const V *vs = from_out ? b.vout : b.vtmp;
-        V *vd = from_out ? b.vtmp : b.vout;
-        const uint64_t W = (uint64_t)TILE << pass, p0 = pos / (2 * W) * (2 * W);
-        const uint64_t na_all = m - p0 < W ? m - p0 : W;
-        const uint64_t nb_all = (m - p0 < 2 * W ? m - p0 : 2 * W) - na_all;
-        const uint64_t d0 = pos - p0, d1 = (m - pos < (uint64_t)TILE ? m : pos + TILE) - p0;
-        const K *A = ks + sb + p0, *B = A + na_all;
-        const unsigned w = pp_wave_id();
-        if (w < 2) {
-            const uint64_t c = seg_wave_path(A, na_all, B, nb_all, w ? d1 : d0, d);
-            if (pp_lane_id() == 0) cut[w] = c;
-        }
         __syncthreads();
-        const unsigned tc = (unsigned)(d1 - d0), na = (unsigned)(cut[1] - cut[0]), nb = tc - na;
-        const uint64_t ga = sb + p0 + cut[0], gb = sb + p0 + na_all + (d0 - cut[0]);
-        {
-            K k[ITEMS];
-            V v[VB ? ITEMS : 1];
-#pragma unroll
+        const unsigned nj = njob;
+        for (unsigned j = 0; j < nj; ++j) {
+            const uint64_t sb = job[j][0], m = job[j][1], pos = job[j][2];
+            const int P = seg_passes((m + TILE - 1) / TILE);
+            const bool from_out = ((P - pass) & 1) == 0;
+            const K *ks = from_out ? b.kout : b.ktmp;
+            K *kd = from_out ? b.ktmp : b.kout;
+            const V *vs = from_out ? b.vout : b.vtmp;
+            V *vd = from_out ? b.vtmp : b.vout;
+            const uint64_t W = (uint64_t)TILE << pass, p0 = pos / (2 * W) * (2 * W);
+            const uint64_t na_all = m - p0 < W ? m - p0 : W;
+            const uint64_t nb_all = (m - p0 < 2 * W ? m - p0 : 2 * W) - na_all;
+            const uint64_t d0 = pos - p0, d1 = (m - pos < (uint64_t)TILE ? m : pos + TILE) - p0;
+            const K *A = ks + sb + p0, *B = A + na_all;
+            const unsigned w = pp_wave_id();
+            if (w < 2) {
+                const uint64_t c = seg_wave_path(A, na_all, B, nb_all, w ? d1 : d0, d);
+                if (pp_lane_id() == 0) cut[w] = c;
+            }
+            __syncthreads();
+            /* the tile's keys from A: the splits' difference, kept within what both runs hold (a
+             * no-op for sorted runs; segments that overlap, whose result is unspecified, may leave
+             * the runs unsorted, and must still read nothing outside their segment) */
+            const unsigned tc = (unsigned)(d1 - d0);
+            const int64_t left_a = (int64_t)(na_all - cut[0]), left_b = (int64_t)(nb_all - (d0 - cut[0]));
+            int64_t take = (int64_t)cut[1] - (int64_t)cut[0];
+            take = take < (int64_t)tc - left_b ? (int64_t)tc - left_b : take;
+            take = take > left_a ? left_a : take;
+            take = take < 0 ? 0 : take > (int64_t)tc ? (int64_t)tc : take;
+            const unsigned na = (unsigned)take, nb = tc - na;
+            const uint64_t ga = sb + p0 + cut[0], gb = sb + p0 + na_all + (d0 - cut[0]);
+            {
+                K k[ITEMS];
+                V v[VB ? ITEMS : 1];
+    #pragma unroll
+                for (int i = 0; i < ITEMS; ++i) {
+                    const unsigned e = (unsigned)(i * SB) + tid;
+                    if (e < tc) {
+                        const uint64_t g = e < na ? ga + e : gb + (e - na);
+                        k[i] = ks[g];
+                        if constexpr (VB > 0) v[i] = vs[g];
+                    }
+                }
+    #pragma unroll
+                for (int i = 0; i < ITEMS; ++i) {
+                    const unsigned e = (unsigned)(i * SB) + tid;
+                    if (e < tc) {
+                        sk[seg_pad(e)] = k[i];
+                        if constexpr (VB > 0) sv[seg_pad(e)] = v[i];
+                    }
+                }
+            }
+            __syncthreads();
+            /* this thread's ITEMS outputs from diagonal tid * ITEMS of the staged runs [0, na) and
+             * [na, tc): the staged place of each, in output order */
+            const unsigned diag = tid * ITEMS;
+            if (diag < tc) {
+                unsigned lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+                while (lo < hi) {
+                    const unsigned mid = (lo + hi) / 2;
+                    if (seg_enc(sk[seg_pad(na + diag - 1 - mid)], d) < seg_enc(sk[seg_pad(mid)], d)) hi = mid;
+                    else lo = mid + 1;
+                }
+                unsigned ia = lo, ib = na + diag - lo;
+                E ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d), eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
+    #pragma unroll
+                for (int i = 0; i < ITEMS; ++i) {
+                    const bool take_b = ib < tc && (ia >= na || eb < ea);
+                    if (diag + (unsigned)i < tc) sidx[seg_pad(diag + (unsigned)i)] = (uint16_t)(take_b ? ib : ia);
+                    if (take_b) {
+                        ++ib;
+                        eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
+                    } else {
+                        ++ia;
+                        ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d);
+                    }
+                }
+            }
+            __syncthreads();
+    #pragma unroll
             for (int i = 0; i < ITEMS; ++i) {
                 const unsigned e = (unsigned)(i * SB) + tid;
                 if (e < tc) {
-                    const uint64_t g = e < na ? ga + e : gb + (e - na);
-                    k[i] = ks[g];
-                    if constexpr (VB > 0) v[i] = vs[g];
+                    const unsigned from = seg_pad(sidx[seg_pad(e)]);
+                    kd[sb + pos + e] = sk[from];
+                    if constexpr (VB > 0) vd[sb + pos + e] = sv[from];
                 }
             }
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i) {
-                const unsigned e = (unsigned)(i * SB) + tid;
-                if (e < tc) {
-                    sk[seg_pad(e)] = k[i];
-                    if constexpr (VB > 0) sv[seg_pad(e)] = v[i];
-                }
-            }
+            __syncthreads();
         }
-        __syncthreads();
-        /* this thread's ITEMS outputs from diagonal tid * ITEMS of the staged runs [0, na) and
-         * [na, tc): the staged place of each, in output order */
-        const unsigned diag = tid * ITEMS;
-        if (diag < tc) {
-            unsigned lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
-            while (lo < hi) {
-                const unsigned mid = (lo + hi) / 2;
-                if (seg_enc(sk[seg_pad(na + diag - 1 - mid)], d) < seg_enc(sk[seg_pad(mid)], d)) hi = mid;
-                else lo = mid + 1;
-            }
-            unsigned ia = lo, ib = na + diag - lo;
-            E ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d), eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i) {
-                const bool take_b = ib < tc && (ia >= na || eb < ea);
-                if (diag + (unsigned)i < tc) sidx[seg_pad(diag + (unsigned)i)] = (uint16_t)(take_b ? ib : ia);
-                if (take_b) {
-                    ++ib;
-                    eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
-                } else {
-                    ++ia;
-                    ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d);
-                }
-            }
-        }
-        __syncthreads();
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i) {
-            const unsigned e = (unsigned)(i * SB) + tid;
-            if (e < tc) {
-                const unsigned from = seg_pad(sidx[seg_pad(e)]);
-                kd[sb + pos + e] = sk[from];
-                if constexpr (VB > 0) vd[sb + pos + e] = sv[from];
-            }
-        }
-        __syncthreads();
     }
 }
 
@@ -742,10 +761,13 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
             segsort_packed<K, VB, ITEMS><<<(unsigned)(lp.cap[r] + 1), SB, 0, s>>>(dc, bc, lp.ccount[r], lp.clist[r]);
             PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (chunks)");
         }
-        const uint64_t nb0 = (cap0 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH;
-        const uint64_t nb1 = (cap1 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH;
+        /* the passes: a grid striding over the lists' batches, which the device counts */
+        const uint64_t nbt = (cap0 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH +
+                             (cap1 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH;
+        const uint64_t g_cap = (uint64_t)hs->dev.cu_count * SEGSORT_MERGE_BLOCKS_PER_CU;
+        const unsigned g_merge = (unsigned)(nbt < g_cap ? nbt : g_cap);
         for (int pass = 0; pass < passes; ++pass) {
-            segsort_merge<K, VB, ITEMS><<<(unsigned)(nb0 + nb1), SB, 0, s>>>(d, b, lp, nb0, pass);
+            segsort_merge<K, VB, ITEMS><<<g_merge, SB, 0, s>>>(d, b, lp, pass);
             PP_HIP_CHECK_LAUNCH(ctx, "segsort_merge");
         }
     }

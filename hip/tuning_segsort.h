@@ -43,10 +43,11 @@
 #endif
 
 /* The long class's merge passes: output tiles (of the segment's tile, SEGSORT_ITEMS keys a
- * thread) per block, the block's entries read in one step; a pass's grid covers every possible
- * tile, since the host does not read how many there are, so a pass that no segment needs costs
- * about (2n / tile) / this empty blocks. Not measured. */
-#define SEGSORT_MERGE_BATCH 16
+ * thread) per batch, a batch's entries read in one step; a pass's grid is this many blocks a
+ * CU (SM), striding over the batches the device counted (the host launches the most passes a
+ * segment of n keys could need; a pass that no segment needs returns at once). Not measured. */
+#define SEGSORT_MERGE_BATCH 8
+#define SEGSORT_MERGE_BLOCKS_PER_CU 8
 
 /* The fixed form's segments of at least this many keys are sorted one after another by the
  * radix sort family's device-wide sort (pp_hip_sort) instead of a block each. Not measured: an
