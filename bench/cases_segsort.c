@@ -267,7 +267,8 @@ static void teardown(pb_run *r, pb_state *s)
 const pb_family pb_family_segsort = {
     "segsort", cases, sizeof cases / sizeof cases[0], setup, call, verify, peer, teardown, NULL,
     "  segsort_keys_L u32 in equal segments of L = 16, 64, 112, 113, 256, 512, 1024, 2048, 4096,\n"
-    "  16384 keys (L@block: segments of L keys given a block each, segsort_pack_log below log2 L),\n"
+    "  16384 keys (L@block: segments of L keys sent to the long class, one chunk each, sorted a\n"
+    "  block each at the tile's class: segsort_pack_log below log2 L),\n"
     "  segsort_keys_mixed (lengths log-uniform in [1, 2^17], fixed seed), segsort_pairs_256 (u32\n"
     "  values 0 .. n-1); peers: CUB DeviceSegmentedSort (SortKeys, SortPairs), on the CPU parprim's\n"
     "  pp_sort_keys of the whole array; segsort_L_vs_radix / segsort_mixed_vs_radix: the same sort,\n"

@@ -58,7 +58,7 @@ constexpr int SEG_MAX_CLASSES = 16; /* class ids fit the 4 bits the classify ker
 
 /* The segments and the keys' order, resolved on the host. Classes: 0 the thread class, 1 + (c -
  * pack_lo) the packed class of lengths (2^(c-1), 2^c] for c in [pack_lo, pack_hi], nclasses - 1
- * the block class. */
+ * the long class. */
 struct seg_desc {
     uint64_t n;
     const size_t *offsets; /* NULL: the fixed form */
@@ -504,6 +504,28 @@ PP_DEVICE uint64_t seg_wave_path(const K *A, uint64_t na, const K *B, uint64_t n
     return lo;
 }
 
+/* Where output tile `pos` (a multiple of the tile) of a segment of m keys reads in merge pass
+ * `pass`: its pair of runs [p0, p0 + na_all) and [p0 + na_all, p0 + na_all + nb_all) (segment
+ * places), its diagonals [d0, d1) in the pair, and whether the pass reads the output (else the
+ * scratch copy). */
+struct seg_merge_geo {
+    uint64_t p0, na_all, nb_all, d0, d1;
+    bool from_out;
+};
+
+PP_DEVICE seg_merge_geo seg_merge_geo_of(uint64_t m, uint64_t pos, int pass, int tile)
+{
+    seg_merge_geo g;
+    const uint64_t W = (uint64_t)tile << pass;
+    g.p0 = pos / (2 * W) * (2 * W);
+    g.na_all = m - g.p0 < W ? m - g.p0 : W;
+    g.nb_all = (m - g.p0 < 2 * W ? m - g.p0 : 2 * W) - g.na_all;
+    g.d0 = pos - g.p0;
+    g.d1 = (m - pos < (uint64_t)tile ? m : pos + tile) - g.p0;
+    g.from_out = ((seg_passes((m + tile - 1) / tile) - pass) & 1) == 0;
+    return g;
+}
+
 /* Merge pass `pass`: every segment of the long class that needs more than `pass` passes has
  * its sorted runs of TILE << pass keys merged in pairs, a tile of the output at a time. The
  * blocks stride over batches of BATCH entries of the parity-0 list, then of the parity-1 list
@@ -514,7 +536,7 @@ PP_DEVICE uint64_t seg_wave_path(const K *A, uint64_t na, const K *B, uint64_t n
  * between the output and the scratch copy by the passes the segment has left, so that its last
  * pass writes the output. */
 template <typename K, int VB, int ITEMS>
-__global__ __launch_bounds__(SB) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b, seg_long lp, int pass)
+__global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b, seg_long lp, int pass)
 {
     using V = val_t<VB>;
     using E = decltype(seg_enc(K(0), d));
@@ -527,6 +549,13 @@ __global__ __launch_bounds__(SB) void segsort_merge(seg_desc d, seg_bufs<K, val_
     __shared__ unsigned long long job[BATCH][3];
     __shared__ unsigned njob;
     __shared__ uint64_t cut[2];
+    __shared__ struct {
+        const K *pa, *pb; /* the tile's keys from run A, from run B */
+        K *pd;            /* where the tile's first key goes */
+        const V *qa, *qb;
+        V *qd;
+        unsigned na, tc; /* keys from A; keys in the tile */
+    } tl;
     const unsigned tid = threadIdx.x;
     const unsigned long long *cc0 = lp.ccount[0], *cc1 = lp.ccount[1];
     if ((uint64_t)pass >= cc0[2]) return; /* no segment needs this pass */
@@ -552,53 +581,77 @@ __global__ __launch_bounds__(SB) void segsort_merge(seg_desc d, seg_bufs<K, val_
         __syncthreads();
         const unsigned nj = njob;
         for (unsigned j = 0; j < nj; ++j) {
-            const uint64_t sb = job[j][0], m = job[j][1], pos = job[j][2];
-            const int P = seg_passes((m + TILE - 1) / TILE);
-            const bool from_out = ((P - pass) & 1) == 0;
-            const K *ks = from_out ? b.kout : b.ktmp;
-            K *kd = from_out ? b.ktmp : b.kout;
-            const V *vs = from_out ? b.vout : b.vtmp;
-            V *vd = from_out ? b.vtmp : b.vout;
-            const uint64_t W = (uint64_t)TILE << pass, p0 = pos / (2 * W) * (2 * W);
-            const uint64_t na_all = m - p0 < W ? m - p0 : W;
-            const uint64_t nb_all = (m - p0 < 2 * W ? m - p0 : 2 * W) - na_all;
-            const uint64_t d0 = pos - p0, d1 = (m - pos < (uint64_t)TILE ? m : pos + TILE) - p0;
-            const K *A = ks + sb + p0, *B = A + na_all;
             const unsigned w = pp_wave_id();
-            if (w < 2) {
-                const uint64_t c = seg_wave_path(A, na_all, B, nb_all, w ? d1 : d0, d);
+            if (w < 2) { /* the splits of the tile's first and last diagonals */
+                const seg_merge_geo g = seg_merge_geo_of(job[j][1], job[j][2], pass, TILE);
+                const K *A = (g.from_out ? b.kout : b.ktmp) + job[j][0] + g.p0;
+                const uint64_t c = seg_wave_path(A, g.na_all, A + g.na_all, g.nb_all, w ? g.d1 : g.d0, d);
                 if (pp_lane_id() == 0) cut[w] = c;
             }
             __syncthreads();
-            /* the tile's keys from A: the splits' difference, kept within what both runs hold (a
-             * no-op for sorted runs; segments that overlap, whose result is unspecified, may leave
-             * the runs unsorted, and must still read nothing outside their segment) */
-            const unsigned tc = (unsigned)(d1 - d0);
-            const int64_t left_a = (int64_t)(na_all - cut[0]), left_b = (int64_t)(nb_all - (d0 - cut[0]));
-            int64_t take = (int64_t)cut[1] - (int64_t)cut[0];
-            take = take < (int64_t)tc - left_b ? (int64_t)tc - left_b : take;
-            take = take > left_a ? left_a : take;
-            take = take < 0 ? 0 : take > (int64_t)tc ? (int64_t)tc : take;
-            const unsigned na = (unsigned)take, nb = tc - na;
-            const uint64_t ga = sb + p0 + cut[0], gb = sb + p0 + na_all + (d0 - cut[0]);
+            if (tid == 0) { /* the tile's ranges, for every thread */
+                const uint64_t sb = job[j][0], pos = job[j][2];
+                const seg_merge_geo g = seg_merge_geo_of(job[j][1], pos, pass, TILE);
+                /* the tile's keys from A: the splits' difference, kept within what both runs
+                 * hold (a no-op for sorted runs; segments that overlap, whose result is
+                 * unspecified, may leave the runs unsorted, and must still read nothing outside
+                 * their segment) */
+                const unsigned tc = (unsigned)(g.d1 - g.d0);
+                const int64_t left_a = (int64_t)(g.na_all - cut[0]), left_b = (int64_t)(g.nb_all - (g.d0 - cut[0]));
+                int64_t take = (int64_t)cut[1] - (int64_t)cut[0];
+                take = take < (int64_t)tc - left_b ? (int64_t)tc - left_b : take;
+                take = take > left_a ? left_a : take;
+                take = take < 0 ? 0 : take > (int64_t)tc ? (int64_t)tc : take;
+                const uint64_t ga = sb + g.p0 + cut[0], gb = sb + g.p0 + g.na_all + (g.d0 - cut[0]);
+                const K *ks = g.from_out ? b.kout : b.ktmp;
+                const V *vs = g.from_out ? b.vout : b.vtmp;
+                tl.pa = ks + ga;
+                tl.pb = ks + gb;
+                tl.pd = (g.from_out ? b.ktmp : b.kout) + sb + pos;
+                if constexpr (VB > 0) {
+                    tl.qa = vs + ga;
+                    tl.qb = vs + gb;
+                    tl.qd = (g.from_out ? b.vtmp : b.vout) + sb + pos;
+                }
+                tl.na = (unsigned)take;
+                tl.tc = tc;
+            }
+            __syncthreads();
+            const unsigned tc = tl.tc, na = tl.na, nb = tc - na;
+            /* staged in groups of STAGE loads in flight a thread (keys, then values), so that
+             * the registers of the loads stay few */
             {
-                K k[ITEMS];
-                V v[VB ? ITEMS : 1];
-    #pragma unroll
-                for (int i = 0; i < ITEMS; ++i) {
-                    const unsigned e = (unsigned)(i * SB) + tid;
-                    if (e < tc) {
-                        const uint64_t g = e < na ? ga + e : gb + (e - na);
-                        k[i] = ks[g];
-                        if constexpr (VB > 0) v[i] = vs[g];
+                constexpr int STAGE = ITEMS < 8 ? ITEMS : 8;
+                const K *pa = tl.pa, *pb = tl.pb;
+#pragma unroll
+                for (int h = 0; h < ITEMS; h += STAGE) {
+                    K k[STAGE];
+#pragma unroll
+                    for (int i = 0; i < STAGE; ++i) {
+                        const unsigned e = (unsigned)((h + i) * SB) + tid;
+                        if (e < tc) k[i] = e < na ? pa[e] : pb[e - na];
+                    }
+#pragma unroll
+                    for (int i = 0; i < STAGE; ++i) {
+                        const unsigned e = (unsigned)((h + i) * SB) + tid;
+                        if (e < tc) sk[seg_pad(e)] = k[i];
                     }
                 }
-    #pragma unroll
-                for (int i = 0; i < ITEMS; ++i) {
-                    const unsigned e = (unsigned)(i * SB) + tid;
-                    if (e < tc) {
-                        sk[seg_pad(e)] = k[i];
-                        if constexpr (VB > 0) sv[seg_pad(e)] = v[i];
+                if constexpr (VB > 0) {
+                    const V *qa = tl.qa, *qb = tl.qb;
+#pragma unroll
+                    for (int h = 0; h < ITEMS; h += STAGE) {
+                        V v[STAGE];
+#pragma unroll
+                        for (int i = 0; i < STAGE; ++i) {
+                            const unsigned e = (unsigned)((h + i) * SB) + tid;
+                            if (e < tc) v[i] = e < na ? qa[e] : qb[e - na];
+                        }
+#pragma unroll
+                        for (int i = 0; i < STAGE; ++i) {
+                            const unsigned e = (unsigned)((h + i) * SB) + tid;
+                            if (e < tc) sv[seg_pad(e)] = v[i];
+                        }
                     }
                 }
             }
@@ -615,7 +668,7 @@ __global__ __launch_bounds__(SB) void segsort_merge(seg_desc d, seg_bufs<K, val_
                 }
                 unsigned ia = lo, ib = na + diag - lo;
                 E ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d), eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
-    #pragma unroll
+#pragma unroll 4
                 for (int i = 0; i < ITEMS; ++i) {
                     const bool take_b = ib < tc && (ia >= na || eb < ea);
                     if (diag + (unsigned)i < tc) sidx[seg_pad(diag + (unsigned)i)] = (uint16_t)(take_b ? ib : ia);
@@ -629,17 +682,19 @@ __global__ __launch_bounds__(SB) void segsort_merge(seg_desc d, seg_bufs<K, val_
                 }
             }
             __syncthreads();
-    #pragma unroll
+            /* stores need no loads in flight: a short unroll keeps the registers few */
+#pragma unroll 4
             for (int i = 0; i < ITEMS; ++i) {
                 const unsigned e = (unsigned)(i * SB) + tid;
                 if (e < tc) {
                     const unsigned from = seg_pad(sidx[seg_pad(e)]);
-                    kd[sb + pos + e] = sk[from];
-                    if constexpr (VB > 0) vd[sb + pos + e] = sv[from];
+                    tl.pd[e] = sk[from];
+                    if constexpr (VB > 0) tl.qd[e] = sv[from];
                 }
             }
             __syncthreads();
         }
+        __syncthreads(); /* njob and job are rewritten by the next batch */
     }
 }
 

@@ -48,6 +48,10 @@
  * segment of n keys could need; a pass that no segment needs returns at once). Not measured. */
 #define SEGSORT_MERGE_BATCH 8
 #define SEGSORT_MERGE_BLOCKS_PER_CU 8
+/* Blocks per SM / CU the merge kernel's registers are capped for: without a cap ptxas of CUDA 13
+ * for sm_90 chose 48 / 64 registers and spilled 4-16 bytes in 5 of the 12 instantiations; capped
+ * for 4 blocks (64 registers) none spills. Not measured for speed. */
+#define SEGSORT_MERGE_MIN_BLOCKS 4
 
 /* The fixed form's segments of at least this many keys are sorted one after another by the
  * radix sort family's device-wide sort (pp_hip_sort) instead of a block each. Not measured: an

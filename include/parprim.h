@@ -938,7 +938,8 @@ typedef enum pp_option {
     PP_OPTION_COMPACT_PARTITION = 22,   /* 0 .. 2 */
     /* segmented sort (issue 22), HIP: the longest segments packed several to a block, as log2
      * of their length (0: the device's tuning row; 1 .. 4: none packed, segments past the
-     * thread class get a block each; 5 .. 12: up to 2^value keys, capped by the tile). */
+     * thread class go to the long class, chunks of a tile sorted a block each and merged; 5 ..
+     * 12: up to 2^value keys, capped by the tile). */
     PP_OPTION_SEGSORT_PACK_LOG = 23,    /* 0 .. 12 */
     /* parprim_mpi (issue 23): 0 hands the context's arrays to MPI directly where it can take
      * them (a CPU context; a HIP one with a GPU-aware MPI), 1 always goes through pinned host
