@@ -399,14 +399,14 @@ struct seg_long {
     uint64_t cap[2];               /* entries each list has room for */
 };
 
-/* The long class's chunks: every segment of the class cut into chunks of `tile` keys, each
+/* The long class's chunks: every segment of the class cut into chunks of 2^tile_log keys, each
  * chunk's triple appended to its parity's list. A block takes its segments' chunks of each
  * parity with one atomic, or none where they would pass the list's room (only segments that
  * overlap can need more than the host's bound: those are left as they are; the header leaves
  * their result unspecified). */
 __global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsigned long long *__restrict__ counts,
                                                         const unsigned long long *__restrict__ list, seg_long lp,
-                                                        uint64_t tile)
+                                                        int tile_log)
 {
     __shared__ uint64_t sbeg[SB], slen[SB], sst[2][SB];
     __shared__ unsigned long long sat[2];
@@ -420,7 +420,7 @@ __global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsign
     for (uint64_t base = (uint64_t)blockIdx.x * SB; base < nl; base += stride) {
         uint64_t bb = 0, m = 0;
         if (base + tid < nl) m = seg_bounds(d, list[l0 + base + tid], bb);
-        const uint64_t nch = (m + tile - 1) / tile;
+        const uint64_t nch = (m + (1ull << tile_log) - 1) >> tile_log;
         const int P = seg_passes(nch), par = P & 1;
         if (P) atomicMax(&smax, (unsigned)P);
         unsigned long long tot0, tot1;
@@ -461,7 +461,7 @@ __global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsign
                 const uint64_t k = sat[q] + e;
                 lp.chunk[q][3 * k] = sbeg[lo];
                 lp.chunk[q][3 * k + 1] = slen[lo];
-                lp.chunk[q][3 * k + 2] = (e - sst[q][lo]) * tile;
+                lp.chunk[q][3 * k + 2] = (e - sst[q][lo]) << tile_log;
                 lp.clist[q][k] = k;
             }
         }
@@ -517,7 +517,7 @@ PP_DEVICE seg_merge_geo seg_merge_geo_of(uint64_t m, uint64_t pos, int pass, int
 {
     seg_merge_geo g;
     const uint64_t W = (uint64_t)tile << pass;
-    g.p0 = pos / (2 * W) * (2 * W);
+    g.p0 = pos & ~(2 * W - 1); /* W is a power of two */
     g.na_all = m - g.p0 < W ? m - g.p0 : W;
     g.nb_all = (m - g.p0 < 2 * W ? m - g.p0 : 2 * W) - g.na_all;
     g.d0 = pos - g.p0;
@@ -618,12 +618,12 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(se
             }
             __syncthreads();
             const unsigned tc = tl.tc, na = tl.na, nb = tc - na;
-            /* staged in groups of STAGE loads in flight a thread (keys, then values), so that
-             * the registers of the loads stay few */
+            /* staged in groups of STAGE loads in flight a thread (keys, then values; the groups
+             * not unrolled), so that the registers of the loads stay few */
             {
-                constexpr int STAGE = ITEMS < 8 ? ITEMS : 8;
+                constexpr int STAGE = ITEMS < SEGSORT_MERGE_STAGE ? ITEMS : SEGSORT_MERGE_STAGE;
                 const K *pa = tl.pa, *pb = tl.pb;
-#pragma unroll
+#pragma unroll 1
                 for (int h = 0; h < ITEMS; h += STAGE) {
                     K k[STAGE];
 #pragma unroll
@@ -639,7 +639,7 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(se
                 }
                 if constexpr (VB > 0) {
                     const V *qa = tl.qa, *qb = tl.qb;
-#pragma unroll
+#pragma unroll 1
                     for (int h = 0; h < ITEMS; h += STAGE) {
                         V v[STAGE];
 #pragma unroll
@@ -798,7 +798,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
          * value) bytes per key a pass, so a segment of L keys costs the chunk sort plus
          * log2(L / TILE) such passes: for one segment of all 2^26 u32 keys 14 passes, about
          * the device-wide sort's time, and less for shorter ones (not measured). */
-        segsort_long_plan<<<seg_stride_grid(hs, n_long), SB, 0, s>>>(d, counts, list, lp, (uint64_t)TILE);
+        segsort_long_plan<<<seg_stride_grid(hs, n_long), SB, 0, s>>>(d, counts, list, lp, TILE_LOG);
         PP_HIP_CHECK_LAUNCH(ctx, "segsort_long_plan");
         /* the chunks, a block each, by the packed class's kernel at the tile's class: parity 0
          * into the output, parity 1 into the scratch copy */

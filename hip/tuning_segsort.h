@@ -52,6 +52,14 @@
  * for sm_90 chose 48 / 64 registers and spilled 4-16 bytes in 5 of the 12 instantiations; capped
  * for 4 blocks (64 registers) none spills. Not measured for speed. */
 #define SEGSORT_MERGE_MIN_BLOCKS 4
+/* Loads in flight a thread while the merge stages a tile (keys, then values, in groups of this
+ * many): 8 on NVIDIA; 4 on AMD, where 8 spilled 2-23 SGPRs in the 8-item (8-byte) kernels on
+ * gfx940 and the 16-item ones spilled up to 123 with the groups unrolled. Not measured. */
+#if defined(PP_PORT_AMD)
+#define SEGSORT_MERGE_STAGE 4
+#else
+#define SEGSORT_MERGE_STAGE 8
+#endif
 
 /* The fixed form's segments of at least this many keys are sorted one after another by the
  * radix sort family's device-wide sort (pp_hip_sort) instead of a block each. Not measured: an
