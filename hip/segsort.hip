@@ -529,14 +529,15 @@ PP_DEVICE seg_merge_geo seg_merge_geo_of(uint64_t m, uint64_t pos, int pass, int
 /* Merge pass `pass`: every segment of the long class that needs more than `pass` passes has
  * its sorted runs of TILE << pass keys merged in pairs, a tile of the output at a time. The
  * blocks stride over batches of BATCH entries of the parity-0 list, then of the parity-1 list
- * (as many as the plan counted); each entry is one output tile. A tile's block finds its range's splits on the two runs in global
- * memory (waves 0 and 1), stages the two input ranges in shared memory, splits the tile among
- * its threads by a merge path there, merges ITEMS keys per thread (noting each output's staged
- * place), and stores the tile in order from there. The source and destination alternate
- * between the output and the scratch copy by the passes the segment has left, so that its last
- * pass writes the output. */
+ * (as many as the plan counted); each entry is one output tile. A tile's block finds its
+ * range's splits on the two runs in global memory (waves 0 and 1), stages the two input ranges
+ * in shared memory, splits the tile among its threads by a merge path there, merges ITEMS keys
+ * per thread (noting each output's staged place), and stores the tile in order from there. The
+ * source and destination alternate between the output and the scratch copy by the passes the
+ * segment has left, so that its last pass writes the output. */
 template <typename K, int VB, int ITEMS>
-__global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b, seg_long lp, int pass)
+__global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b,
+                                                                              seg_long lp, int pass)
 {
     using V = val_t<VB>;
     using E = decltype(seg_enc(K(0), d));
@@ -791,13 +792,20 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
         PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed");
     }
     if (long_possible) {
-        /* Every long segment, however long, stays on the GPU without the host reading a count
-         * (branch s3-segsort2 sent segments of >= 2^20 keys to the device-wide radix sort, which
-         * needs their bounds on the host: a copy back and a stream synchronization in every
-         * call of n >= 2^20; not taken). The merge passes are bandwidth-bound, about 2 x (key +
-         * value) bytes per key a pass, so a segment of L keys costs the chunk sort plus
-         * log2(L / TILE) such passes: for one segment of all 2^26 u32 keys 14 passes, about
-         * the device-wide sort's time, and less for shorter ones (not measured). */
+        /* Every long segment, however long, is sorted here, with no count read by the host.
+         * Branch s3-segsort2 (928c2c3, never run on a GPU) sent the offsets form's segments of
+         * >= 2^20 keys to the device-wide radix sort, which needs their bounds on the host: a
+         * copy back and a stream synchronization in every call with n >= 2^20 (every bench
+         * row), one sort launch sequence per huge segment, and a header that no longer says
+         * "none synchronizes"; not taken. The merge passes are bandwidth-bound (each reads and
+         * writes the keys and values of the segments that need it once), so a segment of L
+         * keys costs its chunk sort plus ceil(log2(L / TILE)) such passes. Estimates for the
+         * H100, 2^26 u32 keys (not measured): a pass over all of them about 0.2-0.25 ms, so
+         * segments of 2^14 add 2 passes (~0.5 ms), and one segment of all 2^26 keys 14 passes
+         * (~3-3.5 ms), where pp_sort_keys of the whole array takes about 2.2 ms: at that
+         * extreme pp_sort_keys stays the better call (the bench's segsort_keys_one and
+         * segsort_one_vs_radix rows measure it). The fixed form's segments of >= 2^20 keys,
+         * whose lengths the host knows, still go to the device-wide sort (pp_hip_segmented_sort). */
         segsort_long_plan<<<seg_stride_grid(hs, n_long), SB, 0, s>>>(d, counts, list, lp, TILE_LOG);
         PP_HIP_CHECK_LAUNCH(ctx, "segsort_long_plan");
         /* the chunks, a block each, by the packed class's kernel at the tile's class: parity 0

@@ -7,8 +7,8 @@
  *
  * Covered: every key type, both orders, keys and pairs (every value type), in and out of place;
  * segment lengths 0, 1, 2, every GPU size-class boundary +-1 (the packed classes' powers of two
- * up to the tile, the tile, the long class's chunk counts and merge passes), random mixes of lengths; one segment holding
- * everything; the fixed form; clamped offsets (past n, decreasing, overlapping: for these only
+ * up to the tile, the tile, the long class's chunk counts and merge passes), random mixes of
+ * lengths; one segment holding everything; the fixed form; clamped offsets (past n, decreasing, overlapping: for these only
  * the bytes outside the segments are checked); stability (few distinct keys, distinct values);
  * float specials; n_segments == 0 and n == 0; on the CPU, 1, 2 and 3 threads.
  */
