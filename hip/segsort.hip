@@ -24,8 +24,8 @@
  *   long class        longer segments: cut into chunks of the tile (segsort_long_plan: each
  *                     chunk's (segment begin, length, chunk start) appended to one of two
  *                     lists by the parity of the merge passes its segment needs), each chunk
- *                     sorted by segsort_packed at the tile's class through the descriptor's
- *                     chunk form (a block a chunk; parity 0 into the output, parity 1 into a
+ *                     sorted by segsort_packed at the tile's class from a list of chunk
+ *                     entries (a block a chunk; parity 0 into the output, parity 1 into a
  *                     scratch copy at the same positions), then segsort_merge passes: pass p
  *                     merges the runs of TILE << p keys in pairs, every long segment at once, a
  *                     block per SEGSORT_MERGE_BATCH output tiles (a wave-wide merge-path search
@@ -69,11 +69,6 @@ struct seg_desc {
     int key_bits;
     int pack_lo, pack_hi;
     int nclasses;
-    /* the chunk form (the long class's chunk sort): segment s is the chunk of triple
-     * chunks[3s .. 3s + 3) = (its segment's begin, the segment's length, the chunk's start in
-     * it), at most chunk_len keys; offsets and seg_len are not read */
-    const unsigned long long *chunks;
-    uint64_t chunk_len;
 };
 
 template <typename K, typename V> struct seg_bufs {
@@ -98,12 +93,6 @@ template <typename K> PP_DEVICE unsigned seg_digit(K k, const seg_desc &d, int s
 /* Segment s's first key (b) and length (0: empty), clamped as pp_segmented_reduce. */
 PP_DEVICE uint64_t seg_bounds(const seg_desc &d, uint64_t s, uint64_t &b)
 {
-    if (d.chunks) {
-        const unsigned long long *c = d.chunks + 3 * s;
-        const uint64_t left = c[1] - c[2];
-        b = c[0] + c[2];
-        return left < d.chunk_len ? left : d.chunk_len;
-    }
     if (!d.offsets) {
         b = s * d.seg_len;
         return d.seg_len;
@@ -249,16 +238,30 @@ __global__ __launch_bounds__(SB) void segsort_thread(seg_desc d, seg_bufs<K, val
 /* ---- the packed classes ---- */
 
 constexpr int seg_log2(int x) { return x <= 1 ? 0 : 1 + seg_log2(x / 2); }
+constexpr int SEG_CHUNK_LEN_BITS = 16; /* a chunk entry's length field (lengths up to the tile) */
+
+/* An item of the packed classes' list: its first key (b) and length. The list a block reads:
+ * entries of segment ids (segsort_classify's), or with `chunks` set, pieces of up to a tile
+ * (begin << SEG_CHUNK_LEN_BITS | length): the long class's chunks. */
+PP_DEVICE uint64_t seg_item(const seg_desc &d, unsigned long long e, bool chunks, uint64_t &b)
+{
+    if (chunks) {
+        b = e >> SEG_CHUNK_LEN_BITS;
+        return e & ((1ull << SEG_CHUNK_LEN_BITS) - 1ull);
+    }
+    return seg_bounds(d, e, b);
+}
 
 template <typename K, int VB, int ITEMS>
 __global__ __launch_bounds__(SB, SEGSORT_PACKED_MIN_BLOCKS) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                      const unsigned long long *__restrict__ counts,
-                                                     const unsigned long long *__restrict__ list)
+                                                     const unsigned long long *__restrict__ list, bool chunks)
 {
     using V = val_t<VB>;
     constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
     constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
-    static_assert(GMAX <= SB && TILE <= 65536, "a thread per segment of a tile; 16-bit places");
+    static_assert(GMAX <= SB && TILE <= 65536 && TILE < (1 << SEG_CHUNK_LEN_BITS),
+                  "a thread per segment of a tile; 16-bit places; chunk lengths fit their field");
     __shared__ pp_radix_rank_smem<SB> rs;
     __shared__ K sk[TILE];
     __shared__ uint16_t si[TILE];   /* each key's place in the loaded tile */
@@ -287,7 +290,7 @@ __global__ __launch_bounds__(SB, SEGSORT_PACKED_MIN_BLOCKS) void segsort_packed(
     unsigned len = 0;
     if (tid < nseg) {
         uint64_t bb;
-        len = (unsigned)seg_bounds(d, list[lstart + g0 + tid], bb);
+        len = (unsigned)seg_item(d, list[lstart + g0 + tid], chunks, bb);
         sbeg[tid] = bb;
     }
     unsigned total;
@@ -395,7 +398,8 @@ struct seg_long {
     unsigned long long *ccount[2]; /* per parity: {0, chunks}, the packed kernel's counts form;
                                     * ccount[0][2]: the most merge passes a segment needs */
     unsigned long long *chunk[2];  /* per parity: (segment begin, length, chunk start) triples */
-    unsigned long long *clist[2];  /* per parity: 0, 1, 2, ...: the packed kernel's list form */
+    unsigned long long *clist[2];  /* per parity: the packed kernel's chunk entries (begin <<
+                                    * SEG_CHUNK_LEN_BITS | length) */
     uint64_t cap[2];               /* entries each list has room for */
 };
 
@@ -458,11 +462,11 @@ __global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsign
                     if (sst[q][mid] <= e) lo = mid;
                     else hi = mid;
                 }
-                const uint64_t k = sat[q] + e;
+                const uint64_t k = sat[q] + e, pos = (e - sst[q][lo]) << tile_log, left = slen[lo] - pos;
                 lp.chunk[q][3 * k] = sbeg[lo];
                 lp.chunk[q][3 * k + 1] = slen[lo];
-                lp.chunk[q][3 * k + 2] = (e - sst[q][lo]) << tile_log;
-                lp.clist[q][k] = k;
+                lp.chunk[q][3 * k + 2] = pos;
+                lp.clist[q][k] = (sbeg[lo] + pos) << SEG_CHUNK_LEN_BITS | (left >> tile_log ? 1ull << tile_log : left);
             }
         }
         __syncthreads();
@@ -707,6 +711,15 @@ unsigned seg_stride_grid(const pp_hip_state *hs, uint64_t n)
     return (unsigned)(need < cap ? (need ? need : 1) : cap);
 }
 
+/* The packed classes' kernel over `list` (segment ids, or with `chunks` the long class's chunk
+ * entries): the one launch that both the packed classes and the long class's chunk sort use. */
+template <typename K, int VB, int ITEMS>
+void seg_launch_packed(unsigned grid, hipStream_t s, const seg_desc &d, const seg_bufs<K, val_t<VB>> &b,
+                       const unsigned long long *counts, const unsigned long long *list, bool chunks)
+{
+    segsort_packed<K, VB, ITEMS><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+}
+
 template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_segsort_args *a, seg_desc d)
 {
     using V = val_t<VB>;
@@ -788,7 +801,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     uint64_t g_packed = 0;
     if (NP && n > (uint64_t)SEGSORT_THREAD_MAX) {
         g_packed = (2 * n / TILE < S ? 2 * n / TILE : S) + (uint64_t)NP;
-        segsort_packed<K, VB, ITEMS><<<(unsigned)g_packed, SB, 0, s>>>(d, b, counts, list);
+        seg_launch_packed<K, VB, ITEMS>((unsigned)g_packed, s, d, b, counts, list, false);
         PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed");
     }
     if (long_possible) {
@@ -808,20 +821,18 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
          * whose lengths the host knows, still go to the device-wide sort (pp_hip_segmented_sort). */
         segsort_long_plan<<<seg_stride_grid(hs, n_long), SB, 0, s>>>(d, counts, list, lp, TILE_LOG);
         PP_HIP_CHECK_LAUNCH(ctx, "segsort_long_plan");
-        /* the chunks, a block each, by the packed class's kernel at the tile's class: parity 0
-         * into the output, parity 1 into the scratch copy */
+        /* the chunks, a block each, by the packed classes' kernel at the tile's class (its list
+         * form of chunk entries): parity 0 into the output, parity 1 into the scratch copy */
         seg_desc dc = d;
         dc.pack_lo = dc.pack_hi = TILE_LOG;
         dc.nclasses = 3;
-        dc.chunk_len = TILE;
         for (int r = 0; r < 2; ++r) {
             seg_bufs<K, V> bc = b;
             if (r) {
                 bc.kout = b.ktmp;
                 bc.vout = b.vtmp;
             }
-            dc.chunks = lp.chunk[r];
-            segsort_packed<K, VB, ITEMS><<<(unsigned)(lp.cap[r] + 1), SB, 0, s>>>(dc, bc, lp.ccount[r], lp.clist[r]);
+            seg_launch_packed<K, VB, ITEMS>((unsigned)(lp.cap[r] + 1), s, dc, bc, lp.ccount[r], lp.clist[r], true);
             PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (chunks)");
         }
         /* the passes: a grid striding over the lists' batches, which the device counts */
