@@ -34,8 +34,9 @@
  *                     ties take the left run: stable). A segment's passes alternate between
  *                     the scratch copy and the output from the list its chunks were sorted to,
  *                     so that its last pass writes the output; a pass it does not need leaves
- *                     it alone. The host launches ceil(log2(n / TILE)) passes, the most a
- *                     segment can need, without reading the device.
+ *                     it alone. The host launches ceil(log2(L / TILE)) passes for the
+ *                     longest segment possible (L = n, or the fixed form's length), without
+ *                     reading the device.
  * The fixed form with segments of at least SEGSORT_FIXED_SORT_MIN keys (lengths the host knows
  * without reading the device) sorts each with the radix sort family's device-wide sort.
  * Memory traffic: the packed and thread classes read and write each key (value) once; the long
@@ -734,14 +735,16 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     d.nclasses = NP + 2;
     const uint64_t n = a->n, S = a->n_segments;
     const uint64_t pack_max = NP ? (1ull << d.pack_hi) : (uint64_t)SEGSORT_THREAD_MAX;
-    const bool long_possible = n > pack_max;
+    /* the longest segment possible: n keys, or the fixed form's length */
+    const uint64_t longest = a->offsets ? n : (uint64_t)a->segment_length;
+    const bool long_possible = longest > pack_max;
     /* the long class: at most n / (pack_max + 1) segments (unless they overlap); their chunks,
      * at most n / TILE + one per segment, of which those of segments of odd pass counts (longer
-     * than the tile) at most n / TILE + n / (TILE + 1); merge passes for a segment of all n keys */
+     * than the tile) at most n / TILE + n / (TILE + 1); merge passes for the longest segment */
     const uint64_t n_long = long_possible ? (n / (pack_max + 1) < S ? n / (pack_max + 1) : S) : 0;
     const uint64_t n_over = n / (TILE + 1) < S ? n / (TILE + 1) : S;
     const uint64_t cap0 = long_possible ? n / TILE + n_long + 1 : 0, cap1 = long_possible ? n / TILE + n_over + 1 : 0;
-    const int passes = long_possible ? seg_passes((n + TILE - 1) / TILE) : 0;
+    const int passes = long_possible ? seg_passes((longest + TILE - 1) / TILE) : 0;
 
     /* scratch: the counts and cursors and the chunk lists' counts (zeroed), the class list; for
      * the long class the double buffer and the chunk lists */
