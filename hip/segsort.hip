@@ -11,16 +11,15 @@
  *                     within a wave by matching the class, within the block by shared
  *                     counters, across blocks by one atomic per class and block; the order of
  *                     a list is not fixed, which changes no result).
- *   segsort_thread    1 .. SEGSORT_THREAD_MAX keys: a thread per segment, an odd-even
- *                     transposition network in registers (neighbours swapped only when strictly
- *                     out of order: stable).
- *   segsort_packed    up to the tile: segments of lengths in (2^(c-1), 2^c] are packed
- *                     TILE / 2^c to a block, back to back in shared memory; the block radix
- *                     sorts the tile by the keys' 8-bit digits, then by the segment's place in
- *                     the block (radix_rank.h's match ranking; each pass a stable split), so
- *                     every segment ends sorted in its own place. Launched with a grid bound
- *                     (2n / TILE + classes) the host computes without reading the counts;
- *                     blocks past the classes' need return at once.
+ *   segsort_thread    segments of one key (SEGSORT_THREAD_MAX): a thread each copies it.
+ *   segsort_packed    2 keys up to the tile: segments of lengths in (2^(c-1), 2^c] (from 2^2)
+ *                     are given 2^c slots each, TILE / 2^c to a block, the slots past a
+ *                     segment's length a sentinel that sorts last; a bitonic network of size
+ *                     2^c over the block's tile (in registers, by shuffles, through shared
+ *                     memory by the partner's distance) sorts every segment's slots on its own
+ *                     (below: what a slot holds, so that the result is the stable one). Launched
+ *                     with a grid bound (2n / TILE + classes) the host computes without reading
+ *                     the counts; blocks past the classes' need return at once.
  *   long class        longer segments: cut into chunks of the tile (segsort_long_plan: each
  *                     chunk's (segment begin, length, chunk start) appended to one of two
  *                     lists by the parity of the merge passes its segment needs), each chunk
@@ -39,8 +38,9 @@
  *                     reading the device.
  * The fixed form with segments of at least SEGSORT_FIXED_SORT_MIN keys (lengths the host knows
  * without reading the device) sorts each with the radix sort family's device-wide sort.
- * Memory traffic: the packed and thread classes read and write each key (value) once; the long
- * class once for the chunk sort and once more for each merge pass its segment needs.
+ * Memory traffic: the packed and thread classes read and write each key (value) once (the packed
+ * class reads a float key twice: loaded, then gathered by its place); the long class as the
+ * packed class for its chunk sort, then once more for each merge pass its segment needs.
  */
 #include <string.h>
 
@@ -85,11 +85,6 @@ template <int VB> using val_t = typename std::conditional<
 PP_DEVICE uint32_t seg_enc(uint8_t k, const seg_desc &d) { return pp_sort_key_u32(k, d.kind, (uint32_t)d.flip); }
 PP_DEVICE uint32_t seg_enc(uint32_t k, const seg_desc &d) { return pp_sort_key_u32(k, d.kind, (uint32_t)d.flip); }
 PP_DEVICE uint64_t seg_enc(uint64_t k, const seg_desc &d) { return pp_sort_key_u64(k, d.kind, d.flip); }
-
-template <typename K> PP_DEVICE unsigned seg_digit(K k, const seg_desc &d, int shift)
-{
-    return (unsigned)(seg_enc(k, d) >> shift) & (PP_RADIX - 1u);
-}
 
 /* Segment s's first key (b) and length (0: empty), clamped as pp_segmented_reduce. */
 PP_DEVICE uint64_t seg_bounds(const seg_desc &d, uint64_t s, uint64_t &b)
@@ -187,63 +182,52 @@ __global__ __launch_bounds__(SB) void segsort_classify(seg_desc d, const unsigne
     }
 }
 
-/* ---- the thread class ---- */
+/* ---- the thread class: segments of SEGSORT_THREAD_MAX (one) key, copied by a thread each ---- */
 
 template <typename K, int VB>
 __global__ __launch_bounds__(SB) void segsort_thread(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                      const unsigned long long *__restrict__ counts,
                                                      const unsigned long long *__restrict__ list)
 {
-    using V = val_t<VB>;
-    using E = decltype(seg_enc(K(0), d));
-    constexpr int N = SEGSORT_THREAD_MAX;
+    static_assert(SEGSORT_THREAD_MAX == 1, "the thread class copies one-key segments");
     const uint64_t i = (uint64_t)blockIdx.x * SB + threadIdx.x;
     if (i >= counts[0]) return;
     uint64_t base;
-    const unsigned m = (unsigned)seg_bounds(d, list[i], base);
-    K k[N];
-    E e[N];
-    V v[VB ? N : 1];
-#pragma unroll
-    for (int q = 0; q < N; ++q) {
-        k[q] = (unsigned)q < m ? b.kin[base + q] : K(0);
-        e[q] = seg_enc(k[q], d);
-        if constexpr (VB > 0) v[q] = (unsigned)q < m ? b.vin[base + q] : V(0);
-    }
-#pragma unroll
-    for (int r = 0; r < N; ++r) {
-#pragma unroll
-        for (int q = r & 1; q + 1 < N; q += 2)
-            if ((unsigned)(q + 1) < m && e[q] > e[q + 1]) {
-                const E te = e[q];
-                e[q] = e[q + 1];
-                e[q + 1] = te;
-                const K tk = k[q];
-                k[q] = k[q + 1];
-                k[q + 1] = tk;
-                if constexpr (VB > 0) {
-                    const V tv = v[q];
-                    v[q] = v[q + 1];
-                    v[q + 1] = tv;
-                }
-            }
-    }
-#pragma unroll
-    for (int q = 0; q < N; ++q)
-        if ((unsigned)q < m) {
-            b.kout[base + q] = k[q];
-            if constexpr (VB > 0) b.vout[base + q] = v[q];
-        }
+    seg_bounds(d, list[i], base);
+    b.kout[base] = b.kin[base];
+    if constexpr (VB > 0) b.vout[base] = b.vin[base];
 }
 
-/* ---- the packed classes ---- */
+/* ---- the packed classes: a bitonic network over slots ----
+ *
+ * A block takes G = TILE / 2^c segments of class c (lengths in (2^(c-1), 2^c]) and gives each
+ * 2^c slots of the tile, slot j * 2^c + o holding segment j's key o, the slots past its length a
+ * sentinel that sorts after every real key. A bitonic sorting network of size 2^c over the whole
+ * tile then sorts every group of 2^c slots on its own, and the first L slots of each group are
+ * its segment, sorted. The network in the form without descending halves: phase k (2, 4, ..,
+ * 2^c) compares slot i with i ^ (k - 1) (the "flip"), then with i ^ j for j = k/4 .. 1, always
+ * keeping the smaller in the lower slot, so groups never see each other.
+ * Thread t holds slots t * ITEMS .. + ITEMS - 1 in registers: partners nearer than ITEMS are
+ * compare-exchanges in registers, nearer than ITEMS * PP_WAVE shuffles, farther ones through
+ * shared memory. Loads and stores go slot by slot over the block (coalesced within a segment)
+ * through the same shared tile.
+ *
+ * What a slot holds (seg_word): keys-only integer sorts the encoded key alone (equal encodings
+ * are equal keys, so the order of ties cannot show) and decode it at the end; stable sorts
+ * (float keys, whose -0.0 / +0.0 and NaN payloads must keep their input order, and every pairs
+ * sort) the encoded key with the key's place o in its segment, as one 64-bit word (encoding <<
+ * 32 | o) for keys of up to 4 bytes or a (key, place) pair for 8-byte keys; the key (float) and
+ * value are then gathered from their input places, every gather of the block before any write
+ * (in place is allowed).
+ *
+ * The list a block reads: entries of segment ids (segsort_classify's), or with `chunks` set,
+ * pieces of up to a tile (begin << SEG_CHUNK_LEN_BITS | length), so that a longer segment's
+ * tile-sized chunks can be sorted by this kernel too. */
 
 constexpr int seg_log2(int x) { return x <= 1 ? 0 : 1 + seg_log2(x / 2); }
 constexpr int SEG_CHUNK_LEN_BITS = 16; /* a chunk entry's length field (lengths up to the tile) */
 
-/* An item of the packed classes' list: its first key (b) and length. The list a block reads:
- * entries of segment ids (segsort_classify's), or with `chunks` set, pieces of up to a tile
- * (begin << SEG_CHUNK_LEN_BITS | length): the long class's chunks. */
+/* An item of the packed classes' list: its first key (b) and length. */
 PP_DEVICE uint64_t seg_item(const seg_desc &d, unsigned long long e, bool chunks, uint64_t &b)
 {
     if (chunks) {
@@ -253,22 +237,200 @@ PP_DEVICE uint64_t seg_item(const seg_desc &d, unsigned long long e, bool chunks
     return seg_bounds(d, e, b);
 }
 
-template <typename K, int VB, int ITEMS>
-__global__ __launch_bounds__(SB, SEGSORT_PACKED_MIN_BLOCKS) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
+/* A slot of the stable 8-byte-key sort: the encoded key, then the key's place in its segment. */
+struct seg_kv {
+    uint64_t k;
+    uint32_t i;
+};
+
+PP_DEVICE bool seg_less(const seg_kv &a, const seg_kv &b) { return a.k < b.k || (a.k == b.k && a.i < b.i); }
+PP_DEVICE uint32_t seg_min(uint32_t a, uint32_t b) { return a < b ? a : b; }
+PP_DEVICE uint32_t seg_max(uint32_t a, uint32_t b) { return a < b ? b : a; }
+PP_DEVICE uint64_t seg_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
+PP_DEVICE uint64_t seg_max(uint64_t a, uint64_t b) { return a < b ? b : a; }
+PP_DEVICE seg_kv seg_min(const seg_kv &a, const seg_kv &b) { return seg_less(b, a) ? b : a; }
+PP_DEVICE seg_kv seg_max(const seg_kv &a, const seg_kv &b) { return seg_less(b, a) ? a : b; }
+PP_DEVICE uint32_t seg_shfl_xor(uint32_t v, int m) { return pp_shfl_xor(v, m); }
+PP_DEVICE uint64_t seg_shfl_xor(uint64_t v, int m)
+{
+    const uint32_t lo = pp_shfl_xor((uint32_t)v, m), hi = pp_shfl_xor((uint32_t)(v >> 32), m);
+    return (uint64_t)hi << 32 | lo;
+}
+PP_DEVICE seg_kv seg_shfl_xor(const seg_kv &v, int m)
+{
+    seg_kv r;
+    r.k = seg_shfl_xor(v.k, m);
+    r.i = pp_shfl_xor(v.i, m);
+    return r;
+}
+/* The slot a compare-exchange leaves here: the smaller of the two in the lower slot. */
+template <typename W> PP_DEVICE W seg_keep(const W &mine, const W &other, bool lower)
+{
+    return lower ? seg_min(mine, other) : seg_max(mine, other);
+}
+template <typename W> PP_DEVICE void seg_cx(W &a, W &b)
+{
+    const W lo = seg_min(a, b), hi = seg_max(a, b);
+    a = lo;
+    b = hi;
+}
+
+/* The slot type: the encoded key alone (integer keys only), else the stable forms above. */
+template <typename K, bool STABLE> struct seg_word_of {
+    using type = typename std::conditional<sizeof(K) == 8, uint64_t, uint32_t>::type;
+};
+template <typename K> struct seg_word_of<K, true> {
+    using type = typename std::conditional<sizeof(K) == 8, seg_kv, uint64_t>::type;
+};
+template <typename K, bool STABLE> using seg_word = typename seg_word_of<K, STABLE>::type;
+
+PP_DEVICE void seg_make(uint32_t &w, uint32_t e, unsigned) { w = e; }
+PP_DEVICE void seg_make(uint64_t &w, uint64_t e, unsigned) { w = e; } /* 8-byte integer keys only */
+PP_DEVICE void seg_make(uint64_t &w, uint32_t e, unsigned o) { w = (uint64_t)e << 32 | o; }
+PP_DEVICE void seg_make(seg_kv &w, uint64_t e, unsigned o)
+{
+    w.k = e;
+    w.i = o;
+}
+PP_DEVICE void seg_sentinel(uint32_t &w) { w = ~0u; }
+PP_DEVICE void seg_sentinel(uint64_t &w) { w = ~0ull; }
+PP_DEVICE void seg_sentinel(seg_kv &w)
+{
+    w.k = ~0ull;
+    w.i = ~0u;
+}
+/* The encoded key and the place of a stable slot. */
+PP_DEVICE uint32_t seg_word_key(uint64_t w) { return (uint32_t)(w >> 32); }
+PP_DEVICE uint64_t seg_word_key(const seg_kv &w) { return w.k; }
+PP_DEVICE unsigned seg_word_place(uint64_t w) { return (unsigned)(w & 0xFFFFu); }
+PP_DEVICE unsigned seg_word_place(const seg_kv &w) { return w.i; }
+
+/* A stable slot reused for a key's bits once sorted. */
+PP_DEVICE void seg_set_bits(uint64_t &w, uint64_t k) { w = k; }
+PP_DEVICE void seg_set_bits(seg_kv &w, uint64_t k) { w.k = k; }
+PP_DEVICE uint64_t seg_bits(uint64_t w) { return w; }
+PP_DEVICE uint64_t seg_bits(const seg_kv &w) { return w.k; }
+
+/* The integer key of an encoding (pp_sort_key_u32 / _u64 of an integer key is an xor). */
+template <typename K> PP_DEVICE K seg_decode(decltype(seg_enc(K(0), seg_desc())) e, const seg_desc &d)
+{
+    using E = decltype(e);
+    const E sign = d.kind == PP_SORT_KIND_SIGNED ? (E)1 << (8 * sizeof(K) - 1) : (E)0;
+    return (K)(e ^ (E)d.flip ^ sign);
+}
+
+/* The shared tile of N slots, one pad slot per 128 bytes so that a thread's ITEMS consecutive
+ * slots, read by a wave at once, fall in distinct banks. */
+template <typename W, int N> struct seg_tile {
+    static constexpr int PADN = 128 / (int)sizeof(W);
+    W w[N + N / PADN];
+    PP_DEVICE static unsigned at(unsigned i) { return i + i / PADN; }
+    PP_DEVICE W get(unsigned i) const { return w[at(i)]; }
+    PP_DEVICE void put(unsigned i, const W &v) { w[at(i)] = v; }
+};
+template <int N> struct seg_tile<seg_kv, N> {
+    uint64_t k[N + N / 16];
+    uint32_t p[N + N / 32];
+    PP_DEVICE seg_kv get(unsigned i) const
+    {
+        seg_kv v;
+        v.k = k[i + i / 16];
+        v.i = p[i + i / 32];
+        return v;
+    }
+    PP_DEVICE void put(unsigned i, const seg_kv &v)
+    {
+        k[i + i / 16] = v.k;
+        p[i + i / 32] = v.i;
+    }
+};
+
+/* In registers: a flip of distance K - 1, a half-cleaner of distance J (within a thread). */
+template <int K, int I, typename W> PP_DEVICE void seg_reg_flip(W (&x)[I])
+{
+#pragma unroll
+    for (int r = 0; r < I; ++r)
+        if ((r & (K / 2)) == 0) seg_cx(x[r], x[r ^ (K - 1)]);
+}
+template <int J, int I, typename W> PP_DEVICE void seg_reg_half(W (&x)[I])
+{
+    if constexpr (J >= 1) {
+#pragma unroll
+        for (int r = 0; r < I; ++r)
+            if ((r & J) == 0) seg_cx(x[r], x[r ^ J]);
+        seg_reg_half<J / 2>(x);
+    }
+}
+/* Phases K, 2K, .. up to min(2^c, I), wholly in registers. */
+template <int K, int I, typename W> PP_DEVICE void seg_reg_phases(W (&x)[I], int c)
+{
+    if constexpr (K <= I) {
+        if (K > (1 << c)) return;
+        seg_reg_flip<K>(x);
+        seg_reg_half<K / 4>(x);
+        seg_reg_phases<2 * K>(x, c);
+    }
+}
+
+/* Across threads, by shuffles: partner thread tid ^ m (m < PP_WAVE); the flip also reverses the
+ * registers (slot i ^ (k - 1) with k - 1 >= ITEMS). */
+template <int I, typename W> PP_DEVICE void seg_shfl_half(W (&x)[I], int m, bool lower)
+{
+#pragma unroll
+    for (int r = 0; r < I; ++r) x[r] = seg_keep(x[r], seg_shfl_xor(x[r], m), lower);
+}
+template <int I, typename W> PP_DEVICE void seg_shfl_flip(W (&x)[I], int m, bool lower)
+{
+#pragma unroll
+    for (int r = 0; r < I / 2; ++r) {
+        const W a = seg_shfl_xor(x[I - 1 - r], m), b = seg_shfl_xor(x[r], m);
+        x[r] = seg_keep(x[r], a, lower);
+        x[I - 1 - r] = seg_keep(x[I - 1 - r], b, lower);
+    }
+}
+/* Through shared memory: slot i against slot i ^ pm (pm >= ITEMS * PP_WAVE). */
+template <int I, typename W, int N> PP_DEVICE void seg_smem_step(W (&x)[I], seg_tile<W, N> &t, unsigned base,
+                                                                  unsigned pm, bool lower)
+{
+#pragma unroll
+    for (int r = 0; r < I; ++r) t.put(base + (unsigned)r, x[r]);
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < I; ++r) x[r] = seg_keep(x[r], t.get((base + (unsigned)r) ^ pm), lower);
+    __syncthreads();
+}
+
+/* Sorts every group of 2^c slots of the block's tile, held ITEMS a thread from slot base. */
+template <int I, typename W, int N> PP_DEVICE void seg_bitonic(W (&x)[I], seg_tile<W, N> &t, unsigned base, int c)
+{
+    constexpr unsigned WS = (unsigned)I * PP_WAVE; /* slots of a wave */
+    seg_reg_phases<2>(x, c);
+    for (unsigned k = 2 * I; k <= (1u << c); k *= 2) {
+        const bool lf = (base & (k / 2)) == 0;
+        if (k <= WS) seg_shfl_flip(x, (int)(k / I - 1), lf);
+        else seg_smem_step(x, t, base, k - 1, lf);
+        for (unsigned j = k / 4; j >= (unsigned)I; j /= 2) {
+            const bool lj = (base & j) == 0;
+            if (j < WS) seg_shfl_half(x, (int)(j / I), lj);
+            else seg_smem_step(x, t, base, j, lj);
+        }
+        seg_reg_half<I / 2>(x);
+    }
+}
+
+template <typename K, int VB, int ITEMS, bool STABLE>
+__global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                      const unsigned long long *__restrict__ counts,
                                                      const unsigned long long *__restrict__ list, bool chunks)
 {
     using V = val_t<VB>;
-    constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
+    using W = seg_word<K, STABLE>;
+    constexpr int TILE = SB * ITEMS;
     constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
-    static_assert(GMAX <= SB && TILE <= 65536 && TILE < (1 << SEG_CHUNK_LEN_BITS),
-                  "a thread per segment of a tile; 16-bit places; chunk lengths fit their field");
-    __shared__ pp_radix_rank_smem<SB> rs;
-    __shared__ K sk[TILE];
-    __shared__ uint16_t si[TILE];   /* each key's place in the loaded tile */
-    __shared__ uint16_t slot[TILE]; /* the segment (within the block) of each place */
+    static_assert(TILE <= (1 << SEG_CHUNK_LEN_BITS) - 1 && (STABLE || VB == 0), "places fit 16 bits");
+    __shared__ seg_tile<W, TILE> st;
     __shared__ uint64_t sbeg[GMAX];
-    __shared__ unsigned sstart[GMAX];
+    __shared__ uint16_t slen[GMAX]; /* 0 past the block's segments */
 
     /* this block's class (the longest first) and its group of segments there */
     uint64_t blk = blockIdx.x, lstart = 0, lcount = 0;
@@ -285,100 +447,64 @@ __global__ __launch_bounds__(SB, SEGSORT_PACKED_MIN_BLOCKS) void segsort_packed(
         blk -= nb;
     }
     if (!cl) return;
-    const unsigned G = (unsigned)(TILE >> cl), tid = threadIdx.x;
+    const unsigned G = (unsigned)(TILE >> cl), tid = threadIdx.x, mask = (1u << cl) - 1u;
     const uint64_t g0 = blk * G;
     const unsigned nseg = (unsigned)(lcount - g0 < (uint64_t)G ? lcount - g0 : (uint64_t)G);
-    unsigned len = 0;
-    if (tid < nseg) {
-        uint64_t bb;
-        len = (unsigned)seg_item(d, list[lstart + g0 + tid], chunks, bb);
-        sbeg[tid] = bb;
-    }
-    unsigned total;
-    const unsigned st = pp_block_scan<pp_op_sum<unsigned>, SB, false>(len, &total);
-    if (tid < nseg) sstart[tid] = st;
-    __syncthreads();
-    for (unsigned e = tid; e < total; e += SB) { /* segments are not empty: starts increase */
-        unsigned lo = 0, hi = nseg;
-        while (hi - lo > 1) {
-            const unsigned mid = (lo + hi) / 2;
-            if (sstart[mid] <= e) lo = mid;
-            else hi = mid;
-        }
-        slot[e] = (uint16_t)lo;
+    for (unsigned j = tid; j < G; j += SB) {
+        uint64_t bb = 0;
+        const uint64_t len = j < nseg ? seg_item(d, list[lstart + g0 + j], chunks, bb) : 0;
+        sbeg[j] = bb;
+        slen[j] = (uint16_t)len;
     }
     __syncthreads();
-
-    const unsigned first = pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id();
-    K k[ITEMS];
-    unsigned ix[ITEMS], dg[ITEMS], rk[ITEMS];
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const unsigned e = first + (unsigned)(i * PP_WAVE);
-        if (e < total) {
-            const unsigned j = slot[e];
-            k[i] = b.kin[sbeg[j] + (e - sstart[j])];
-        } else {
-            k[i] = K(0);
-        }
-        ix[i] = e;
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, o = i & mask;
+        W w;
+        seg_sentinel(w);
+        if (o < slen[j]) seg_make(w, seg_enc(b.kin[sbeg[j] + o], d), o);
+        st.put(i, w);
     }
-    const int KP = d.key_bits / PP_RADIX_BITS, sbits = TILE_LOG - cl;
-    const int SP = nseg > 1 ? (sbits + PP_RADIX_BITS - 1) / PP_RADIX_BITS : 0;
-    for (int p = 0; p < KP + SP; ++p) {
-        int bits = PP_RADIX_BITS;
-        if (p < KP) {
+    __syncthreads();
+    const unsigned base = tid * ITEMS;
+    W x[ITEMS];
 #pragma unroll
-            for (int i = 0; i < ITEMS; ++i) dg[i] = seg_digit(k[i], d, PP_RADIX_BITS * p);
-        } else {
-            const int sh = PP_RADIX_BITS * (p - KP);
-            bits = sbits - sh < PP_RADIX_BITS ? sbits - sh : PP_RADIX_BITS;
+    for (int r = 0; r < ITEMS; ++r) x[r] = st.get(base + (unsigned)r);
+    seg_bitonic(x, st, base, cl);
 #pragma unroll
-            for (int i = 0; i < ITEMS; ++i)
-                dg[i] = ix[i] < total ? ((unsigned)slot[ix[i]] >> sh) & ((1u << bits) - 1u) : 0u;
+    for (int r = 0; r < ITEMS; ++r) st.put(base + (unsigned)r, x[r]);
+    __syncthreads();
+    if constexpr (!STABLE) {
+#pragma unroll
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
+            if (q < slen[j]) b.kout[sbeg[j] + q] = seg_decode<K>(st.get(i), d);
         }
-        pp_radix_rank<SB, ITEMS>(dg, bits, total, rk, rs);
+    } else {
+        /* every key (gathered for floats, else decoded) and value of the block read before any
+         * is written; the key goes back to its slot (a thread's own), the value to a register */
+        const bool gather_key = d.kind == PP_SORT_KIND_FLOAT;
+        using VR = typename std::conditional<sizeof(V) < 4, uint32_t, V>::type; /* registers, not bytes */
+        VR v[VB ? ITEMS : 1];
 #pragma unroll
-        for (int i = 0; i < ITEMS; ++i)
-            if (first + (unsigned)(i * PP_WAVE) < total) {
-                sk[rk[i]] = k[i];
-                si[rk[i]] = (uint16_t)ix[i];
-            }
-        __syncthreads();
-        if (p + 1 < KP + SP) {
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i) {
-                const unsigned e = first + (unsigned)(i * PP_WAVE);
-                if (e < total) {
-                    k[i] = sk[e];
-                    ix[i] = si[e];
-                }
-            }
-            __syncthreads();
-        }
-    }
-    /* each segment's keys are now in its own places, sorted; the values are gathered from their
-     * input places (all read before any is written: values may be sorted in place) */
-    V v[VB ? ITEMS : 1];
-    if constexpr (VB > 0) {
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i) {
-            const unsigned e = tid + (unsigned)(i * SB);
-            if (e < total) {
-                const unsigned src = si[e], j = slot[src];
-                v[i] = b.vin[sbeg[j] + (src - sstart[j])];
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
+            if (q < slen[j]) {
+                W w = st.get(i);
+                const uint64_t src = sbeg[j] + seg_word_place(w);
+                seg_set_bits(w, gather_key ? (uint64_t)b.kin[src] : (uint64_t)seg_decode<K>(seg_word_key(w), d));
+                st.put(i, w);
+                if constexpr (VB > 0) v[r] = b.vin[src];
             }
         }
         __syncthreads();
-    }
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const unsigned e = tid + (unsigned)(i * SB);
-        if (e < total) {
-            const unsigned j = slot[e];
-            const uint64_t g = sbeg[j] + (e - sstart[j]);
-            b.kout[g] = sk[e];
-            if constexpr (VB > 0) b.vout[g] = v[i];
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
+            if (q < slen[j]) {
+                b.kout[sbeg[j] + q] = (K)seg_bits(st.get(i));
+                if constexpr (VB > 0) b.vout[sbeg[j] + q] = (V)v[r];
+            }
         }
     }
 }
@@ -718,7 +844,17 @@ template <typename K, int VB, int ITEMS>
 void seg_launch_packed(unsigned grid, hipStream_t s, const seg_desc &d, const seg_bufs<K, val_t<VB>> &b,
                        const unsigned long long *counts, const unsigned long long *list, bool chunks)
 {
-    segsort_packed<K, VB, ITEMS><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+    /* integer keys alone sort their encodings; float keys and pairs need the stable words */
+    if constexpr (VB == 0 && sizeof(K) == 1) { /* u8: an integer */
+        segsort_packed<K, 0, ITEMS, false><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+    } else if constexpr (VB == 0) {
+        if (d.kind != PP_SORT_KIND_FLOAT)
+            segsort_packed<K, 0, ITEMS, false><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+        else
+            segsort_packed<K, 0, ITEMS, true><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+    } else {
+        segsort_packed<K, VB, ITEMS, true><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+    }
 }
 
 template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_segsort_args *a, seg_desc d)

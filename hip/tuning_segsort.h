@@ -5,22 +5,22 @@
  * (pp_hip_device), never from a macro of the host pass.
  *
  * Classes, by a segment's length L:
- *   thread   1 <= L <= SEGSORT_THREAD_MAX: one thread sorts the segment in registers by an
- *            odd-even transposition network of SEGSORT_THREAD_MAX keys (stable: it swaps
- *            neighbours only when strictly out of order).
- *   packed   SEGSORT_THREAD_MAX < L <= pack_max (the row's, at most the tile): segments of
- *            lengths in (2^(c-1), 2^c] go TILE / 2^c to a block, which sorts the tile of all
- *            of them in shared memory by match-ranked 8-bit digits of the key, then of the
- *            segment's place in the block (one pass: at most 2^(12-5) = 128 segments).
+ *   thread   L = SEGSORT_THREAD_MAX = 1: a thread copies the key (and value).
+ *   packed   2 <= L <= pack_max (the row's, at most the tile): segments of lengths in
+ *            (2^(c-1), 2^c] for c >= SEGSORT_PACK_MIN_LOG (lengths 2 .. 4 in class 2) get 2^c
+ *            slots each, TILE / 2^c to a block, which sorts the tile's slots by a bitonic
+ *            network of size 2^c (every segment's group on its own, padded with a sentinel).
  *   long     L > pack_max: the segment cut into chunks of the tile, each sorted by the
  *            packed kernel at the tile's class (a block a chunk), then merge passes across
  *            blocks (runs of tile x 2^p merged in pairs, SEGSORT_MERGE_BATCH output tiles a
  *            block).
  * Shapes: SEGSORT_BLOCK 256 threads (a thread per digit of a pass); 16 items per thread (tiles
- * of 4096) where keys and values are at most 4 bytes, 8 (2048) where either is 8 bytes: the
- * packed kernel's tile (keys, 16-bit positions, 16-bit segment places), the ranking's counters
- * and the segments' bounds stay within 48 KB of static shared memory. First version: not
- * measured against other shapes.
+ * of 4096) where keys and values are at most 4 bytes, 8 (2048) where either is 8 bytes. The
+ * packed kernel's shared memory: the tile's slots (64-bit words for stable sorts: 34 KB at
+ * 4096 slots), a begin (8 bytes) and a length (2) per segment, TILE / 2^SEGSORT_PACK_MIN_LOG of
+ * them: within 48 KB of static shared memory, which is what bounds the smallest class at 2^2
+ * (lengths 2 .. 4 share it). Not measured: the class boundaries and shapes of the bitonic
+ * version are estimates (the lead's H100 run measures them).
  */
 #ifndef PP_HIP_TUNING_SEGSORT_H
 #define PP_HIP_TUNING_SEGSORT_H
@@ -30,17 +30,11 @@
 #include "common.h"
 
 #define SEGSORT_BLOCK 256
-#define SEGSORT_THREAD_MAX 16
-/* log2 of the shortest packed class's bound: segments of 17 .. 32 keys */
-#define SEGSORT_PACK_MIN_LOG 5
+#define SEGSORT_THREAD_MAX 1
+/* log2 of the shortest packed class's bound: segments of 2 .. 4 keys */
+#define SEGSORT_PACK_MIN_LOG 2
 /* items per thread (tile = SEGSORT_BLOCK x items) for keys of KB bytes and values of VB bytes */
 #define SEGSORT_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
-/* Blocks per SM / CU the packed kernel's registers are capped for. 1 (no cap): ptxas of CUDA 13
- * for sm_90 gives the 16-item kernel 128 registers (2 blocks of 256 threads an SM, where shared
- * memory would allow 5); capped for 3 blocks it took 80 and spilled 40 bytes. */
-#ifndef SEGSORT_PACKED_MIN_BLOCKS
-#define SEGSORT_PACKED_MIN_BLOCKS 1
-#endif
 
 /* The long class's merge passes: output tiles (of the segment's tile, SEGSORT_ITEMS keys a
  * thread) per batch, a batch's entries read in one step; a pass's grid is this many blocks a

@@ -818,12 +818,13 @@ PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t ro
  * ones one after another by that sort on every thread.
  * GPU: segments are put in size classes by a count and a scatter over the offsets (the
  * packed classes' bound is the device's tuning row, or PP_OPTION_SEGSORT_PACK_LOG): segments
- * of up to 16 keys are sorted by one thread each in registers; segments of up to one tile are
- * packed, several to a block by length class, and sorted in shared memory by a block radix
- * sort on (key, then the segment's place in the block); longer ones are cut into chunks of a
- * tile, each sorted as a packed segment, and then merged by passes across blocks (runs of
- * twice the width each pass, a tile of the output a block, found by a merge path), so a
- * segment of L keys takes about log2(L / tile) passes over its keys, spread over the whole
+ * of one key are copied by a thread each; segments of 2 keys up to one tile are packed,
+ * several to a block by length class (2^c slots each for lengths in (2^(c-1), 2^c], padded),
+ * and sorted by a bitonic network over the block's slots in registers, shuffles and shared
+ * memory (stable: float keys and pairs sort (key, place) words); longer ones are cut into
+ * chunks of a tile, each sorted as a packed segment, and then merged by passes across blocks
+ * (runs of twice the width each pass, a tile of the output a block, found by a merge path), so
+ * a segment of L keys takes about log2(L / tile) passes over its keys, spread over the whole
  * GPU. The fixed form, whose lengths the host knows, sorts segments of at least 2^20 keys one
  * after another with the radix sort family's device-wide sort.
  * Temporary storage: the scratch arena (the class lists, and where segments longer than the

@@ -10,7 +10,7 @@
  * up to the tile, the tile, the long class's chunk counts and merge passes), random mixes of
  * lengths; one segment holding everything; the fixed form; clamped offsets (past n, decreasing, overlapping: for these only
  * the bytes outside the segments are checked); stability (few distinct keys, distinct values);
- * float specials; n_segments == 0 and n == 0; on the CPU, 1, 2 and 3 threads.
+ * float ties (-0.0 / +0.0, NaNs of every sign and payload); n_segments == 0 and n == 0; on the CPU, 1, 2 and 3 threads.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -184,10 +184,11 @@ static void run_check(tc_env *env, const seg_call *c, const void *keys, size_t n
     tc_free(ctx, kin);
 }
 
-/* Lengths at every GPU class boundary +-1: the packed classes' powers of two up to the tile
- * (4096; 2048 where keys or values are 8 bytes), the long class's chunk counts (1, 2, 3: an odd
- * run left alone by a merge pass, 4) and its merge passes (2^15 + 5: 4 or 5 passes; 40000). */
-static const size_t boundary_lengths[] = {0,    1,    2,    3,    7,    8,    9,    15,   16,    17,    31,
+/* Lengths at every GPU class boundary +-1: the one-key class, the packed classes' powers of two
+ * from 4 up to the tile (4096; 2048 where keys or values are 8 bytes), the long class's chunk
+ * counts (1, 2, 3: an odd run left alone by a merge pass, 4) and its merge passes (2^15 + 5: 4
+ * or 5 passes; 40000). */
+static const size_t boundary_lengths[] = {0,    1,    2,    3,    4,    5,    7,    8,    9,    15,   16,    17,    31,
                                           32,   33,   63,   64,   65,   112,  113,  127,  128,   129,   255,
                                           256,  257,  511,  512,  513,  1023, 1024, 1025, 2047,  2048,  2049,
                                           4095, 4096, 4097, 6145, 8191, 8192, 8193, 12289, 16383, 16384,
@@ -372,6 +373,50 @@ static void t_segsort_clamped(void **state)
     free(keys);
 }
 
+/* Floats made of ties the order cannot see: -0.0 and +0.0 (one key), NaNs of every sign and
+ * payload (one key, the last), next to a few ordinary numbers, in segments of every class
+ * boundary; keys alone (the GPU's stable words) and pairs, both orders, in and out of place:
+ * the input order of the ties is the oracle's, bit for bit. */
+static void t_segsort_float_ties(void **state)
+{
+    tc_env *env = tc_envp(state);
+    (void)tc_ctx(state);
+    tc_rng r = tc_rng_for("segsort float ties");
+    size_t len[2 * N_BOUNDARY + 200], off[2 * N_BOUNDARY + 201];
+    const size_t S = mixed_lengths(&r, len, 0);
+    const size_t n = offsets_of(len, S, off);
+    const pp_dtype types[] = {PP_F32, PP_F64};
+    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 8);
+    for (int ti = 0; ti < 2; ++ti) {
+        const pp_dtype t = types[ti];
+        const int f32 = t == PP_F32;
+        const uint64_t sign = f32 ? 0x80000000ull : 0x8000000000000000ull;
+        const uint64_t qnan = f32 ? 0x7FC00000ull : 0x7FF8000000000000ull;
+        const uint64_t payload = f32 ? 0x3FFFFFull : 0x7FFFFFFFFFFFFull;
+        const uint64_t one = f32 ? 0x3F800000ull : 0x3FF0000000000000ull;
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t x = tc_next(&r), s = (x >> 60) & 1 ? sign : 0;
+            uint64_t b;
+            switch (x % 4) {
+            case 0: b = s; break;                                              /* -0.0, +0.0 */
+            case 1: b = s | qnan | ((x >> 8) & payload); break;                /* NaNs */
+            case 2: b = s | one; break;                                        /* -1.0, 1.0 */
+            default: b = s | (f32 ? 0x7F800000ull : 0x7FF0000000000000ull); /* -inf, inf */
+            }
+            tc_store_bits(keys, i, t, b);
+        }
+        for (int desc = 0; desc <= 1; ++desc)
+            for (int ip = 0; ip <= 1; ++ip) {
+                seg_call c = {t, PP_U32, 0, desc, ip, 0, 0, 0};
+                run_check(env, &c, keys, n, off, S, "signed zeros, NaN payloads");
+                c.pairs = 1;
+                c.vt = ip ? PP_U8 : PP_U64;
+                run_check(env, &c, keys, n, off, S, "signed zeros, NaN payloads");
+            }
+    }
+    free(keys);
+}
+
 /* Nothing to do: n == 0, n_segments == 0, every segment empty, fixed form with no keys. */
 static void t_segsort_empty(void **state)
 {
@@ -395,8 +440,8 @@ static void t_segsort_empty(void **state)
     run_check(env, &c, keys, 100, ones, 100, "one-key segments");
 }
 
-/* HIP: the packed classes' bound forced (PP_OPTION_SEGSORT_PACK_LOG: none packed, up to 128 keys,
- * the tile), asked from the plan (param[1]: the longest packed length): the same bits. */
+/* HIP: the packed classes' bound forced (PP_OPTION_SEGSORT_PACK_LOG: up to 16, 128 keys, the
+ * tile, none packed, only the smallest packed class), asked from the plan (param[1]: the longest packed length): the same bits. */
 static void t_segsort_pack_log(void **state)
 {
     tc_env *env = tc_envp(state);
@@ -407,9 +452,9 @@ static void t_segsort_pack_log(void **state)
     const size_t n = offsets_of(len, S, off);
     unsigned char *keys = (unsigned char *)tc_xmalloc(n * 4);
     tc_fill(&r, keys, n, PP_F32, TC_RANDOM);
-    const int64_t logs[] = {4, 7, 12};
-    const int64_t want[] = {16, 128, 4096};
-    for (int k = 0; k < 3; ++k) {
+    const int64_t logs[] = {4, 7, 12, 1, 2};
+    const int64_t want[] = {16, 128, 4096, 1, 4}; /* 1: nothing packed; 4: the smallest packed class */
+    for (int k = 0; k < 5; ++k) {
         TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_PACK_LOG, logs[k]));
         char what[48];
         snprintf(what, sizeof what, "segsort_pack_log %lld", (long long)logs[k]);
@@ -458,6 +503,7 @@ int main(void)
         TC_BOTH(t_segsort_i64),   TC_BOTH(t_segsort_u64),     TC_BOTH(t_segsort_f32),
         TC_BOTH(t_segsort_f64),   TC_BOTH(t_segsort_equal),   TC_BOTH(t_segsort_one_segment),
         TC_BOTH(t_segsort_long),  TC_BOTH(t_segsort_clamped), TC_BOTH(t_segsort_empty),
+        TC_BOTH(t_segsort_float_ties),
         TC_CPU(t_cpu_segsort_threads),
         TC_HIP(t_segsort_pack_log),
     };
