@@ -1,8 +1,8 @@
 /* cases_segsort.c -- the segmented sort's rows (issue 22): pp_segmented_sort_keys of the run's u32
  * keys in equal segments of 16, 64, 112, 113, 256, 512, 2048 and 16384 keys, in a mixed set
  * (lengths log-uniform in [1, 2^17], a fixed seed: a power law with exponent 1), and
- * pp_segmented_sort_pairs (u32 values 0 .. n-1) at 256; ascending, out of place; n rounded down
- * to whole segments.
+ * pp_segmented_sort_pairs (u32 values 0 .. n-1) at 256, and one segment of all n keys (the long
+ * class at its longest); ascending, out of place; n rounded down to whole segments.
  * Peers: on the GPU CUB's DeviceSegmentedSort (SortKeys, SortPairs) and, on the rows named
  * *_vs_radix, one DeviceRadixSort::SortKeys of the whole array as u64 keys (segment index << 32 |
  * key, bits [0, 32 + ceil(log2(segments)))), the keys made before timing; on the CPU parprim's
@@ -21,15 +21,17 @@
 
 typedef struct seg_spec {
     int pairs;
-    size_t len;     /* equal segments of len keys; 0: the mixed set */
+    size_t len;     /* equal segments of len keys; 0: the mixed set; SEG_ALL: one segment of all */
     int vs_radix;   /* peer: the whole-array radix sort with the segment in the key */
 } seg_spec;
+
+#define SEG_ALL ((size_t)-1)
 
 static const seg_spec k16 = {0, 16, 0}, k64 = {0, 64, 0}, k112 = {0, 112, 0}, k113 = {0, 113, 0},
                       k256 = {0, 256, 0}, k512 = {0, 512, 0}, k1024 = {0, 1024, 0}, k2048 = {0, 2048, 0},
                       k4096 = {0, 4096, 0}, k16384 = {0, 16384, 0},
                       kmix = {0, 0, 0}, p256 = {1, 256, 0}, r16 = {0, 16, 1}, r256 = {0, 256, 1},
-                      r16384 = {0, 16384, 1}, rmix = {0, 0, 1};
+                      r16384 = {0, 16384, 1}, rmix = {0, 0, 1}, kall = {0, SEG_ALL, 0}, rall = {0, SEG_ALL, 1};
 
 static const pb_case cases[] = {
     PB_ROW("segsort_keys_16", PP_U32, PP_U32, PP_OP_SUM, k16),
@@ -47,11 +49,13 @@ static const pb_case cases[] = {
     {"segsort_keys_256@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=7", &k256},
     PB_ROW("segsort_keys_16384", PP_U32, PP_U32, PP_OP_SUM, k16384),
     PB_ROW("segsort_keys_mixed", PP_U32, PP_U32, PP_OP_SUM, kmix),
+    PB_ROW("segsort_keys_one", PP_U32, PP_U32, PP_OP_SUM, kall),
     PB_ROW("segsort_pairs_256", PP_U32, PP_U32, PP_OP_SUM, p256),
     PB_ROW("segsort_16_vs_radix", PP_U32, PP_U32, PP_OP_SUM, r16),
     PB_ROW("segsort_256_vs_radix", PP_U32, PP_U32, PP_OP_SUM, r256),
     PB_ROW("segsort_16384_vs_radix", PP_U32, PP_U32, PP_OP_SUM, r16384),
     PB_ROW("segsort_mixed_vs_radix", PP_U32, PP_U32, PP_OP_SUM, rmix),
+    PB_ROW("segsort_one_vs_radix", PP_U32, PP_U32, PP_OP_SUM, rall),
 };
 
 typedef struct seg_priv {
@@ -76,7 +80,12 @@ static int setup(pb_run *r, pb_state *s)
     seg_priv *p = calloc(1, sizeof *p);
     if (!(s->priv = p)) return -1;
     size_t n = s->n, S;
-    if (sp->len) {
+    if (sp->len == SEG_ALL) {
+        S = 1;
+        p->host_off = pb_host_alloc(2 * sizeof *p->host_off);
+        p->host_off[0] = 0;
+        p->host_off[1] = n;
+    } else if (sp->len) {
         S = n / sp->len;
         n = S * sp->len;
         p->host_off = pb_host_alloc((S + 1) * sizeof *p->host_off);
@@ -267,8 +276,10 @@ static void teardown(pb_run *r, pb_state *s)
 const pb_family pb_family_segsort = {
     "segsort", cases, sizeof cases / sizeof cases[0], setup, call, verify, peer, teardown, NULL,
     "  segsort_keys_L u32 in equal segments of L = 16, 64, 112, 113, 256, 512, 1024, 2048, 4096,\n"
-    "  16384 keys (L@block: segments of L keys given a block each, segsort_pack_log below log2 L),\n"
-    "  segsort_keys_mixed (lengths log-uniform in [1, 2^17], fixed seed), segsort_pairs_256 (u32\n"
-    "  values 0 .. n-1); peers: CUB DeviceSegmentedSort (SortKeys, SortPairs), on the CPU parprim's\n"
-    "  pp_sort_keys of the whole array; segsort_L_vs_radix / segsort_mixed_vs_radix: the same sort,\n"
+    "  16384 keys (L@block: segments of L keys sent to the long class, one chunk each, sorted a\n"
+    "  block each at the tile's class: segsort_pack_log below log2 L),\n"
+    "  segsort_keys_mixed (lengths log-uniform in [1, 2^17], fixed seed), segsort_keys_one (one\n"
+    "  segment of all n keys, offsets form), segsort_pairs_256 (u32 values 0 .. n-1); peers: CUB\n"
+    "  DeviceSegmentedSort (SortKeys, SortPairs), on the CPU parprim's pp_sort_keys of the whole\n"
+    "  array; segsort_L_vs_radix / segsort_mixed_vs_radix / segsort_one_vs_radix: the same sort,\n"
     "  peer CUB DeviceRadixSort of the whole array with the segment index in the key's high bits\n"};

@@ -20,17 +20,27 @@
  *                     (below: what a slot holds, so that the result is the stable one). Launched
  *                     with a grid bound (2n / TILE + classes) the host computes without reading
  *                     the counts; blocks past the classes' need return at once.
- *   segsort_block     longer segments: a block per segment, LSD passes through global memory:
- *                     the segment's digit counts, then tile by tile a match-ranked tile staged
- *                     in shared memory in digit order and written at its digits' running
- *                     offsets (tiles in order: stable). The passes alternate between the output
- *                     and a scratch copy at the same positions, so that the last lands in the
- *                     output.
+ *   long class        longer segments: cut into chunks of the tile (segsort_long_plan: each
+ *                     chunk's (segment begin, length, chunk start) appended to one of two
+ *                     lists by the parity of the merge passes its segment needs), each chunk
+ *                     sorted by segsort_packed at the tile's class from a list of chunk
+ *                     entries (a block a chunk; parity 0 into the output, parity 1 into a
+ *                     scratch copy at the same positions), then segsort_merge passes: pass p
+ *                     merges the runs of TILE << p keys in pairs, every long segment at once, a
+ *                     block per SEGSORT_MERGE_BATCH output tiles (a wave-wide merge-path search
+ *                     on the two runs in global memory for the tile's bounds, the two ranges
+ *                     staged in shared memory, a merge path per thread and ITEMS merge steps;
+ *                     ties take the left run: stable). A segment's passes alternate between
+ *                     the scratch copy and the output from the list its chunks were sorted to,
+ *                     so that its last pass writes the output; a pass it does not need leaves
+ *                     it alone. The host launches ceil(log2(L / TILE)) passes for the
+ *                     longest segment possible (L = n, or the fixed form's length), without
+ *                     reading the device.
  * The fixed form with segments of at least SEGSORT_FIXED_SORT_MIN keys (lengths the host knows
  * without reading the device) sorts each with the radix sort family's device-wide sort.
  * Memory traffic: the packed and thread classes read and write each key (value) once (the packed
- * class reads a float key twice: loaded, then gathered by its place); the block class reads it
- * twice and writes it once per 8-bit pass.
+ * class reads a float key twice: loaded, then gathered by its place); the long class as the
+ * packed class for its chunk sort, then once more for each merge pass its segment needs.
  */
 #include <string.h>
 
@@ -50,7 +60,7 @@ constexpr int SEG_MAX_CLASSES = 16; /* class ids fit the 4 bits the classify ker
 
 /* The segments and the keys' order, resolved on the host. Classes: 0 the thread class, 1 + (c -
  * pack_lo) the packed class of lengths (2^(c-1), 2^c] for c in [pack_lo, pack_hi], nclasses - 1
- * the block class. */
+ * the long class. */
 struct seg_desc {
     uint64_t n;
     const size_t *offsets; /* NULL: the fixed form */
@@ -76,11 +86,6 @@ template <int VB> using val_t = typename std::conditional<
 PP_DEVICE uint32_t seg_enc(uint8_t k, const seg_desc &d) { return pp_sort_key_u32(k, d.kind, (uint32_t)d.flip); }
 PP_DEVICE uint32_t seg_enc(uint32_t k, const seg_desc &d) { return pp_sort_key_u32(k, d.kind, (uint32_t)d.flip); }
 PP_DEVICE uint64_t seg_enc(uint64_t k, const seg_desc &d) { return pp_sort_key_u64(k, d.kind, d.flip); }
-
-template <typename K> PP_DEVICE unsigned seg_digit(K k, const seg_desc &d, int shift)
-{
-    return (unsigned)(seg_enc(k, d) >> shift) & (PP_RADIX - 1u);
-}
 
 /* Segment s's first key (b) and length (0: empty), clamped as pp_segmented_reduce. */
 PP_DEVICE uint64_t seg_bounds(const seg_desc &d, uint64_t s, uint64_t &b)
@@ -327,94 +332,324 @@ __global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val
     }
 }
 
-/* ---- the block class ---- */
+/* ---- the long class: sorted chunks, then merge passes across blocks ---- */
 
+/* Merge passes a segment of nch chunks needs: ceil(log2(nch)). */
+__host__ __device__ inline int seg_passes(uint64_t nch)
+{
+    int p = 0;
+    while (p < 63 && (1ull << p) < nch) ++p;
+    return p;
+}
+
+/* A segment's chunks go to the list of the parity of its passes: parity 0 is sorted into the
+ * output, parity 1 into the scratch copy, so that the last pass lands in the output. */
+struct seg_long {
+    unsigned long long *ccount[2]; /* per parity: {0, chunks}, the packed kernel's counts form;
+                                    * ccount[0][2]: the most merge passes a segment needs */
+    unsigned long long *chunk[2];  /* per parity: (segment begin, length, chunk start) triples */
+    unsigned long long *clist[2];  /* per parity: the packed kernel's chunk entries (begin <<
+                                    * SEG_CHUNK_LEN_BITS | length) */
+    uint64_t cap[2];               /* entries each list has room for */
+};
+
+/* The long class's chunks: every segment of the class cut into chunks of 2^tile_log keys, each
+ * chunk's triple appended to its parity's list. A block takes its segments' chunks of each
+ * parity with one atomic, or none where they would pass the list's room (only segments that
+ * overlap can need more than the host's bound: those are left as they are; the header leaves
+ * their result unspecified). */
+__global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsigned long long *__restrict__ counts,
+                                                        const unsigned long long *__restrict__ list, seg_long lp,
+                                                        int tile_log)
+{
+    __shared__ uint64_t sbeg[SB], slen[SB], sst[2][SB];
+    __shared__ unsigned long long sat[2];
+    __shared__ unsigned smax;
+    if (threadIdx.x == 0) smax = 0;
+    __syncthreads();
+    const int last = d.nclasses - 1;
+    const uint64_t nl = counts[last], l0 = seg_class_start(counts, last);
+    const uint64_t stride = (uint64_t)gridDim.x * SB;
+    const unsigned tid = threadIdx.x;
+    for (uint64_t base = (uint64_t)blockIdx.x * SB; base < nl; base += stride) {
+        uint64_t bb = 0, m = 0;
+        if (base + tid < nl) m = seg_bounds(d, list[l0 + base + tid], bb);
+        const uint64_t nch = (m + (1ull << tile_log) - 1) >> tile_log;
+        const int P = seg_passes(nch), par = P & 1;
+        if (P) atomicMax(&smax, (unsigned)P);
+        unsigned long long tot0, tot1;
+        const unsigned long long st0 =
+            pp_block_scan<pp_op_sum<unsigned long long>, SB, false>((unsigned long long)(par ? 0 : nch), &tot0);
+        __syncthreads();
+        const unsigned long long st1 =
+            pp_block_scan<pp_op_sum<unsigned long long>, SB, false>((unsigned long long)(par ? nch : 0), &tot1);
+        sbeg[tid] = bb;
+        slen[tid] = m;
+        sst[0][tid] = st0;
+        sst[1][tid] = st1;
+        if (tid < 2) {
+            const unsigned long long tq = tid ? tot1 : tot0;
+            unsigned long long at = ~0ull;
+            unsigned long long *cc = tid ? lp.ccount[1] : lp.ccount[0];
+            if (tq) {
+                at = atomicAdd(&cc[1], tq);
+                if (at + tq > (tid ? lp.cap[1] : lp.cap[0])) { /* no room: give the entries back, write none */
+                    atomicAdd(&cc[1], (unsigned long long)0 - tq);
+                    at = ~0ull;
+                }
+            }
+            sat[tid] = at;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            const unsigned long long tq = q ? tot1 : tot0;
+            if (sat[q] == ~0ull) continue;
+            for (uint64_t e = tid; e < tq; e += SB) {
+                unsigned lo = 0, hi = SB; /* the last segment whose first chunk is at or before e */
+                while (hi - lo > 1) {
+                    const unsigned mid = (lo + hi) / 2;
+                    if (sst[q][mid] <= e) lo = mid;
+                    else hi = mid;
+                }
+                const uint64_t k = sat[q] + e, pos = (e - sst[q][lo]) << tile_log, left = slen[lo] - pos;
+                lp.chunk[q][3 * k] = sbeg[lo];
+                lp.chunk[q][3 * k + 1] = slen[lo];
+                lp.chunk[q][3 * k + 2] = pos;
+                lp.clist[q][k] = (sbeg[lo] + pos) << SEG_CHUNK_LEN_BITS | (left >> tile_log ? 1ull << tile_log : left);
+            }
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0 && smax) atomicMax(&lp.ccount[0][2], (unsigned long long)smax);
+}
+
+/* The shared-memory place of a tile's e-th key: one pad word every 32 keys, so that threads
+ * writing ITEMS consecutive keys each (and reading a merge's scattered positions) spread over
+ * the banks. */
+PP_DEVICE unsigned seg_pad(unsigned e) { return e + (e >> 5); }
+
+/* The merge path's split on diagonal `diag` of runs A[0, na) and B[0, nb) (global memory): how
+ * many of the first diag keys of the stable merge come from A (ties take A first). The whole
+ * wave searches: each round every lane tests one of PP_WAVE evenly spaced candidates, so a
+ * run of 2^k keys takes about k / log2(PP_WAVE) rounds of loads, not k. Every lane returns
+ * the split. */
+template <typename K>
+PP_DEVICE uint64_t seg_wave_path(const K *A, uint64_t na, const K *B, uint64_t nb, uint64_t diag, const seg_desc &d)
+{
+    /* the smallest i in [lo, hi) with B[diag - 1 - i] < A[i], else hi */
+    uint64_t lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+    const unsigned lane = pp_lane_id();
+    while (lo < hi) {
+        const uint64_t step = (hi - lo + PP_WAVE - 1) / PP_WAVE;
+        const uint64_t i = lo + lane * step;
+        const bool t = i >= hi || seg_enc(B[diag - 1 - i], d) < seg_enc(A[i], d);
+        const pp_lanemask_t m = pp_ballot(t);
+        if (!m) { /* every candidate tested false: past the last one */
+            lo += (uint64_t)(PP_WAVE - 1) * step + 1;
+            continue;
+        }
+        const unsigned f = (unsigned)__popcll(~m & (m - 1)); /* the first lane that tested true */
+        if (f == 0) break;
+        const uint64_t nhi = lo + f * step;
+        lo += (uint64_t)(f - 1) * step + 1;
+        hi = nhi < hi ? nhi : hi;
+    }
+    return lo;
+}
+
+/* Where output tile `pos` (a multiple of the tile) of a segment of m keys reads in merge pass
+ * `pass`: its pair of runs [p0, p0 + na_all) and [p0 + na_all, p0 + na_all + nb_all) (segment
+ * places), its diagonals [d0, d1) in the pair, and whether the pass reads the output (else the
+ * scratch copy). */
+struct seg_merge_geo {
+    uint64_t p0, na_all, nb_all, d0, d1;
+    bool from_out;
+};
+
+PP_DEVICE seg_merge_geo seg_merge_geo_of(uint64_t m, uint64_t pos, int pass, int tile)
+{
+    seg_merge_geo g;
+    const uint64_t W = (uint64_t)tile << pass;
+    g.p0 = pos & ~(2 * W - 1); /* W is a power of two */
+    g.na_all = m - g.p0 < W ? m - g.p0 : W;
+    g.nb_all = (m - g.p0 < 2 * W ? m - g.p0 : 2 * W) - g.na_all;
+    g.d0 = pos - g.p0;
+    g.d1 = (m - pos < (uint64_t)tile ? m : pos + tile) - g.p0;
+    g.from_out = ((seg_passes((m + tile - 1) / tile) - pass) & 1) == 0;
+    return g;
+}
+
+/* Merge pass `pass`: every segment of the long class that needs more than `pass` passes has
+ * its sorted runs of TILE << pass keys merged in pairs, a tile of the output at a time. The
+ * blocks stride over batches of BATCH entries of the parity-0 list, then of the parity-1 list
+ * (as many as the plan counted); each entry is one output tile. A tile's block finds its
+ * range's splits on the two runs in global memory (waves 0 and 1), stages the two input ranges
+ * in shared memory, splits the tile among its threads by a merge path there, merges ITEMS keys
+ * per thread (noting each output's staged place), and stores the tile in order from there. The
+ * source and destination alternate between the output and the scratch copy by the passes the
+ * segment has left, so that its last pass writes the output. */
 template <typename K, int VB, int ITEMS>
-__global__ __launch_bounds__(SB) void segsort_block(seg_desc d, seg_bufs<K, val_t<VB>> b,
-                                                    const unsigned long long *__restrict__ counts,
-                                                    const unsigned long long *__restrict__ list)
+__global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b,
+                                                                              seg_long lp, int pass)
 {
     using V = val_t<VB>;
-    constexpr int TILE = SB * ITEMS;
-    __shared__ pp_radix_rank_smem<SB> rs;
-    __shared__ K sk[TILE];
-    __shared__ V sv[VB ? TILE : 1];
-    __shared__ unsigned long long at[PP_RADIX]; /* the digits' counts, then their running offsets */
-    const int last = d.nclasses - 1;
-    if ((uint64_t)blockIdx.x >= counts[last]) return;
-    uint64_t bb;
-    const uint64_t m = seg_bounds(d, list[seg_class_start(counts, last) + blockIdx.x], bb);
+    using E = decltype(seg_enc(K(0), d));
+    constexpr int TILE = SB * ITEMS, BATCH = SEGSORT_MERGE_BATCH, PADDED = TILE + TILE / 32;
+    static_assert(BATCH <= SB && 2 * PP_WAVE_MAX <= SB && TILE <= 65536,
+                  "a thread per batch entry; two waves search; 16-bit staged places");
+    __shared__ K sk[PADDED];
+    __shared__ V sv[VB ? PADDED : 1];
+    __shared__ uint16_t sidx[PADDED]; /* the staged place of each output */
+    __shared__ unsigned long long job[BATCH][3];
+    __shared__ unsigned njob;
+    __shared__ uint64_t cut[2];
+    __shared__ struct {
+        const K *pa, *pb; /* the tile's keys from run A, from run B */
+        K *pd;            /* where the tile's first key goes */
+        const V *qa, *qb;
+        V *qd;
+        unsigned na, tc; /* keys from A; keys in the tile */
+    } tl;
     const unsigned tid = threadIdx.x;
-    const int P = d.key_bits / PP_RADIX_BITS;
-    const bool in_place = b.kin == b.kout || (VB > 0 && (const void *)b.vin == (const void *)b.vout);
-    const K *ksrc = b.kin;
-    const V *vsrc = b.vin;
-    if (in_place && (P & 1)) { /* an odd number of passes in place: start from a copy */
-        for (uint64_t i = tid; i < m; i += SB) {
-            b.ktmp[bb + i] = b.kin[bb + i];
-            if constexpr (VB > 0) b.vtmp[bb + i] = b.vin[bb + i];
-        }
+    const unsigned long long *cc0 = lp.ccount[0], *cc1 = lp.ccount[1];
+    if ((uint64_t)pass >= cc0[2]) return; /* no segment needs this pass */
+    const uint64_t nb0 = (cc0[1] + BATCH - 1) / BATCH, nbt = nb0 + (cc1[1] + BATCH - 1) / BATCH;
+    for (uint64_t batch = blockIdx.x; batch < nbt; batch += gridDim.x) {
+        const int q = batch < nb0 ? 0 : 1;
+        const uint64_t t0 = (batch - (q ? nb0 : 0)) * BATCH;
+        if (tid == 0) njob = 0;
         __syncthreads();
-        ksrc = b.ktmp;
-        vsrc = b.vtmp;
-    }
-    const unsigned first = pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id();
-    for (int p = 0; p < P; ++p) {
-        const bool to_tmp = ((P - 1 - p) & 1) != 0;
-        K *kdst = to_tmp ? b.ktmp : b.kout;
-        V *vdst = to_tmp ? b.vtmp : b.vout;
-        const int sh = PP_RADIX_BITS * p;
-        if (tid < (unsigned)PP_RADIX) at[tid] = 0;
-        __syncthreads();
-        unsigned last_d = 0, run = 0; /* runs of equal digits: one atomic each */
-        for (uint64_t i = tid; i < m; i += SB) {
-            const unsigned dd = seg_digit(ksrc[bb + i], d, sh);
-            if (dd != last_d && run) {
-                atomicAdd(&at[last_d], (unsigned long long)run);
-                run = 0;
-            }
-            last_d = dd;
-            ++run;
-        }
-        if (run) atomicAdd(&at[last_d], (unsigned long long)run);
-        __syncthreads();
-        const unsigned long long c = tid < (unsigned)PP_RADIX ? at[tid] : 0ull;
-        const unsigned long long s = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(c);
-        if (tid < (unsigned)PP_RADIX) at[tid] = s;
-        __syncthreads();
-        for (uint64_t t0 = 0; t0 < m; t0 += TILE) {
-            const unsigned tc = (unsigned)(m - t0 < (uint64_t)TILE ? m - t0 : (uint64_t)TILE);
-            K k[ITEMS];
-            V v[VB ? ITEMS : 1];
-            unsigned dg[ITEMS], rk[ITEMS];
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i) {
-                const unsigned e = first + (unsigned)(i * PP_WAVE);
-                k[i] = e < tc ? ksrc[bb + t0 + e] : K(0);
-                if constexpr (VB > 0) v[i] = e < tc ? vsrc[bb + t0 + e] : V(0);
-                dg[i] = seg_digit(k[i], d, sh);
-            }
-            pp_radix_rank<SB, ITEMS>(dg, PP_RADIX_BITS, tc, rk, rs);
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i)
-                if (first + (unsigned)(i * PP_WAVE) < tc) {
-                    sk[rk[i]] = k[i];
-                    if constexpr (VB > 0) sv[rk[i]] = v[i];
+        if (tid < (unsigned)BATCH) {
+            const uint64_t cnt = (q ? cc1 : cc0)[1], t = t0 + tid;
+            if (t < cnt) {
+                const unsigned long long *c = (q ? lp.chunk[1] : lp.chunk[0]) + 3 * t;
+                const uint64_t m = c[1];
+                if (pass < seg_passes((m + TILE - 1) / TILE)) {
+                    const unsigned at = atomicAdd(&njob, 1u);
+                    job[at][0] = c[0];
+                    job[at][1] = m;
+                    job[at][2] = c[2];
                 }
-            __syncthreads();
-            for (unsigned e = tid; e < tc; e += SB) {
-                const K kk = sk[e];
-                const unsigned dd = seg_digit(kk, d, sh);
-                const uint64_t g = bb + at[dd] + (e - rs.start[dd]);
-                kdst[g] = kk;
-                if constexpr (VB > 0) vdst[g] = sv[e];
+            }
+        }
+        __syncthreads();
+        const unsigned nj = njob;
+        for (unsigned j = 0; j < nj; ++j) {
+            const unsigned w = pp_wave_id();
+            if (w < 2) { /* the splits of the tile's first and last diagonals */
+                const seg_merge_geo g = seg_merge_geo_of(job[j][1], job[j][2], pass, TILE);
+                const K *A = (g.from_out ? b.kout : b.ktmp) + job[j][0] + g.p0;
+                const uint64_t c = seg_wave_path(A, g.na_all, A + g.na_all, g.nb_all, w ? g.d1 : g.d0, d);
+                if (pp_lane_id() == 0) cut[w] = c;
             }
             __syncthreads();
-            if (tid < (unsigned)PP_RADIX) at[tid] += rs.count[tid];
+            if (tid == 0) { /* the tile's ranges, for every thread */
+                const uint64_t sb = job[j][0], pos = job[j][2];
+                const seg_merge_geo g = seg_merge_geo_of(job[j][1], pos, pass, TILE);
+                /* the tile's keys from A: the splits' difference, kept within what both runs
+                 * hold (a no-op for sorted runs; segments that overlap, whose result is
+                 * unspecified, may leave the runs unsorted, and must still read nothing outside
+                 * their segment) */
+                const unsigned tc = (unsigned)(g.d1 - g.d0);
+                const int64_t left_a = (int64_t)(g.na_all - cut[0]), left_b = (int64_t)(g.nb_all - (g.d0 - cut[0]));
+                int64_t take = (int64_t)cut[1] - (int64_t)cut[0];
+                take = take < (int64_t)tc - left_b ? (int64_t)tc - left_b : take;
+                take = take > left_a ? left_a : take;
+                take = take < 0 ? 0 : take > (int64_t)tc ? (int64_t)tc : take;
+                const uint64_t ga = sb + g.p0 + cut[0], gb = sb + g.p0 + g.na_all + (g.d0 - cut[0]);
+                const K *ks = g.from_out ? b.kout : b.ktmp;
+                const V *vs = g.from_out ? b.vout : b.vtmp;
+                tl.pa = ks + ga;
+                tl.pb = ks + gb;
+                tl.pd = (g.from_out ? b.ktmp : b.kout) + sb + pos;
+                if constexpr (VB > 0) {
+                    tl.qa = vs + ga;
+                    tl.qb = vs + gb;
+                    tl.qd = (g.from_out ? b.vtmp : b.vout) + sb + pos;
+                }
+                tl.na = (unsigned)take;
+                tl.tc = tc;
+            }
+            __syncthreads();
+            const unsigned tc = tl.tc, na = tl.na, nb = tc - na;
+            /* staged in groups of STAGE loads in flight a thread (keys, then values; the groups
+             * not unrolled), so that the registers of the loads stay few */
+            {
+                constexpr int STAGE = ITEMS < SEGSORT_MERGE_STAGE ? ITEMS : SEGSORT_MERGE_STAGE;
+                const K *pa = tl.pa, *pb = tl.pb;
+#pragma unroll 1
+                for (int h = 0; h < ITEMS; h += STAGE) {
+                    K k[STAGE];
+#pragma unroll
+                    for (int i = 0; i < STAGE; ++i) {
+                        const unsigned e = (unsigned)((h + i) * SB) + tid;
+                        if (e < tc) k[i] = e < na ? pa[e] : pb[e - na];
+                    }
+#pragma unroll
+                    for (int i = 0; i < STAGE; ++i) {
+                        const unsigned e = (unsigned)((h + i) * SB) + tid;
+                        if (e < tc) sk[seg_pad(e)] = k[i];
+                    }
+                }
+                if constexpr (VB > 0) {
+                    const V *qa = tl.qa, *qb = tl.qb;
+#pragma unroll 1
+                    for (int h = 0; h < ITEMS; h += STAGE) {
+                        V v[STAGE];
+#pragma unroll
+                        for (int i = 0; i < STAGE; ++i) {
+                            const unsigned e = (unsigned)((h + i) * SB) + tid;
+                            if (e < tc) v[i] = e < na ? qa[e] : qb[e - na];
+                        }
+#pragma unroll
+                        for (int i = 0; i < STAGE; ++i) {
+                            const unsigned e = (unsigned)((h + i) * SB) + tid;
+                            if (e < tc) sv[seg_pad(e)] = v[i];
+                        }
+                    }
+                }
+            }
+            __syncthreads();
+            /* this thread's ITEMS outputs from diagonal tid * ITEMS of the staged runs [0, na) and
+             * [na, tc): the staged place of each, in output order */
+            const unsigned diag = tid * ITEMS;
+            if (diag < tc) {
+                unsigned lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+                while (lo < hi) {
+                    const unsigned mid = (lo + hi) / 2;
+                    if (seg_enc(sk[seg_pad(na + diag - 1 - mid)], d) < seg_enc(sk[seg_pad(mid)], d)) hi = mid;
+                    else lo = mid + 1;
+                }
+                unsigned ia = lo, ib = na + diag - lo;
+                E ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d), eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
+#pragma unroll 4
+                for (int i = 0; i < ITEMS; ++i) {
+                    const bool take_b = ib < tc && (ia >= na || eb < ea);
+                    if (diag + (unsigned)i < tc) sidx[seg_pad(diag + (unsigned)i)] = (uint16_t)(take_b ? ib : ia);
+                    if (take_b) {
+                        ++ib;
+                        eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
+                    } else {
+                        ++ia;
+                        ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d);
+                    }
+                }
+            }
+            __syncthreads();
+            /* stores need no loads in flight: a short unroll keeps the registers few */
+#pragma unroll 4
+            for (int i = 0; i < ITEMS; ++i) {
+                const unsigned e = (unsigned)(i * SB) + tid;
+                if (e < tc) {
+                    const unsigned from = seg_pad(sidx[seg_pad(e)]);
+                    tl.pd[e] = sk[from];
+                    if constexpr (VB > 0) tl.qd[e] = sv[from];
+                }
+            }
             __syncthreads();
         }
-        ksrc = kdst;
-        vsrc = vdst;
+        __syncthreads(); /* njob and job are rewritten by the next batch */
     }
 }
 
@@ -424,6 +659,25 @@ unsigned seg_stride_grid(const pp_hip_state *hs, uint64_t n)
 {
     const uint64_t need = (n + SB - 1) / SB, cap = (uint64_t)hs->dev.cu_count * 8;
     return (unsigned)(need < cap ? (need ? need : 1) : cap);
+}
+
+/* The packed classes' kernel over `list` (segment ids, or with `chunks` the long class's chunk
+ * entries): the one launch that both the packed classes and the long class's chunk sort use. */
+template <typename K, int VB, int ITEMS>
+void seg_launch_packed(unsigned grid, hipStream_t s, const seg_desc &d, const seg_bufs<K, val_t<VB>> &b,
+                       const unsigned long long *counts, const unsigned long long *list, bool chunks)
+{
+    /* integer keys alone sort their encodings; float keys and pairs need the stable words */
+    if constexpr (VB == 0 && sizeof(K) == 1) { /* u8: an integer */
+        segsort_packed<K, 0, ITEMS, false><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+    } else if constexpr (VB == 0) {
+        if (d.kind != PP_SORT_KIND_FLOAT)
+            segsort_packed<K, 0, ITEMS, false><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+        else
+            segsort_packed<K, 0, ITEMS, true><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+    } else {
+        segsort_packed<K, VB, ITEMS, true><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+    }
 }
 
 template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_segsort_args *a, seg_desc d)
@@ -440,28 +694,62 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     d.nclasses = NP + 2;
     const uint64_t n = a->n, S = a->n_segments;
     const uint64_t pack_max = NP ? (1ull << d.pack_hi) : (uint64_t)SEGSORT_THREAD_MAX;
-    const bool long_possible = n > pack_max;
+    /* the longest segment possible: n keys, or the fixed form's length */
+    const uint64_t longest = a->offsets ? n : (uint64_t)a->segment_length;
+    const bool long_possible = longest > pack_max;
+    /* the long class: at most n / (pack_max + 1) segments (unless they overlap); their chunks,
+     * at most n / TILE + one per segment, of which those of segments of odd pass counts (longer
+     * than the tile) at most n / TILE + n / (TILE + 1); merge passes for the longest segment */
+    const uint64_t n_long = long_possible ? (n / (pack_max + 1) < S ? n / (pack_max + 1) : S) : 0;
+    const uint64_t n_over = n / (TILE + 1) < S ? n / (TILE + 1) : S;
+    const uint64_t cap0 = long_possible ? n / TILE + n_long + 1 : 0, cap1 = long_possible ? n / TILE + n_over + 1 : 0;
+    const int passes = long_possible ? seg_passes((longest + TILE - 1) / TILE) : 0;
 
+    /* scratch: the counts and cursors and the chunk lists' counts (zeroed), the class list; for
+     * the long class the double buffer and the chunk lists */
     const size_t cls_bytes = pp_align256((size_t)SEG_MAX_CLASSES * 8);
-    size_t bytes = 2 * cls_bytes + pp_align256((size_t)S * 8);
-    if (long_possible) bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0);
+    const size_t tri_bytes[2] = {pp_align256((size_t)cap0 * 24), pp_align256((size_t)cap1 * 24)};
+    const size_t cl_bytes[2] = {pp_align256((size_t)cap0 * 8), pp_align256((size_t)cap1 * 8)};
+    size_t bytes = 4 * cls_bytes + pp_align256((size_t)S * 8);
+    if (long_possible)
+        bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0) + tri_bytes[0] +
+                 tri_bytes[1] + cl_bytes[0] + cl_bytes[1];
     void *scratch = nullptr;
     PP_TRY(pp__scratch(ctx, bytes, &scratch));
     char *p = (char *)scratch;
     unsigned long long *counts = (unsigned long long *)p, *cursor = (unsigned long long *)(p + cls_bytes);
-    unsigned long long *list = (unsigned long long *)(p + 2 * cls_bytes);
-    char *q = p + 2 * cls_bytes + pp_align256((size_t)S * 8);
+    seg_long lp;
+    lp.ccount[0] = (unsigned long long *)(p + 2 * cls_bytes);
+    lp.ccount[1] = (unsigned long long *)(p + 3 * cls_bytes);
+    unsigned long long *list = (unsigned long long *)(p + 4 * cls_bytes);
+    char *q = p + 4 * cls_bytes + pp_align256((size_t)S * 8);
     seg_bufs<K, V> b;
     b.kin = (const K *)a->keys_in;
     b.kout = (K *)a->keys_out;
     b.vin = (const V *)a->values_in;
     b.vout = (V *)a->values_out;
-    b.ktmp = long_possible ? (K *)q : nullptr;
-    b.vtmp = long_possible && VB ? (V *)(q + pp_align256((size_t)n * sizeof(K))) : nullptr;
+    b.ktmp = nullptr;
+    b.vtmp = nullptr;
+    if (long_possible) {
+        b.ktmp = (K *)q;
+        q += pp_align256((size_t)n * sizeof(K));
+        if (VB) {
+            b.vtmp = (V *)q;
+            q += pp_align256((size_t)n * sizeof(V));
+        }
+        for (int r = 0; r < 2; ++r) {
+            lp.chunk[r] = (unsigned long long *)q;
+            q += tri_bytes[r];
+            lp.clist[r] = (unsigned long long *)q;
+            q += cl_bytes[r];
+        }
+    }
+    lp.cap[0] = cap0;
+    lp.cap[1] = cap1;
 
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     hipStream_t s = hs->stream;
-    PP_HIP_TRY(ctx, hipMemsetAsync(counts, 0, 2 * cls_bytes, s));
+    PP_HIP_TRY(ctx, hipMemsetAsync(counts, 0, 4 * cls_bytes, s));
     const unsigned cg = seg_stride_grid(hs, S);
     segsort_count<<<cg, SB, 0, s>>>(d, counts);
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_count");
@@ -475,28 +763,54 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     uint64_t g_packed = 0;
     if (NP && n > (uint64_t)SEGSORT_THREAD_MAX) {
         g_packed = (2 * n / TILE < S ? 2 * n / TILE : S) + (uint64_t)NP;
-        /* integer keys alone sort their encodings; float keys and pairs need the stable words */
-        if constexpr (VB == 0 && sizeof(K) == 1) { /* u8: an integer */
-            segsort_packed<K, 0, ITEMS, false><<<(unsigned)g_packed, SB, 0, s>>>(d, b, counts, list, false);
-        } else if constexpr (VB == 0) {
-            if (d.kind != PP_SORT_KIND_FLOAT)
-                segsort_packed<K, 0, ITEMS, false><<<(unsigned)g_packed, SB, 0, s>>>(d, b, counts, list, false);
-            else
-                segsort_packed<K, 0, ITEMS, true><<<(unsigned)g_packed, SB, 0, s>>>(d, b, counts, list, false);
-        } else {
-            segsort_packed<K, VB, ITEMS, true><<<(unsigned)g_packed, SB, 0, s>>>(d, b, counts, list, false);
-        }
+        seg_launch_packed<K, VB, ITEMS>((unsigned)g_packed, s, d, b, counts, list, false);
         PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed");
     }
-    uint64_t g_block = 0;
     if (long_possible) {
-        g_block = n / (pack_max + 1) < S ? n / (pack_max + 1) : S;
-        segsort_block<K, VB, ITEMS><<<(unsigned)g_block, SB, 0, s>>>(d, b, counts, list);
-        PP_HIP_CHECK_LAUNCH(ctx, "segsort_block");
+        /* Every long segment, however long, is sorted here, with no count read by the host.
+         * Branch s3-segsort2 (928c2c3, never run on a GPU) sent the offsets form's segments of
+         * >= 2^20 keys to the device-wide radix sort, which needs their bounds on the host: a
+         * copy back and a stream synchronization in every call with n >= 2^20 (every bench
+         * row), one sort launch sequence per huge segment, and a header that no longer says
+         * "none synchronizes"; not taken. The merge passes are bandwidth-bound (each reads and
+         * writes the keys and values of the segments that need it once), so a segment of L
+         * keys costs its chunk sort plus ceil(log2(L / TILE)) such passes. Estimates for the
+         * H100, 2^26 u32 keys (not measured): a pass over all of them about 0.2-0.25 ms, so
+         * segments of 2^14 add 2 passes (~0.5 ms), and one segment of all 2^26 keys 14 passes
+         * (~3-3.5 ms), where pp_sort_keys of the whole array takes about 2.2 ms: at that
+         * extreme pp_sort_keys stays the better call (the bench's segsort_keys_one and
+         * segsort_one_vs_radix rows measure it). The fixed form's segments of >= 2^20 keys,
+         * whose lengths the host knows, still go to the device-wide sort (pp_hip_segmented_sort). */
+        segsort_long_plan<<<seg_stride_grid(hs, n_long), SB, 0, s>>>(d, counts, list, lp, TILE_LOG);
+        PP_HIP_CHECK_LAUNCH(ctx, "segsort_long_plan");
+        /* the chunks, a block each, by the packed classes' kernel at the tile's class (its list
+         * form of chunk entries): parity 0 into the output, parity 1 into the scratch copy */
+        seg_desc dc = d;
+        dc.pack_lo = dc.pack_hi = TILE_LOG;
+        dc.nclasses = 3;
+        for (int r = 0; r < 2; ++r) {
+            seg_bufs<K, V> bc = b;
+            if (r) {
+                bc.kout = b.ktmp;
+                bc.vout = b.vtmp;
+            }
+            seg_launch_packed<K, VB, ITEMS>((unsigned)(lp.cap[r] + 1), s, dc, bc, lp.ccount[r], lp.clist[r], true);
+            PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (chunks)");
+        }
+        /* the passes: a grid striding over the lists' batches, which the device counts */
+        const uint64_t nbt = (cap0 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH +
+                             (cap1 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH;
+        const uint64_t g_cap = (uint64_t)hs->dev.cu_count * SEGSORT_MERGE_BLOCKS_PER_CU;
+        const unsigned g_merge = (unsigned)(nbt < g_cap ? nbt : g_cap);
+        for (int pass = 0; pass < passes; ++pass) {
+            segsort_merge<K, VB, ITEMS><<<g_merge, SB, 0, s>>>(d, b, lp, pass);
+            PP_HIP_CHECK_LAUNCH(ctx, "segsort_merge");
+        }
     }
-    /* plan: grid = the packed kernel's; param: thread-class bound, packed bound, tile, block grid */
+    /* plan: grid = the packed kernel's; param: thread-class bound, packed bound, tile, merge
+     * passes launched */
     pp__set_plan(ctx, "segmented_sort", "classes", g_packed, S, SEGSORT_THREAD_MAX, (int64_t)pack_max, TILE,
-                 (int64_t)g_block);
+                 (int64_t)passes);
     return PP_OK;
 }
 

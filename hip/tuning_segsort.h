@@ -10,9 +10,10 @@
  *            (2^(c-1), 2^c] for c >= SEGSORT_PACK_MIN_LOG (lengths 2 .. 4 in class 2) get 2^c
  *            slots each, TILE / 2^c to a block, which sorts the tile's slots by a bitonic
  *            network of size 2^c (every segment's group on its own, padded with a sentinel).
- *   block    L > pack_max: one block per segment, LSD passes through global memory (digit
- *            counts of the segment, then a stable scatter tile by tile, staged in shared
- *            memory).
+ *   long     L > pack_max: the segment cut into chunks of the tile, each sorted by the
+ *            packed kernel at the tile's class (a block a chunk), then merge passes across
+ *            blocks (runs of tile x 2^p merged in pairs, SEGSORT_MERGE_BATCH output tiles a
+ *            block).
  * Shapes: SEGSORT_BLOCK 256 threads (a thread per digit of a pass); 16 items per thread (tiles
  * of 4096) where keys and values are at most 4 bytes, 8 (2048) where either is 8 bytes. The
  * packed kernel's shared memory: the tile's slots (64-bit words for stable sorts: 34 KB at
@@ -34,6 +35,25 @@
 #define SEGSORT_PACK_MIN_LOG 2
 /* items per thread (tile = SEGSORT_BLOCK x items) for keys of KB bytes and values of VB bytes */
 #define SEGSORT_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
+
+/* The long class's merge passes: output tiles (of the segment's tile, SEGSORT_ITEMS keys a
+ * thread) per batch, a batch's entries read in one step; a pass's grid is this many blocks a
+ * CU (SM), striding over the batches the device counted (the host launches the most passes a
+ * segment of n keys could need; a pass that no segment needs returns at once). Not measured. */
+#define SEGSORT_MERGE_BATCH 8
+#define SEGSORT_MERGE_BLOCKS_PER_CU 8
+/* Blocks per SM / CU the merge kernel's registers are capped for: without a cap ptxas of CUDA 13
+ * for sm_90 chose 48 / 64 registers and spilled 4-16 bytes in 5 of the 12 instantiations; capped
+ * for 4 blocks (64 registers) none spills. Not measured for speed. */
+#define SEGSORT_MERGE_MIN_BLOCKS 4
+/* Loads in flight a thread while the merge stages a tile (keys, then values, in groups of this
+ * many): 8 on NVIDIA; 4 on AMD, where 8 spilled 2-23 SGPRs in the 8-item (8-byte) kernels on
+ * gfx940 and the 16-item ones spilled up to 123 with the groups unrolled. Not measured. */
+#if defined(PP_PORT_AMD)
+#define SEGSORT_MERGE_STAGE 4
+#else
+#define SEGSORT_MERGE_STAGE 8
+#endif
 
 /* The fixed form's segments of at least this many keys are sorted one after another by the
  * radix sort family's device-wide sort (pp_hip_sort) instead of a block each. Not measured: an

@@ -822,15 +822,15 @@ PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t ro
  * of one key are copied by a thread each; segments of 2 keys up to one tile are packed,
  * several to a block by length class (2^c slots each for lengths in (2^(c-1), 2^c], padded),
  * and sorted by a bitonic network over the block's slots in registers, shuffles and shared
- * memory (stable: float keys and pairs sort (key, place) words);
- * longer ones get one block each, which
- * sorts its segment by LSD radix passes through global memory (the segment's digit counts,
- * then a stable scatter tile by tile). A segment of millions of keys thus runs on one block:
- * the offsets form is slow for a few very long segments (sort those with pp_sort_keys); the
- * fixed form, whose lengths the host knows, sorts segments of at least 2^20 keys one after
- * another with the radix sort family's device-wide sort.
- * Temporary storage: the scratch arena (the class lists, and for long segments or an in-place
- * call a double buffer of n keys and n values).
+ * memory (stable: float keys and pairs sort (key, place) words); longer ones are cut into
+ * chunks of a tile, each sorted as a packed segment, and then merged by passes across blocks
+ * (runs of twice the width each pass, a tile of the output a block, found by a merge path), so
+ * a segment of L keys takes about log2(L / tile) passes over its keys, spread over the whole
+ * GPU. The fixed form, whose lengths the host knows, sorts segments of at least 2^20 keys one
+ * after another with the radix sort family's device-wide sort.
+ * Temporary storage: the scratch arena (the class lists, and where segments longer than the
+ * packed classes are possible a double buffer of n keys and n values and the chunk lists,
+ * 64 bytes a chunk of a tile).
  *
  * All calls are enqueued (none synchronizes). Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; an
  * array NULL with n > 0 ('keys_in', 'keys_out', 'values_in', 'values_out'); offsets NULL with
@@ -940,7 +940,8 @@ typedef enum pp_option {
     PP_OPTION_COMPACT_PARTITION = 22,   /* 0 .. 2 */
     /* segmented sort (issue 22), HIP: the longest segments packed several to a block, as log2
      * of their length (0: the device's tuning row; 1 .. 4: none packed, segments past the
-     * thread class get a block each; 5 .. 12: up to 2^value keys, capped by the tile). */
+     * thread class go to the long class, chunks of a tile sorted a block each and merged; 5 ..
+     * 12: up to 2^value keys, capped by the tile). */
     PP_OPTION_SEGSORT_PACK_LOG = 23,    /* 0 .. 12 */
     /* parprim_mpi (issue 23): 0 hands the context's arrays to MPI directly where it can take
      * them (a CPU context; a HIP one with a GPU-aware MPI), 1 always goes through pinned host

@@ -7,8 +7,8 @@
  *
  * Covered: every key type, both orders, keys and pairs (every value type), in and out of place;
  * segment lengths 0, 1, 2, every GPU size-class boundary +-1 (the packed classes' powers of two
- * up to the tile, the tile, the one-block class), random mixes of lengths; one segment holding
- * everything; the fixed form; clamped offsets (past n, decreasing, overlapping: for these only
+ * up to the tile, the tile, the long class's chunk counts and merge passes), random mixes of
+ * lengths; one segment holding everything; the fixed form; clamped offsets (past n, decreasing, overlapping: for these only
  * the bytes outside the segments are checked); stability (few distinct keys, distinct values);
  * float ties (-0.0 / +0.0, NaNs of every sign and payload); n_segments == 0 and n == 0; on the CPU, 1, 2 and 3 threads.
  */
@@ -185,12 +185,14 @@ static void run_check(tc_env *env, const seg_call *c, const void *keys, size_t n
 }
 
 /* Lengths at every GPU class boundary +-1: the one-key class, the packed classes' powers of two
- * from 4 up to the tile (4096; 2048 for 8-byte keys or values), the one-block class's 4096 /
- * 16384 and a long segment. */
+ * from 4 up to the tile (4096; 2048 where keys or values are 8 bytes), the long class's chunk
+ * counts (1, 2, 3: an odd run left alone by a merge pass, 4) and its merge passes (2^15 + 5: 4
+ * or 5 passes; 40000). */
 static const size_t boundary_lengths[] = {0,    1,    2,    3,    4,    5,    7,    8,    9,    15,   16,    17,    31,
                                           32,   33,   63,   64,   65,   112,  113,  127,  128,   129,   255,
                                           256,  257,  511,  512,  513,  1023, 1024, 1025, 2047,  2048,  2049,
-                                          4095, 4096, 4097, 8191, 8192, 8193, 16383, 16384, 16385, 40000};
+                                          4095, 4096, 4097, 6145, 8191, 8192, 8193, 12289, 16383, 16384,
+                                          16385, 32773, 40000};
 #define N_BOUNDARY (sizeof boundary_lengths / sizeof boundary_lengths[0])
 
 /* Offsets of segments of the given lengths, in order; returns n. */
@@ -301,6 +303,50 @@ static void t_segsort_one_segment(void **state)
         run_check(env, &d, keys, n, NULL, 1, "one fixed segment");
         free(keys);
     }
+}
+
+/* The long class (chunks of the tile, merged by passes across blocks): lengths around 1 .. 4
+ * chunks of either tile (4096, 2048), an odd chunk count, many passes; few distinct keys (ties
+ * across chunks and runs: stability), float keys of signed zeros and NaNs with distinct
+ * payloads and signs, both orders, pairs, in place. */
+static void t_segsort_long(void **state)
+{
+    tc_env *env = tc_envp(state);
+    (void)tc_ctx(state);
+    tc_rng r = tc_rng_for("segsort long");
+    const size_t len[] = {4095, 2047, 4096, 4097, 3, 8191, 8193, 12289, 2049, 6145, 100, 32773, 8192, 70001, 1, 16385};
+    const size_t S = sizeof len / sizeof len[0];
+    size_t off[sizeof len / sizeof len[0] + 1];
+    const size_t n = offsets_of(len, S, off);
+    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 8);
+    tc_fill(&r, keys, n, PP_U32, TC_FEW);
+    seg_call c = {PP_U32, PP_U32, 0, 0, 0, 0, 0, 0};
+    run_check(env, &c, keys, n, off, S, "long segments, few keys");
+    c.pairs = 1;
+    c.descending = 1;
+    c.in_place = 1;
+    run_check(env, &c, keys, n, off, S, "long segments, few keys");
+    tc_fill(&r, keys, n, PP_U64, TC_FEW);
+    seg_call u = {PP_U64, PP_U8, 1, 0, 0, 0, 0, 0};
+    run_check(env, &u, keys, n, off, S, "long segments, few keys");
+    const pp_dtype ft[] = {PP_F32, PP_F64};
+    for (int k = 0; k < 2; ++k) {
+        const pp_dtype t = ft[k];
+        tc_fill(&r, keys, n, t, TC_FEW);
+        const uint64_t sign = t == PP_F32 ? 0x80000000ull : 0x8000000000000000ull;
+        const uint64_t qnan = t == PP_F32 ? 0x7FC00000ull : 0x7FF8000000000000ull;
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t x = tc_below(&r, 8);
+            if (x == 0) tc_store_bits(keys, i, t, (i & 1) ? sign : 0);             /* -0.0 / +0.0 */
+            if (x == 1) tc_store_bits(keys, i, t, qnan | (i & 0xFFFF) | ((i & 2) ? sign : 0)); /* NaNs */
+        }
+        seg_call f = {t, PP_U32, 1, k, k, 0, 0, 0};
+        run_check(env, &f, keys, n, off, S, "long segments, signed zeros and NaN payloads");
+        f.pairs = 0;
+        f.descending = 1 - k;
+        run_check(env, &f, keys, n, off, S, "long segments, signed zeros and NaN payloads");
+    }
+    free(keys);
 }
 
 /* Offsets past n, decreasing (the segments from the first decrease on are empty, or overlap an
@@ -456,7 +502,8 @@ int main(void)
         TC_BOTH(t_segsort_u8),    TC_BOTH(t_segsort_i32),     TC_BOTH(t_segsort_u32),
         TC_BOTH(t_segsort_i64),   TC_BOTH(t_segsort_u64),     TC_BOTH(t_segsort_f32),
         TC_BOTH(t_segsort_f64),   TC_BOTH(t_segsort_equal),   TC_BOTH(t_segsort_one_segment),
-        TC_BOTH(t_segsort_clamped), TC_BOTH(t_segsort_empty), TC_BOTH(t_segsort_float_ties),
+        TC_BOTH(t_segsort_long),  TC_BOTH(t_segsort_clamped), TC_BOTH(t_segsort_empty),
+        TC_BOTH(t_segsort_float_ties),
         TC_CPU(t_cpu_segsort_threads),
         TC_HIP(t_segsort_pack_log),
     };
