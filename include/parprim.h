@@ -780,9 +780,13 @@ typedef enum pp_sat_form {
  * (each term passes through at most D roundings: a row prefix, then a column sum, with the
  * tiles' carries); so results of two backends agree within twice that bound. NaN and
  * infinities propagate as in the sums they enter.
- * GPU (HIP backend): one pass over tiles, each combining the row prefixes of the tiles to
- * its left and the column carries of the tiles above it, published through a decoupled
- * look-back: the image is read once and written once. */
+ * GPU (HIP backend), by the device's tuning row (PP_OPTION_SAT_STRATEGY forces one): one pass
+ * over tiles, each combining the row prefixes of the tiles to its left and the column carries
+ * of the tiles above it, published through a decoupled look-back (the image read once and
+ * written once); or, on NVIDIA for tables of 2^22 elements and more, reduce-then-scan: the row
+ * and column sums of every tile of a band of rows (one read), their scans, then each tile's
+ * table from them (a second read, one write), no tile waiting on another -- faster on the H100
+ * (bench/RESULTS.md). Float bits depend on the form (each within the bound above). */
 PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t rows, size_t cols, size_t in_pitch,
                                       pp_dtype in_type, void *out, size_t out_pitch, pp_dtype out_type,
                                       pp_sat_form form);
