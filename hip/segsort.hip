@@ -248,29 +248,36 @@ __global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val
 {
     using V = val_t<VB>;
     using W = pp_bn_word<K, STABLE>;
-    constexpr int TILE = SB * ITEMS;
+    constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
     constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
     static_assert(TILE <= (1 << SEG_CHUNK_LEN_BITS) - 1 && (STABLE || VB == 0), "places fit 16 bits");
+    static_assert(TILE_LOG - SEGSORT_PACK_MIN_LOG + 2 <= SEG_MAX_CLASSES, "the counts fit scnt");
     __shared__ pp_bn_tile<W, TILE> st;
     __shared__ uint64_t sbeg[GMAX];
     __shared__ uint16_t slen[GMAX]; /* 0 past the block's segments */
 
-    /* this block's class (the longest first) and its group of segments there */
+    __shared__ unsigned long long scnt[SEG_MAX_CLASSES];
+
+    /* this block's class (the longest first) and its group of segments there: the counts read
+     * once, all at a time (not one dependent global load and a 64-bit division a class) */
+    const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
+    if (tid <= np) scnt[tid] = counts[tid];
+    __syncthreads();
     uint64_t blk = blockIdx.x, lstart = 0, lcount = 0;
     int cl = 0;
-    for (int p = d.pack_hi - d.pack_lo + 1; p >= 1; --p) {
+    for (int p = (int)np; p >= 1; --p) {
         const int c = d.pack_lo + p - 1;
-        const uint64_t G = (uint64_t)(TILE >> c), cnt = counts[p], nb = (cnt + G - 1) / G;
+        const uint64_t cnt = scnt[p], nb = (cnt + (uint64_t)(TILE >> c) - 1) >> (TILE_LOG - c); /* G = 2^(TILE_LOG - c) */
         if (blk < nb) {
             cl = c;
             lcount = cnt;
-            lstart = seg_class_start(counts, p);
+            for (int q = 0; q < p; ++q) lstart += scnt[q];
             break;
         }
         blk -= nb;
     }
     if (!cl) return;
-    const unsigned G = (unsigned)(TILE >> cl), tid = threadIdx.x, mask = (1u << cl) - 1u;
+    const unsigned G = (unsigned)(TILE >> cl), mask = (1u << cl) - 1u;
     const uint64_t g0 = blk * G;
     const unsigned nseg = (unsigned)(lcount - g0 < (uint64_t)G ? lcount - g0 : (uint64_t)G);
     for (unsigned j = tid; j < G; j += SB) {
