@@ -242,7 +242,7 @@ template <typename K> PP_DEVICE K seg_decode(decltype(seg_enc(K(0), seg_desc()))
 }
 
 template <typename K, int VB, int ITEMS, bool STABLE>
-__global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
+__global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, STABLE>))) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                      const unsigned long long *__restrict__ counts,
                                                      const unsigned long long *__restrict__ list, bool chunks)
 {

@@ -36,6 +36,20 @@
 /* items per thread (tile = SEGSORT_BLOCK x items) for keys of KB bytes and values of VB bytes */
 #define SEGSORT_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
 
+/* Blocks per SM the packed kernel's registers are capped for, by the bytes of its slot word (WB:
+ * 4 for integer keys of up to 4 bytes sorted alone). NVIDIA: 4-byte words at 6 blocks (40
+ * registers; without a cap ptxas of CUDA 13 for sm_90 chose 45, 5 blocks of 256 threads, the
+ * 61% of warps active ncu measured at 2^26 u32 keys, h100-s5call5-a31573d); 8 blocks (32) spilled
+ * 16 bytes. 8-byte words stay uncapped (0: ptxas' own choice, 64-80 registers, the same as
+ * without the second launch bound; capped for 4 blocks (64) they spilled 4-96 bytes, and a
+ * bound of 1 let ptxas take up to 106). AMD: 1, no cap (not measured). The speed of the cap is
+ * not measured yet. */
+#if defined(PP_PORT_AMD)
+#define SEGSORT_PACK_MIN_BLOCKS(WB) 1
+#else
+#define SEGSORT_PACK_MIN_BLOCKS(WB) ((WB) == 4 ? 6 : 0)
+#endif
+
 /* The long class's merge passes: output tiles (of the segment's tile, SEGSORT_ITEMS keys a
  * thread) per batch, a batch's entries read in one step; a pass's grid is this many blocks a
  * CU (SM), striding over the batches the device counted (the host launches the most passes a
