@@ -233,12 +233,19 @@ PP_DEVICE uint64_t seg_item(const seg_desc &d, unsigned long long e, bool chunks
     return seg_bounds(d, e, b);
 }
 
-/* The integer key of an encoding (pp_sort_key_u32 / _u64 of an integer key is an xor). */
+/* The xor that encodes an integer key and decodes it (pp_sort_key_u32 / _u64 of an integer key;
+ * 1-byte keys are unsigned), computed once for the packed kernel's loops. */
+template <typename K> PP_DEVICE decltype(seg_enc(K(0), seg_desc())) seg_int_xor(const seg_desc &d)
+{
+    using E = decltype(seg_enc(K(0), seg_desc()));
+    const E sign = d.kind == PP_SORT_KIND_SIGNED ? (E)1 << (8 * sizeof(K) - 1) : (E)0;
+    return (E)d.flip ^ sign;
+}
+
+/* The integer key of an encoding. */
 template <typename K> PP_DEVICE K seg_decode(decltype(seg_enc(K(0), seg_desc())) e, const seg_desc &d)
 {
-    using E = decltype(e);
-    const E sign = d.kind == PP_SORT_KIND_SIGNED ? (E)1 << (8 * sizeof(K) - 1) : (E)0;
-    return (K)(e ^ (E)d.flip ^ sign);
+    return (K)(e ^ seg_int_xor<K>(d));
 }
 
 template <typename K, int VB, int ITEMS, bool STABLE>
@@ -287,12 +294,18 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
         slen[j] = (uint16_t)len;
     }
     __syncthreads();
+    /* integer keys sorted alone (!STABLE): the encoding is an xor, without the float test */
+    const auto ix = seg_int_xor<K>(d);
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) {
         const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, o = i & mask;
         W w;
         pp_bn_sentinel(w);
-        if (o < slen[j]) pp_bn_make(w, seg_enc(b.kin[sbeg[j] + o], d), o);
+        if (o < slen[j]) {
+            const K k = b.kin[sbeg[j] + o];
+            if constexpr (STABLE) pp_bn_make(w, seg_enc(k, d), o);
+            else pp_bn_make(w, (decltype(ix))k ^ ix, o);
+        }
         st.put(i, w);
     }
     __syncthreads();
@@ -308,7 +321,7 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
 #pragma unroll
         for (int r = 0; r < ITEMS; ++r) {
             const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
-            if (q < slen[j]) b.kout[sbeg[j] + q] = seg_decode<K>(st.get(i), d);
+            if (q < slen[j]) b.kout[sbeg[j] + q] = (K)(st.get(i) ^ ix);
         }
     } else {
         /* every key (gathered for floats, else decoded) and value of the block read before any
