@@ -290,7 +290,9 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     for (unsigned j = tid; j < G; j += SB) {
         uint64_t bb = 0;
         const uint64_t len = j < nseg ? seg_item(d, list[lstart + g0 + j], chunks, bb) : 0;
-        sbeg[j] = bb;
+        /* sorted alone: the address of the segment's first input key (its output is that plus
+         * the uniform distance between the arrays); stable: the first key's place */
+        sbeg[j] = STABLE ? bb : (uint64_t)(uintptr_t)(b.kin + bb);
         slen[j] = (uint16_t)len;
     }
     __syncthreads();
@@ -302,7 +304,7 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
         W w;
         pp_bn_sentinel(w);
         if (o < slen[j]) {
-            const K k = b.kin[sbeg[j] + o];
+            const K k = STABLE ? b.kin[sbeg[j] + o] : ((const K *)(uintptr_t)sbeg[j])[o];
             if constexpr (STABLE) pp_bn_make(w, seg_enc(k, d), o);
             else pp_bn_make(w, (decltype(ix))k ^ ix, o);
         }
@@ -318,10 +320,11 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     for (int r = 0; r < ITEMS; ++r) st.put(base + (unsigned)r, x[r]);
     __syncthreads();
     if constexpr (!STABLE) {
+        const uint64_t dout = (uint64_t)(uintptr_t)b.kout - (uint64_t)(uintptr_t)b.kin;
 #pragma unroll
         for (int r = 0; r < ITEMS; ++r) {
             const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
-            if (q < slen[j]) b.kout[sbeg[j] + q] = (K)(st.get(i) ^ ix);
+            if (q < slen[j]) ((K *)(uintptr_t)(sbeg[j] + dout))[q] = (K)(st.get(i) ^ ix);
         }
     } else {
         /* every key (gathered for floats, else decoded) and value of the block read before any
