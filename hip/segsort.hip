@@ -249,9 +249,9 @@ template <typename K> PP_DEVICE K seg_decode(decltype(seg_enc(K(0), seg_desc()))
 }
 
 template <typename K, int VB, int ITEMS, bool STABLE>
-__global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, STABLE>))) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
-                                                     const unsigned long long *__restrict__ counts,
-                                                     const unsigned long long *__restrict__ list, bool chunks)
+__global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, STABLE>))) void segsort_packed(
+    seg_desc d, seg_bufs<K, val_t<VB>> b, const unsigned long long *__restrict__ counts,
+    const unsigned long long *__restrict__ list, bool chunks)
 {
     using V = val_t<VB>;
     using W = pp_bn_word<K, STABLE>;
@@ -274,7 +274,8 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     int cl = 0;
     for (int p = (int)np; p >= 1; --p) {
         const int c = d.pack_lo + p - 1;
-        const uint64_t cnt = scnt[p], nb = (cnt + (uint64_t)(TILE >> c) - 1) >> (TILE_LOG - c); /* G = 2^(TILE_LOG - c) */
+        /* blocks of the class: G = TILE >> c = 2^(TILE_LOG - c) segments each */
+        const uint64_t cnt = scnt[p], nb = (cnt + (uint64_t)(TILE >> c) - 1) >> (TILE_LOG - c);
         if (blk < nb) {
             cl = c;
             lcount = cnt;
