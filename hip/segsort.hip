@@ -297,9 +297,12 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
         slen[j] = (uint16_t)len;
     }
     __syncthreads();
-    /* integer keys sorted alone (!STABLE): the encoding is an xor, without the float test */
+    /* integer keys sorted alone (!STABLE): the encoding is an xor, without the float test.
+     * Loads 8 at a time: fully unrolled (16 loads in flight) the keys-only kernel needed 80
+     * registers on sm_90 once its body runs in a loop over block items (s5-segmerge's
+     * segsort_packed_loop), 104-112 bytes of spills under the cap of 40; at 8, 40, no spill. */
     const auto ix = seg_int_xor<K>(d);
-#pragma unroll
+#pragma unroll 8
     for (int r = 0; r < ITEMS; ++r) {
         const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, o = i & mask;
         W w;
