@@ -241,10 +241,12 @@ template <typename K> PP_DEVICE K seg_decode(decltype(seg_enc(K(0), seg_desc()))
     return (K)(e ^ (E)d.flip ^ sign);
 }
 
+/* Block item `blk` of the packed classes (the classes' blocks in order, the longest class
+ * first), sorted by the calling block; segsort_packed below loops it over its items. */
 template <typename K, int VB, int ITEMS, bool STABLE>
-__global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
-                                                     const unsigned long long *__restrict__ counts,
-                                                     const unsigned long long *__restrict__ list, bool chunks)
+PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB>> &b,
+                                   const unsigned long long *__restrict__ counts,
+                                   const unsigned long long *__restrict__ list, bool chunks, uint64_t blk)
 {
     using V = val_t<VB>;
     using W = pp_bn_word<K, STABLE>;
@@ -256,7 +258,7 @@ __global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val
     __shared__ uint16_t slen[GMAX]; /* 0 past the block's segments */
 
     /* this block's class (the longest first) and its group of segments there */
-    uint64_t blk = blockIdx.x, lstart = 0, lcount = 0;
+    uint64_t lstart = 0, lcount = 0;
     int cl = 0;
     for (int p = d.pack_hi - d.pack_lo + 1; p >= 1; --p) {
         const int c = d.pack_lo + p - 1;
@@ -329,6 +331,44 @@ __global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val
                 if constexpr (VB > 0) b.vout[sbeg[j] + q] = (V)v[r];
             }
         }
+    }
+}
+
+/* The packed classes' kernel, a block item a block: blocks past the items the counts (on the
+ * device) ask for return at once. */
+template <typename K, int VB, int ITEMS, bool STABLE>
+__global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
+                                                     const unsigned long long *__restrict__ counts,
+                                                     const unsigned long long *__restrict__ list, bool chunks)
+{
+    segsort_packed_tile<K, VB, ITEMS, STABLE>(d, b, counts, list, chunks, blockIdx.x);
+}
+
+/* The same, the blocks looping over the items the grid's stride apart: launched with at most
+ * the blocks that fit on the device at once, so that a launch with nothing to do costs one
+ * small grid, not a block per item the host's bound allows. Only for keys of up to 4 bytes
+ * without values: with ptxas of CUDA 13 for sm_90 the loop took the pairs kernels of 16 items
+ * from 80 to 128 registers with 28-60 bytes of spills, those of 8 items (8-byte keys or
+ * values) from 42-64 to 74-80 registers, and the 8-byte integer keys from 43 to 64 (a block
+ * less a multiprocessor each); those keep segsort_packed. The 4-byte keys: 45 -> 48 (integer),
+ * 71 -> 75 (float), the same blocks a multiprocessor. */
+template <typename K, int VB> constexpr bool seg_packed_loops(int) { return VB == 0 && sizeof(K) <= 4; }
+
+template <typename K, int VB, int ITEMS, bool STABLE>
+__global__ __launch_bounds__(SB) void segsort_packed_loop(seg_desc d, seg_bufs<K, val_t<VB>> b,
+                                                          const unsigned long long *__restrict__ counts,
+                                                          const unsigned long long *__restrict__ list, bool chunks)
+{
+    constexpr int TILE = SB * ITEMS;
+    uint64_t items = 0;
+    for (int p = 1; p <= d.pack_hi - d.pack_lo + 1; ++p) {
+        const uint64_t G = (uint64_t)(TILE >> (d.pack_lo + p - 1));
+        items += (counts[p] + G - 1) / G;
+    }
+#pragma unroll 1
+    for (uint64_t blk = blockIdx.x; blk < items; blk += gridDim.x) {
+        segsort_packed_tile<K, VB, ITEMS, STABLE>(d, b, counts, list, chunks, blk);
+        __syncthreads(); /* the item's shared memory is rewritten by the next */
     }
 }
 
@@ -503,14 +543,14 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(se
     __shared__ uint16_t sidx[PADDED]; /* the staged place of each output */
     __shared__ unsigned long long job[BATCH][3];
     __shared__ unsigned njob;
-    __shared__ uint64_t cut[2];
+    __shared__ uint64_t cut[BATCH][2]; /* each job's splits on its first and last diagonals */
     __shared__ struct {
         const K *pa, *pb; /* the tile's keys from run A, from run B */
         K *pd;            /* where the tile's first key goes */
         const V *qa, *qb;
         V *qd;
         unsigned na, tc; /* keys from A; keys in the tile */
-    } tl;
+    } tls[BATCH];
     const unsigned tid = threadIdx.x;
     const unsigned long long *cc0 = lp.ccount[0], *cc1 = lp.ccount[1];
     if ((uint64_t)pass >= cc0[2]) return; /* no segment needs this pass */
@@ -535,43 +575,51 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(se
         }
         __syncthreads();
         const unsigned nj = njob;
-        for (unsigned j = 0; j < nj; ++j) {
+        /* the splits of every job's first and last diagonals, a search a wave, all at once (a
+         * search is a few dependent loads from global memory: done one after another for each
+         * tile they were the most of a tile's latency) */
+        {
             const unsigned w = pp_wave_id();
-            if (w < 2) { /* the splits of the tile's first and last diagonals */
+            for (unsigned k = w; k < 2 * nj; k += (unsigned)(SB / PP_WAVE)) {
+                const unsigned j = k >> 1, side = k & 1u;
                 const seg_merge_geo g = seg_merge_geo_of(job[j][1], job[j][2], pass, TILE);
                 const K *A = (g.from_out ? b.kout : b.ktmp) + job[j][0] + g.p0;
-                const uint64_t c = seg_wave_path(A, g.na_all, A + g.na_all, g.nb_all, w ? g.d1 : g.d0, d);
-                if (pp_lane_id() == 0) cut[w] = c;
+                const uint64_t c = seg_wave_path(A, g.na_all, A + g.na_all, g.nb_all, side ? g.d1 : g.d0, d);
+                if (pp_lane_id() == 0) cut[j][side] = c;
             }
-            __syncthreads();
-            if (tid == 0) { /* the tile's ranges, for every thread */
-                const uint64_t sb = job[j][0], pos = job[j][2];
-                const seg_merge_geo g = seg_merge_geo_of(job[j][1], pos, pass, TILE);
-                /* the tile's keys from A: the splits' difference, kept within what both runs
-                 * hold (a no-op for sorted runs; segments that overlap, whose result is
-                 * unspecified, may leave the runs unsorted, and must still read nothing outside
-                 * their segment) */
-                const unsigned tc = (unsigned)(g.d1 - g.d0);
-                const int64_t left_a = (int64_t)(g.na_all - cut[0]), left_b = (int64_t)(g.nb_all - (g.d0 - cut[0]));
-                int64_t take = (int64_t)cut[1] - (int64_t)cut[0];
-                take = take < (int64_t)tc - left_b ? (int64_t)tc - left_b : take;
-                take = take > left_a ? left_a : take;
-                take = take < 0 ? 0 : take > (int64_t)tc ? (int64_t)tc : take;
-                const uint64_t ga = sb + g.p0 + cut[0], gb = sb + g.p0 + g.na_all + (g.d0 - cut[0]);
-                const K *ks = g.from_out ? b.kout : b.ktmp;
-                const V *vs = g.from_out ? b.vout : b.vtmp;
-                tl.pa = ks + ga;
-                tl.pb = ks + gb;
-                tl.pd = (g.from_out ? b.ktmp : b.kout) + sb + pos;
-                if constexpr (VB > 0) {
-                    tl.qa = vs + ga;
-                    tl.qb = vs + gb;
-                    tl.qd = (g.from_out ? b.vtmp : b.vout) + sb + pos;
-                }
-                tl.na = (unsigned)take;
-                tl.tc = tc;
+        }
+        __syncthreads();
+        if (tid < nj) { /* each job's ranges, for every thread */
+            const unsigned j = tid;
+            auto &tl = tls[j];
+            const uint64_t sb = job[j][0], pos = job[j][2];
+            const seg_merge_geo g = seg_merge_geo_of(job[j][1], pos, pass, TILE);
+            /* the tile's keys from A: the splits' difference, kept within what both runs hold
+             * (a no-op for sorted runs; segments that overlap, whose result is unspecified, may
+             * leave the runs unsorted, and must still read nothing outside their segment) */
+            const unsigned tc = (unsigned)(g.d1 - g.d0);
+            const int64_t left_a = (int64_t)(g.na_all - cut[j][0]), left_b = (int64_t)(g.nb_all - (g.d0 - cut[j][0]));
+            int64_t take = (int64_t)cut[j][1] - (int64_t)cut[j][0];
+            take = take < (int64_t)tc - left_b ? (int64_t)tc - left_b : take;
+            take = take > left_a ? left_a : take;
+            take = take < 0 ? 0 : take > (int64_t)tc ? (int64_t)tc : take;
+            const uint64_t ga = sb + g.p0 + cut[j][0], gb = sb + g.p0 + g.na_all + (g.d0 - cut[j][0]);
+            const K *ks = g.from_out ? b.kout : b.ktmp;
+            const V *vs = g.from_out ? b.vout : b.vtmp;
+            tl.pa = ks + ga;
+            tl.pb = ks + gb;
+            tl.pd = (g.from_out ? b.ktmp : b.kout) + sb + pos;
+            if constexpr (VB > 0) {
+                tl.qa = vs + ga;
+                tl.qb = vs + gb;
+                tl.qd = (g.from_out ? b.vtmp : b.vout) + sb + pos;
             }
-            __syncthreads();
+            tl.na = (unsigned)take;
+            tl.tc = tc;
+        }
+        __syncthreads();
+        for (unsigned j = 0; j < nj; ++j) {
+            const auto &tl = tls[j];
             const unsigned tc = tl.tc, na = tl.na, nb = tc - na;
             /* staged in groups of STAGE loads in flight a thread (keys, then values; the groups
              * not unrolled), so that the registers of the loads stay few */
@@ -662,22 +710,47 @@ unsigned seg_stride_grid(const pp_hip_state *hs, uint64_t n)
 }
 
 /* The packed classes' kernel over `list` (segment ids, or with `chunks` the long class's chunk
- * entries): the one launch that both the packed classes and the long class's chunk sort use. */
+ * entries): the one launch that both the packed classes and the long class's chunk sort use.
+ * Its grid: the host's bound on the block items (`bound`); for segsort_packed_loop at most the
+ * blocks of the kernel that fit on the device at once. Returns the grid. */
+template <typename K, int VB, int ITEMS, bool STABLE>
+unsigned seg_launch_packed_as(const pp_hip_state *hs, uint64_t bound, hipStream_t s, const seg_desc &d,
+                              const seg_bufs<K, val_t<VB>> &b, const unsigned long long *counts,
+                              const unsigned long long *list, bool chunks)
+{
+    if constexpr (seg_packed_loops<K, VB>(ITEMS)) {
+        int per_cu = 1;
+        if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, segsort_packed_loop<K, VB, ITEMS, STABLE>, SB, 0) !=
+                hipSuccess ||
+            per_cu < 1) {
+            (void)hipGetLastError();
+            per_cu = 1;
+        }
+        const uint64_t cap = (uint64_t)hs->dev.cu_count * (uint64_t)per_cu;
+        const unsigned grid = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
+        segsort_packed_loop<K, VB, ITEMS, STABLE><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+        return grid;
+    } else {
+        const unsigned grid = (unsigned)(bound ? bound : 1);
+        segsort_packed<K, VB, ITEMS, STABLE><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+        return grid;
+    }
+}
+
 template <typename K, int VB, int ITEMS>
-void seg_launch_packed(unsigned grid, hipStream_t s, const seg_desc &d, const seg_bufs<K, val_t<VB>> &b,
-                       const unsigned long long *counts, const unsigned long long *list, bool chunks)
+unsigned seg_launch_packed(const pp_hip_state *hs, uint64_t bound, hipStream_t s, const seg_desc &d,
+                           const seg_bufs<K, val_t<VB>> &b, const unsigned long long *counts,
+                           const unsigned long long *list, bool chunks)
 {
     /* integer keys alone sort their encodings; float keys and pairs need the stable words */
-    if constexpr (VB == 0 && sizeof(K) == 1) { /* u8: an integer */
-        segsort_packed<K, 0, ITEMS, false><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
-    } else if constexpr (VB == 0) {
-        if (d.kind != PP_SORT_KIND_FLOAT)
-            segsort_packed<K, 0, ITEMS, false><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
-        else
-            segsort_packed<K, 0, ITEMS, true><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
-    } else {
-        segsort_packed<K, VB, ITEMS, true><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
-    }
+    if constexpr (VB == 0 && sizeof(K) == 1) /* u8: an integer */
+        return seg_launch_packed_as<K, 0, ITEMS, false>(hs, bound, s, d, b, counts, list, chunks);
+    else if constexpr (VB == 0)
+        return d.kind != PP_SORT_KIND_FLOAT
+                   ? seg_launch_packed_as<K, 0, ITEMS, false>(hs, bound, s, d, b, counts, list, chunks)
+                   : seg_launch_packed_as<K, 0, ITEMS, true>(hs, bound, s, d, b, counts, list, chunks);
+    else
+        return seg_launch_packed_as<K, VB, ITEMS, true>(hs, bound, s, d, b, counts, list, chunks);
 }
 
 template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_segsort_args *a, seg_desc d)
@@ -762,8 +835,8 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_thread");
     uint64_t g_packed = 0;
     if (NP && n > (uint64_t)SEGSORT_THREAD_MAX) {
-        g_packed = (2 * n / TILE < S ? 2 * n / TILE : S) + (uint64_t)NP;
-        seg_launch_packed<K, VB, ITEMS>((unsigned)g_packed, s, d, b, counts, list, false);
+        g_packed = seg_launch_packed<K, VB, ITEMS>(hs, (2 * n / TILE < S ? 2 * n / TILE : S) + (uint64_t)NP, s, d, b,
+                                                   counts, list, false);
         PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed");
     }
     if (long_possible) {
@@ -794,7 +867,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
                 bc.kout = b.ktmp;
                 bc.vout = b.vtmp;
             }
-            seg_launch_packed<K, VB, ITEMS>((unsigned)(lp.cap[r] + 1), s, dc, bc, lp.ccount[r], lp.clist[r], true);
+            seg_launch_packed<K, VB, ITEMS>(hs, lp.cap[r] + 1, s, dc, bc, lp.ccount[r], lp.clist[r], true);
             PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (chunks)");
         }
         /* the passes: a grid striding over the lists' batches, which the device counts */
