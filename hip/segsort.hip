@@ -17,9 +17,12 @@
  *                     segment's length a sentinel that sorts last; a bitonic network of size
  *                     2^c over the block's tile (in registers, by shuffles, through shared
  *                     memory by the partner's distance) sorts every segment's slots on its own
- *                     (below: what a slot holds, so that the result is the stable one). Launched
- *                     with a grid bound (2n / TILE + classes) the host computes without reading
- *                     the counts; blocks past the classes' need return at once.
+ *                     (below: what a slot holds, so that the result is the stable one). Keys of
+ *                     up to 4 bytes alone: segsort_packed_loop, a grid of the blocks that fit on
+ *                     the device at once (at most the host's bound 2n / TILE + classes), each
+ *                     looping over the block items the counts ask for; the other kernels
+ *                     (registers: see seg_packed_loops) a block an item, launched with the
+ *                     host's bound, blocks past the classes' need returning at once.
  *   long class        longer segments: cut into chunks of the tile (segsort_long_plan: each
  *                     chunk's (segment begin, length, chunk start) appended to one of two
  *                     lists by the parity of the merge passes its segment needs), each chunk
@@ -27,8 +30,9 @@
  *                     entries (a block a chunk; parity 0 into the output, parity 1 into a
  *                     scratch copy at the same positions), then segsort_merge passes: pass p
  *                     merges the runs of TILE << p keys in pairs, every long segment at once, a
- *                     block per SEGSORT_MERGE_BATCH output tiles (a wave-wide merge-path search
- *                     on the two runs in global memory for the tile's bounds, the two ranges
+ *                     block per SEGSORT_MERGE_BATCH output tiles (wave-wide merge-path searches
+ *                     on the two runs in global memory for the tiles' bounds, every tile's of
+ *                     the batch at once, a wave a search; then for each tile the two ranges
  *                     staged in shared memory, a merge path per thread and ITEMS merge steps;
  *                     ties take the left run: stable). A segment's passes alternate between
  *                     the scratch copy and the output from the list its chunks were sorted to,
