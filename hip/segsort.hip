@@ -386,6 +386,8 @@ __host__ __device__ inline int seg_passes(uint64_t nch)
     return p;
 }
 
+constexpr int SEG_MAX_PASSES = 64; /* merge passes: at most log2(2^64 / TILE) */
+
 /* A segment's chunks go to the list of the parity of its passes: parity 0 is sorted into the
  * output, parity 1 into the scratch copy, so that the last pass lands in the output. */
 struct seg_long {
@@ -395,6 +397,8 @@ struct seg_long {
     unsigned long long *clist[2];  /* per parity: the packed kernel's chunk entries (begin <<
                                     * SEG_CHUNK_LEN_BITS | length) */
     uint64_t cap[2];               /* entries each list has room for */
+    unsigned long long *next;      /* per merge pass (SEG_MAX_PASSES, zeroed): the next batch a
+                                    * block takes */
 };
 
 /* The long class's chunks: every segment of the class cut into chunks of 2^tile_log keys, each
@@ -526,10 +530,10 @@ PP_DEVICE seg_merge_geo seg_merge_geo_of(uint64_t m, uint64_t pos, int pass, int
 
 /* Merge pass `pass`: every segment of the long class that needs more than `pass` passes has
  * its sorted runs of TILE << pass keys merged in pairs, a tile of the output at a time. The
- * blocks stride over batches of BATCH entries of the parity-0 list, then of the parity-1 list
- * (as many as the plan counted); each entry is one output tile. A tile's block finds its
- * range's splits on the two runs in global memory (waves 0 and 1), stages the two input ranges
- * in shared memory, splits the tile among its threads by a merge path there, merges ITEMS keys
+ * blocks take batches of BATCH entries of the parity-0 list, then of the parity-1 list (as many
+ * as the plan counted), one at a time from a counter of the pass; each entry is one output
+ * tile. A batch's block finds its tiles' splits on their two runs in global memory (a wave a
+ * search, all at once), then for each tile stages the two input ranges in shared memory, splits the tile among its threads by a merge path there, merges ITEMS keys
  * per thread (noting each output's staged place), and stores the tile in order from there. The
  * source and destination alternate between the output and the scratch copy by the passes the
  * segment has left, so that its last pass writes the output. */
@@ -547,6 +551,7 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(se
     __shared__ uint16_t sidx[PADDED]; /* the staged place of each output */
     __shared__ unsigned long long job[BATCH][3];
     __shared__ unsigned njob;
+    __shared__ unsigned long long sbatch;
     __shared__ uint64_t cut[BATCH][2]; /* each job's splits on its first and last diagonals */
     __shared__ struct {
         const K *pa, *pb; /* the tile's keys from run A, from run B */
@@ -559,11 +564,19 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(se
     const unsigned long long *cc0 = lp.ccount[0], *cc1 = lp.ccount[1];
     if ((uint64_t)pass >= cc0[2]) return; /* no segment needs this pass */
     const uint64_t nb0 = (cc0[1] + BATCH - 1) / BATCH, nbt = nb0 + (cc1[1] + BATCH - 1) / BATCH;
-    for (uint64_t batch = blockIdx.x; batch < nbt; batch += gridDim.x) {
+    for (;;) {
+        /* the next batch, taken by the block that is free first (the grid fits on the device at
+         * once: a block's batches are not fixed in advance, so that none ends far after the
+         * others) */
+        if (tid == 0) {
+            sbatch = atomicAdd(&lp.next[pass], 1ull);
+            njob = 0;
+        }
+        __syncthreads();
+        const uint64_t batch = sbatch;
+        if (batch >= nbt) break;
         const int q = batch < nb0 ? 0 : 1;
         const uint64_t t0 = (batch - (q ? nb0 : 0)) * BATCH;
-        if (tid == 0) njob = 0;
-        __syncthreads();
         if (tid < (unsigned)BATCH) {
             const uint64_t cnt = (q ? cc1 : cc0)[1], t = t0 + tid;
             if (t < cnt) {
@@ -701,7 +714,7 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(se
             }
             __syncthreads();
         }
-        __syncthreads(); /* njob and job are rewritten by the next batch */
+        __syncthreads(); /* sbatch, njob, job, cut and tls are rewritten by the next batch */
     }
 }
 
@@ -787,7 +800,8 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const size_t cls_bytes = pp_align256((size_t)SEG_MAX_CLASSES * 8);
     const size_t tri_bytes[2] = {pp_align256((size_t)cap0 * 24), pp_align256((size_t)cap1 * 24)};
     const size_t cl_bytes[2] = {pp_align256((size_t)cap0 * 8), pp_align256((size_t)cap1 * 8)};
-    size_t bytes = 4 * cls_bytes + pp_align256((size_t)S * 8);
+    const size_t next_bytes = pp_align256((size_t)SEG_MAX_PASSES * 8);
+    size_t bytes = 4 * cls_bytes + next_bytes + pp_align256((size_t)S * 8);
     if (long_possible)
         bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0) + tri_bytes[0] +
                  tri_bytes[1] + cl_bytes[0] + cl_bytes[1];
@@ -798,8 +812,9 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     seg_long lp;
     lp.ccount[0] = (unsigned long long *)(p + 2 * cls_bytes);
     lp.ccount[1] = (unsigned long long *)(p + 3 * cls_bytes);
-    unsigned long long *list = (unsigned long long *)(p + 4 * cls_bytes);
-    char *q = p + 4 * cls_bytes + pp_align256((size_t)S * 8);
+    lp.next = (unsigned long long *)(p + 4 * cls_bytes);
+    unsigned long long *list = (unsigned long long *)(p + 4 * cls_bytes + next_bytes);
+    char *q = p + 4 * cls_bytes + next_bytes + pp_align256((size_t)S * 8);
     seg_bufs<K, V> b;
     b.kin = (const K *)a->keys_in;
     b.kout = (K *)a->keys_out;
@@ -826,7 +841,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
 
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     hipStream_t s = hs->stream;
-    PP_HIP_TRY(ctx, hipMemsetAsync(counts, 0, 4 * cls_bytes, s));
+    PP_HIP_TRY(ctx, hipMemsetAsync(counts, 0, 4 * cls_bytes + next_bytes, s));
     const unsigned cg = seg_stride_grid(hs, S);
     segsort_count<<<cg, SB, 0, s>>>(d, counts);
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_count");
@@ -874,11 +889,19 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
             seg_launch_packed<K, VB, ITEMS>(hs, lp.cap[r] + 1, s, dc, bc, lp.ccount[r], lp.clist[r], true);
             PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (chunks)");
         }
-        /* the passes: a grid striding over the lists' batches, which the device counts */
+        /* the passes: a grid of the blocks that fit on the device at once, each taking the
+         * lists' batches (which the device counts) one after another, the next free block the
+         * next batch */
         const uint64_t nbt = (cap0 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH +
                              (cap1 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH;
-        const uint64_t g_cap = (uint64_t)hs->dev.cu_count * SEGSORT_MERGE_BLOCKS_PER_CU;
-        const unsigned g_merge = (unsigned)(nbt < g_cap ? nbt : g_cap);
+        int per_cu = 1;
+        if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, segsort_merge<K, VB, ITEMS>, SB, 0) != hipSuccess ||
+            per_cu < 1) {
+            (void)hipGetLastError();
+            per_cu = 1;
+        }
+        const uint64_t g_cap = (uint64_t)hs->dev.cu_count * (uint64_t)per_cu;
+        const unsigned g_merge = (unsigned)(nbt < g_cap ? (nbt ? nbt : 1) : g_cap);
         for (int pass = 0; pass < passes; ++pass) {
             segsort_merge<K, VB, ITEMS><<<g_merge, SB, 0, s>>>(d, b, lp, pass);
             PP_HIP_CHECK_LAUNCH(ctx, "segsort_merge");
