@@ -538,7 +538,7 @@ PP_DEVICE seg_merge_geo seg_merge_geo_of(uint64_t m, uint64_t pos, int pass, int
  * source and destination alternate between the output and the scratch copy by the passes the
  * segment has left, so that its last pass writes the output. */
 template <typename K, int VB, int ITEMS>
-__global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b,
+__global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                                               seg_long lp, int pass)
 {
     using V = val_t<VB>;
