@@ -536,14 +536,21 @@ PP_DEVICE seg_merge_geo seg_merge_geo_of(uint64_t m, uint64_t pos, int pass, int
  * search, all at once), then for each tile stages the two input ranges in shared memory, splits the tile among its threads by a merge path there, merges ITEMS keys
  * per thread (noting each output's staged place), and stores the tile in order from there. The
  * source and destination alternate between the output and the scratch copy by the passes the
- * segment has left, so that its last pass writes the output. */
-template <typename K, int VB, int ITEMS>
+ * segment has left, so that its last pass writes the output. ENC (integer keys, whose encoding
+ * is an xor and fits the key's bits): the keys are staged encoded, compared as they are and
+ * decoded when stored, not encoded at every comparison of the merge. */
+template <typename K, int VB, int ITEMS, bool ENC>
 __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                                               seg_long lp, int pass)
 {
     using V = val_t<VB>;
     using E = decltype(seg_enc(K(0), d));
     constexpr int TILE = SB * ITEMS, BATCH = SEGSORT_MERGE_BATCH, PADDED = TILE + TILE / 32;
+    /* a staged key's order: as staged (ENC), else encoded */
+    const auto key = [&d](K v) -> E {
+        if constexpr (ENC) return (E)v;
+        else return seg_enc(v, d);
+    };
     static_assert(BATCH <= SB && 2 * PP_WAVE_MAX <= SB && TILE <= 65536,
                   "a thread per batch entry; two waves search; 16-bit staged places");
     __shared__ K sk[PADDED];
@@ -654,7 +661,7 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
 #pragma unroll
                     for (int i = 0; i < STAGE; ++i) {
                         const unsigned e = (unsigned)((h + i) * SB) + tid;
-                        if (e < tc) sk[seg_pad(e)] = k[i];
+                        if (e < tc) sk[seg_pad(e)] = ENC ? (K)seg_enc(k[i], d) : k[i];
                     }
                 }
                 if constexpr (VB > 0) {
@@ -683,21 +690,21 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
                 unsigned lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
                 while (lo < hi) {
                     const unsigned mid = (lo + hi) / 2;
-                    if (seg_enc(sk[seg_pad(na + diag - 1 - mid)], d) < seg_enc(sk[seg_pad(mid)], d)) hi = mid;
+                    if (key(sk[seg_pad(na + diag - 1 - mid)]) < key(sk[seg_pad(mid)])) hi = mid;
                     else lo = mid + 1;
                 }
                 unsigned ia = lo, ib = na + diag - lo;
-                E ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d), eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
+                E ea = key(ia < na ? sk[seg_pad(ia)] : K(0)), eb = key(ib < tc ? sk[seg_pad(ib)] : K(0));
 #pragma unroll 4
                 for (int i = 0; i < ITEMS; ++i) {
                     const bool take_b = ib < tc && (ia >= na || eb < ea);
                     if (diag + (unsigned)i < tc) sidx[seg_pad(diag + (unsigned)i)] = (uint16_t)(take_b ? ib : ia);
                     if (take_b) {
                         ++ib;
-                        eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
+                        eb = key(ib < tc ? sk[seg_pad(ib)] : K(0));
                     } else {
                         ++ia;
-                        ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d);
+                        ea = key(ia < na ? sk[seg_pad(ia)] : K(0));
                     }
                 }
             }
@@ -708,7 +715,7 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
                 const unsigned e = (unsigned)(i * SB) + tid;
                 if (e < tc) {
                     const unsigned from = seg_pad(sidx[seg_pad(e)]);
-                    tl.pd[e] = sk[from];
+                    tl.pd[e] = ENC ? seg_decode<K>((E)sk[from], d) : sk[from];
                     if constexpr (VB > 0) tl.qd[e] = sv[from];
                 }
             }
@@ -894,8 +901,15 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
          * next batch */
         const uint64_t nbt = (cap0 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH +
                              (cap1 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH;
+        /* integer keys are staged encoded (ENC); float keys, whose encoding loses -0.0 and NaN
+         * payloads, encoded at each comparison */
+        void (*merge)(seg_desc, seg_bufs<K, V>, seg_long, int);
+        if constexpr (sizeof(K) == 1) /* u8: an integer */
+            merge = segsort_merge<K, VB, ITEMS, true>;
+        else
+            merge = d.kind != PP_SORT_KIND_FLOAT ? segsort_merge<K, VB, ITEMS, true> : segsort_merge<K, VB, ITEMS, false>;
         int per_cu = 1;
-        if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, segsort_merge<K, VB, ITEMS>, SB, 0) != hipSuccess ||
+        if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, merge, SB, 0) != hipSuccess ||
             per_cu < 1) {
             (void)hipGetLastError();
             per_cu = 1;
@@ -903,7 +917,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
         const uint64_t g_cap = (uint64_t)hs->dev.cu_count * (uint64_t)per_cu;
         const unsigned g_merge = (unsigned)(nbt < g_cap ? (nbt ? nbt : 1) : g_cap);
         for (int pass = 0; pass < passes; ++pass) {
-            segsort_merge<K, VB, ITEMS><<<g_merge, SB, 0, s>>>(d, b, lp, pass);
+            merge<<<g_merge, SB, 0, s>>>(d, b, lp, pass);
             PP_HIP_CHECK_LAUNCH(ctx, "segsort_merge");
         }
     }
