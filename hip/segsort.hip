@@ -733,6 +733,17 @@ unsigned seg_stride_grid(const pp_hip_state *hs, uint64_t n)
     return (unsigned)(need < cap ? (need ? need : 1) : cap);
 }
 
+/* The blocks of `kernel` (SB threads, static shared memory) that fit on the device at once. */
+template <typename F> uint64_t seg_resident(const pp_hip_state *hs, F kernel)
+{
+    int per_cu = 1;
+    if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, kernel, SB, 0) != hipSuccess || per_cu < 1) {
+        (void)hipGetLastError();
+        per_cu = 1;
+    }
+    return (uint64_t)hs->dev.cu_count * (uint64_t)per_cu;
+}
+
 /* The packed classes' kernel over `list` (segment ids, or with `chunks` the long class's chunk
  * entries): the one launch that both the packed classes and the long class's chunk sort use.
  * Its grid: the host's bound on the block items (`bound`); for segsort_packed_loop at most the
@@ -743,14 +754,7 @@ unsigned seg_launch_packed_as(const pp_hip_state *hs, uint64_t bound, hipStream_
                               const unsigned long long *list, bool chunks)
 {
     if constexpr (seg_packed_loops<K, VB>(ITEMS)) {
-        int per_cu = 1;
-        if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, segsort_packed_loop<K, VB, ITEMS, STABLE>, SB, 0) !=
-                hipSuccess ||
-            per_cu < 1) {
-            (void)hipGetLastError();
-            per_cu = 1;
-        }
-        const uint64_t cap = (uint64_t)hs->dev.cu_count * (uint64_t)per_cu;
+        const uint64_t cap = seg_resident(hs, segsort_packed_loop<K, VB, ITEMS, STABLE>);
         const unsigned grid = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
         segsort_packed_loop<K, VB, ITEMS, STABLE><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
         return grid;
@@ -908,13 +912,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
             merge = segsort_merge<K, VB, ITEMS, true>;
         else
             merge = d.kind != PP_SORT_KIND_FLOAT ? segsort_merge<K, VB, ITEMS, true> : segsort_merge<K, VB, ITEMS, false>;
-        int per_cu = 1;
-        if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, merge, SB, 0) != hipSuccess ||
-            per_cu < 1) {
-            (void)hipGetLastError();
-            per_cu = 1;
-        }
-        const uint64_t g_cap = (uint64_t)hs->dev.cu_count * (uint64_t)per_cu;
+        const uint64_t g_cap = seg_resident(hs, merge);
         const unsigned g_merge = (unsigned)(nbt < g_cap ? (nbt ? nbt : 1) : g_cap);
         for (int pass = 0; pass < passes; ++pass) {
             merge<<<g_merge, SB, 0, s>>>(d, b, lp, pass);
