@@ -109,6 +109,14 @@ template <typename W, int N> struct pp_bn_tile {
     PP_DEVICE static unsigned at(unsigned i) { return i + i / PADN; }
     PP_DEVICE W get(unsigned i) const { return w[at(i)]; }
     PP_DEVICE void put(unsigned i, const W &v) { w[at(i)] = v; }
+    /* A thread's run of slots i0 .. i0 + n - 1 with i0 a multiple of n and n <= PADN: no pad
+     * slot inside, so slot i0 + s is word at(i0) + s (a constant offset from one address). */
+    struct run {
+        unsigned o; /* the run's first word */
+    };
+    PP_DEVICE static run run_at(unsigned i0) { return run{at(i0)}; }
+    PP_DEVICE W get(run q, int s) const { return w[q.o + (unsigned)s]; }
+    PP_DEVICE void put(run q, int s, const W &v) { w[q.o + (unsigned)s] = v; }
 };
 template <int N> struct pp_bn_tile<pp_bn_kv, N> {
     uint64_t k[N + N / 16];
@@ -124,6 +132,22 @@ template <int N> struct pp_bn_tile<pp_bn_kv, N> {
     {
         k[i + i / 16] = v.k;
         p[i + i / 32] = v.i;
+    }
+    struct run { /* as pp_bn_tile's, n <= 16 */
+        unsigned ok, op;
+    };
+    PP_DEVICE static run run_at(unsigned i0) { return run{i0 + i0 / 16, i0 + i0 / 32}; }
+    PP_DEVICE pp_bn_kv get(run q, int s) const
+    {
+        pp_bn_kv v;
+        v.k = k[q.ok + (unsigned)s];
+        v.i = p[q.op + (unsigned)s];
+        return v;
+    }
+    PP_DEVICE void put(run q, int s, const pp_bn_kv &v)
+    {
+        k[q.ok + (unsigned)s] = v.k;
+        p[q.op + (unsigned)s] = v.i;
     }
 };
 
@@ -170,15 +194,27 @@ template <int I, typename W> PP_DEVICE void pp_bn_shfl_flip(W (&x)[I], int m, bo
         x[I - 1 - r] = pp_bn_keep(x[I - 1 - r], b, lower);
     }
 }
-/* Through shared memory: slot i against slot i ^ pm (pm >= ITEMS * PP_WAVE). */
-template <int I, typename W, int N> PP_DEVICE void pp_bn_smem_step(W (&x)[I], pp_bn_tile<W, N> &t, unsigned base,
-                                                                  unsigned pm, bool lower)
+/* Through shared memory: slot i against slot i ^ pm (pm >= ITEMS * PP_WAVE). A flip's pm = k - 1
+ * has its low log2(ITEMS) bits all set, a half-cleaner's pm = j none, so the partner of slot
+ * base + r is slot (base ^ pm) - r + ITEMS - 1 (flip) or (base ^ pm) + r of the partner thread's
+ * run: both runs are read at constant offsets (pp_bn_tile::run_at). */
+template <bool FLIP, int I, typename W, int N>
+PP_DEVICE void pp_bn_smem_step(W (&x)[I], pp_bn_tile<W, N> &t, unsigned base, unsigned pm, bool lower)
 {
+    static_assert((I & (I - 1)) == 0 && I <= 16, "runs of a power of two, within a pad group");
 #pragma unroll
     for (int r = 0; r < I; ++r) t.put(base + (unsigned)r, x[r]);
     __syncthreads();
+    if constexpr (sizeof(W) > 4) {
+        const auto other = t.run_at((base ^ pm) & ~(unsigned)(I - 1));
 #pragma unroll
-    for (int r = 0; r < I; ++r) x[r] = pp_bn_keep(x[r], t.get((base + (unsigned)r) ^ pm), lower);
+        for (int r = 0; r < I; ++r) x[r] = pp_bn_keep(x[r], t.get(other, FLIP ? I - 1 - r : r), lower);
+    } else {
+        /* 4-byte words: the slot's own address (the run form held more registers: 40 -> 48 on
+         * sm_90, or a 36-byte spill under the packed kernel's cap of 40) */
+#pragma unroll
+        for (int r = 0; r < I; ++r) x[r] = pp_bn_keep(x[r], t.get((base + (unsigned)r) ^ pm), lower);
+    }
     __syncthreads();
 }
 
@@ -190,11 +226,11 @@ template <int I, typename W, int N> PP_DEVICE void pp_bn_bitonic(W (&x)[I], pp_b
     for (unsigned k = 2 * I; k <= (1u << c); k *= 2) {
         const bool lf = (base & (k / 2)) == 0;
         if (k <= WS) pp_bn_shfl_flip(x, (int)(k / I - 1), lf);
-        else pp_bn_smem_step(x, t, base, k - 1, lf);
+        else pp_bn_smem_step<true>(x, t, base, k - 1, lf);
         for (unsigned j = k / 4; j >= (unsigned)I; j /= 2) {
             const bool lj = (base & j) == 0;
             if (j < WS) pp_bn_shfl_half(x, (int)(j / I), lj);
-            else pp_bn_smem_step(x, t, base, j, lj);
+            else pp_bn_smem_step<false>(x, t, base, j, lj);
         }
         pp_bn_reg_half<I / 2>(x);
     }

@@ -17,9 +17,12 @@
  *                     segment's length a sentinel that sorts last; a bitonic network of size
  *                     2^c over the block's tile (in registers, by shuffles, through shared
  *                     memory by the partner's distance) sorts every segment's slots on its own
- *                     (below: what a slot holds, so that the result is the stable one). Launched
- *                     with a grid bound (2n / TILE + classes) the host computes without reading
- *                     the counts; blocks past the classes' need return at once.
+ *                     (below: what a slot holds, so that the result is the stable one). Keys of
+ *                     up to 4 bytes alone: segsort_packed_loop, a grid of the blocks that fit on
+ *                     the device at once (at most the host's bound 2n / TILE + classes), each
+ *                     looping over the block items the counts ask for; the other kernels
+ *                     (registers: see seg_packed_loops) a block an item, launched with the
+ *                     host's bound, blocks past the classes' need returning at once.
  *   long class        longer segments: cut into chunks of the tile (segsort_long_plan: each
  *                     chunk's (segment begin, length, chunk start) appended to one of two
  *                     lists by the parity of the merge passes its segment needs), each chunk
@@ -27,8 +30,9 @@
  *                     entries (a block a chunk; parity 0 into the output, parity 1 into a
  *                     scratch copy at the same positions), then segsort_merge passes: pass p
  *                     merges the runs of TILE << p keys in pairs, every long segment at once, a
- *                     block per SEGSORT_MERGE_BATCH output tiles (a wave-wide merge-path search
- *                     on the two runs in global memory for the tile's bounds, the two ranges
+ *                     block per SEGSORT_MERGE_BATCH output tiles (wave-wide merge-path searches
+ *                     on the two runs in global memory for the tiles' bounds, every tile's of
+ *                     the batch at once, a wave a search; then for each tile the two ranges
  *                     staged in shared memory, a merge path per thread and ITEMS merge steps;
  *                     ties take the left run: stable). A segment's passes alternate between
  *                     the scratch copy and the output from the list its chunks were sorted to,
@@ -233,59 +237,87 @@ PP_DEVICE uint64_t seg_item(const seg_desc &d, unsigned long long e, bool chunks
     return seg_bounds(d, e, b);
 }
 
-/* The integer key of an encoding (pp_sort_key_u32 / _u64 of an integer key is an xor). */
-template <typename K> PP_DEVICE K seg_decode(decltype(seg_enc(K(0), seg_desc())) e, const seg_desc &d)
+/* The xor that encodes an integer key and decodes it (pp_sort_key_u32 / _u64 of an integer key;
+ * 1-byte keys are unsigned), computed once for the packed kernel's loops. */
+template <typename K> PP_DEVICE decltype(seg_enc(K(0), seg_desc())) seg_int_xor(const seg_desc &d)
 {
-    using E = decltype(e);
+    using E = decltype(seg_enc(K(0), seg_desc()));
     const E sign = d.kind == PP_SORT_KIND_SIGNED ? (E)1 << (8 * sizeof(K) - 1) : (E)0;
-    return (K)(e ^ (E)d.flip ^ sign);
+    return (E)d.flip ^ sign;
 }
 
+/* The integer key of an encoding. */
+template <typename K> PP_DEVICE K seg_decode(decltype(seg_enc(K(0), seg_desc())) e, const seg_desc &d)
+{
+    return (K)(e ^ seg_int_xor<K>(d));
+}
+
+/* Block item `blk` of the packed classes (the classes' blocks in order, the longest class
+ * first), sorted by the calling block; segsort_packed below loops it over its items. */
 template <typename K, int VB, int ITEMS, bool STABLE>
-__global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val_t<VB>> b,
-                                                     const unsigned long long *__restrict__ counts,
-                                                     const unsigned long long *__restrict__ list, bool chunks)
+PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB>> &b,
+                                   const unsigned long long *__restrict__ counts,
+                                   const unsigned long long *__restrict__ list, bool chunks, uint64_t blk)
 {
     using V = val_t<VB>;
     using W = pp_bn_word<K, STABLE>;
-    constexpr int TILE = SB * ITEMS;
+    constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
     constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
     static_assert(TILE <= (1 << SEG_CHUNK_LEN_BITS) - 1 && (STABLE || VB == 0), "places fit 16 bits");
+    static_assert(TILE_LOG - SEGSORT_PACK_MIN_LOG + 2 <= SEG_MAX_CLASSES, "the counts fit scnt");
     __shared__ pp_bn_tile<W, TILE> st;
     __shared__ uint64_t sbeg[GMAX];
     __shared__ uint16_t slen[GMAX]; /* 0 past the block's segments */
 
-    /* this block's class (the longest first) and its group of segments there */
-    uint64_t blk = blockIdx.x, lstart = 0, lcount = 0;
+    __shared__ unsigned long long scnt[SEG_MAX_CLASSES];
+
+    /* this block's class (the longest first) and its group of segments there: the counts read
+     * once, all at a time (not one dependent global load and a 64-bit division a class) */
+    const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
+    if (tid <= np) scnt[tid] = counts[tid];
+    __syncthreads();
+    uint64_t lstart = 0, lcount = 0;
     int cl = 0;
-    for (int p = d.pack_hi - d.pack_lo + 1; p >= 1; --p) {
+    for (int p = (int)np; p >= 1; --p) {
         const int c = d.pack_lo + p - 1;
-        const uint64_t G = (uint64_t)(TILE >> c), cnt = counts[p], nb = (cnt + G - 1) / G;
+        /* blocks of the class: G = TILE >> c = 2^(TILE_LOG - c) segments each */
+        const uint64_t cnt = scnt[p], nb = (cnt + (uint64_t)(TILE >> c) - 1) >> (TILE_LOG - c);
         if (blk < nb) {
             cl = c;
             lcount = cnt;
-            lstart = seg_class_start(counts, p);
+            for (int q = 0; q < p; ++q) lstart += scnt[q];
             break;
         }
         blk -= nb;
     }
     if (!cl) return;
-    const unsigned G = (unsigned)(TILE >> cl), tid = threadIdx.x, mask = (1u << cl) - 1u;
+    const unsigned G = (unsigned)(TILE >> cl), mask = (1u << cl) - 1u;
     const uint64_t g0 = blk * G;
     const unsigned nseg = (unsigned)(lcount - g0 < (uint64_t)G ? lcount - g0 : (uint64_t)G);
     for (unsigned j = tid; j < G; j += SB) {
         uint64_t bb = 0;
         const uint64_t len = j < nseg ? seg_item(d, list[lstart + g0 + j], chunks, bb) : 0;
-        sbeg[j] = bb;
+        /* sorted alone: the address of the segment's first input key (its output is that plus
+         * the uniform distance between the arrays); stable: the first key's place */
+        sbeg[j] = STABLE ? bb : (uint64_t)(uintptr_t)(b.kin + bb);
         slen[j] = (uint16_t)len;
     }
     __syncthreads();
-#pragma unroll
+    /* integer keys sorted alone (!STABLE): the encoding is an xor, without the float test.
+     * Loads 8 at a time: fully unrolled (16 loads in flight) the keys-only kernel needed 80
+     * registers on sm_90 once its body runs in a loop over block items (s5-segmerge's
+     * segsort_packed_loop), 104-112 bytes of spills under the cap of 40; at 8, 40, no spill. */
+    const auto ix = seg_int_xor<K>(d);
+#pragma unroll 8
     for (int r = 0; r < ITEMS; ++r) {
         const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, o = i & mask;
         W w;
         pp_bn_sentinel(w);
-        if (o < slen[j]) pp_bn_make(w, seg_enc(b.kin[sbeg[j] + o], d), o);
+        if (o < slen[j]) {
+            const K k = STABLE ? b.kin[sbeg[j] + o] : ((const K *)(uintptr_t)sbeg[j])[o];
+            if constexpr (STABLE) pp_bn_make(w, seg_enc(k, d), o);
+            else pp_bn_make(w, (decltype(ix))k ^ ix, o);
+        }
         st.put(i, w);
     }
     __syncthreads();
@@ -298,10 +330,11 @@ __global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val
     for (int r = 0; r < ITEMS; ++r) st.put(base + (unsigned)r, x[r]);
     __syncthreads();
     if constexpr (!STABLE) {
+        const uint64_t dout = (uint64_t)(uintptr_t)b.kout - (uint64_t)(uintptr_t)b.kin;
 #pragma unroll
         for (int r = 0; r < ITEMS; ++r) {
             const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
-            if (q < slen[j]) b.kout[sbeg[j] + q] = seg_decode<K>(st.get(i), d);
+            if (q < slen[j]) ((K *)(uintptr_t)(sbeg[j] + dout))[q] = (K)(st.get(i) ^ ix);
         }
     } else {
         /* every key (gathered for floats, else decoded) and value of the block read before any
@@ -332,6 +365,45 @@ __global__ __launch_bounds__(SB) void segsort_packed(seg_desc d, seg_bufs<K, val
     }
 }
 
+/* The packed classes' kernel, a block item a block: blocks past the items the counts (on the
+ * device) ask for return at once. */
+template <typename K, int VB, int ITEMS, bool STABLE>
+__global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, STABLE>))) void segsort_packed(
+    seg_desc d, seg_bufs<K, val_t<VB>> b, const unsigned long long *__restrict__ counts,
+    const unsigned long long *__restrict__ list, bool chunks)
+{
+    segsort_packed_tile<K, VB, ITEMS, STABLE>(d, b, counts, list, chunks, blockIdx.x);
+}
+
+/* The same, the blocks looping over the items the grid's stride apart: launched with at most
+ * the blocks that fit on the device at once, so that a launch with nothing to do costs one
+ * small grid, not a block per item the host's bound allows. Only for keys of up to 4 bytes
+ * without values: with ptxas of CUDA 13 for sm_90 the loop took the pairs kernels of 16 items
+ * from 80 to 128 registers with 28-60 bytes of spills, those of 8 items (8-byte keys or
+ * values) from 42-64 to 74-80 registers, and the 8-byte integer keys from 43 to 64 (a block
+ * less a multiprocessor each); those keep segsort_packed. The 4-byte keys: 45 -> 48 (integer),
+ * 71 -> 75 (float), the same blocks a multiprocessor; merged with s5-segpack (integer keys
+ * capped for 6 blocks, SEGSORT_PACK_MIN_BLOCKS) 40 registers, no spill. */
+template <typename K, int VB> constexpr bool seg_packed_loops(int) { return VB == 0 && sizeof(K) <= 4; }
+
+template <typename K, int VB, int ITEMS, bool STABLE>
+__global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, STABLE>))) void segsort_packed_loop(
+    seg_desc d, seg_bufs<K, val_t<VB>> b, const unsigned long long *__restrict__ counts,
+    const unsigned long long *__restrict__ list, bool chunks)
+{
+    constexpr int TILE = SB * ITEMS;
+    uint64_t items = 0;
+    for (int p = 1; p <= d.pack_hi - d.pack_lo + 1; ++p) {
+        const uint64_t G = (uint64_t)(TILE >> (d.pack_lo + p - 1));
+        items += (counts[p] + G - 1) / G;
+    }
+#pragma unroll 1
+    for (uint64_t blk = blockIdx.x; blk < items; blk += gridDim.x) {
+        segsort_packed_tile<K, VB, ITEMS, STABLE>(d, b, counts, list, chunks, blk);
+        __syncthreads(); /* the item's shared memory is rewritten by the next */
+    }
+}
+
 /* ---- the long class: sorted chunks, then merge passes across blocks ---- */
 
 /* Merge passes a segment of nch chunks needs: ceil(log2(nch)). */
@@ -342,6 +414,8 @@ __host__ __device__ inline int seg_passes(uint64_t nch)
     return p;
 }
 
+constexpr int SEG_MAX_PASSES = 64; /* merge passes: at most log2(2^64 / TILE) */
+
 /* A segment's chunks go to the list of the parity of its passes: parity 0 is sorted into the
  * output, parity 1 into the scratch copy, so that the last pass lands in the output. */
 struct seg_long {
@@ -351,6 +425,8 @@ struct seg_long {
     unsigned long long *clist[2];  /* per parity: the packed kernel's chunk entries (begin <<
                                     * SEG_CHUNK_LEN_BITS | length) */
     uint64_t cap[2];               /* entries each list has room for */
+    unsigned long long *next;      /* per merge pass (SEG_MAX_PASSES, zeroed): the next batch a
+                                    * block takes */
 };
 
 /* The long class's chunks: every segment of the class cut into chunks of 2^tile_log keys, each
@@ -482,20 +558,27 @@ PP_DEVICE seg_merge_geo seg_merge_geo_of(uint64_t m, uint64_t pos, int pass, int
 
 /* Merge pass `pass`: every segment of the long class that needs more than `pass` passes has
  * its sorted runs of TILE << pass keys merged in pairs, a tile of the output at a time. The
- * blocks stride over batches of BATCH entries of the parity-0 list, then of the parity-1 list
- * (as many as the plan counted); each entry is one output tile. A tile's block finds its
- * range's splits on the two runs in global memory (waves 0 and 1), stages the two input ranges
- * in shared memory, splits the tile among its threads by a merge path there, merges ITEMS keys
+ * blocks take batches of BATCH entries of the parity-0 list, then of the parity-1 list (as many
+ * as the plan counted), one at a time from a counter of the pass; each entry is one output
+ * tile. A batch's block finds its tiles' splits on their two runs in global memory (a wave a
+ * search, all at once), then for each tile stages the two input ranges in shared memory, splits the tile among its threads by a merge path there, merges ITEMS keys
  * per thread (noting each output's staged place), and stores the tile in order from there. The
  * source and destination alternate between the output and the scratch copy by the passes the
- * segment has left, so that its last pass writes the output. */
-template <typename K, int VB, int ITEMS>
-__global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b,
+ * segment has left, so that its last pass writes the output. ENC (integer keys, whose encoding
+ * is an xor and fits the key's bits): the keys are staged encoded, compared as they are and
+ * decoded when stored, not encoded at every comparison of the merge. */
+template <typename K, int VB, int ITEMS, bool ENC>
+__global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b,
                                                                               seg_long lp, int pass)
 {
     using V = val_t<VB>;
     using E = decltype(seg_enc(K(0), d));
     constexpr int TILE = SB * ITEMS, BATCH = SEGSORT_MERGE_BATCH, PADDED = TILE + TILE / 32;
+    /* a staged key's order: as staged (ENC), else encoded */
+    const auto key = [&d](K v) -> E {
+        if constexpr (ENC) return (E)v;
+        else return seg_enc(v, d);
+    };
     static_assert(BATCH <= SB && 2 * PP_WAVE_MAX <= SB && TILE <= 65536,
                   "a thread per batch entry; two waves search; 16-bit staged places");
     __shared__ K sk[PADDED];
@@ -503,23 +586,32 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(se
     __shared__ uint16_t sidx[PADDED]; /* the staged place of each output */
     __shared__ unsigned long long job[BATCH][3];
     __shared__ unsigned njob;
-    __shared__ uint64_t cut[2];
+    __shared__ unsigned long long sbatch;
+    __shared__ uint64_t cut[BATCH][2]; /* each job's splits on its first and last diagonals */
     __shared__ struct {
         const K *pa, *pb; /* the tile's keys from run A, from run B */
         K *pd;            /* where the tile's first key goes */
         const V *qa, *qb;
         V *qd;
         unsigned na, tc; /* keys from A; keys in the tile */
-    } tl;
+    } tls[BATCH];
     const unsigned tid = threadIdx.x;
     const unsigned long long *cc0 = lp.ccount[0], *cc1 = lp.ccount[1];
     if ((uint64_t)pass >= cc0[2]) return; /* no segment needs this pass */
     const uint64_t nb0 = (cc0[1] + BATCH - 1) / BATCH, nbt = nb0 + (cc1[1] + BATCH - 1) / BATCH;
-    for (uint64_t batch = blockIdx.x; batch < nbt; batch += gridDim.x) {
+    for (;;) {
+        /* the next batch, taken by the block that is free first (the grid fits on the device at
+         * once: a block's batches are not fixed in advance, so that none ends far after the
+         * others) */
+        if (tid == 0) {
+            sbatch = atomicAdd(&lp.next[pass], 1ull);
+            njob = 0;
+        }
+        __syncthreads();
+        const uint64_t batch = sbatch;
+        if (batch >= nbt) break;
         const int q = batch < nb0 ? 0 : 1;
         const uint64_t t0 = (batch - (q ? nb0 : 0)) * BATCH;
-        if (tid == 0) njob = 0;
-        __syncthreads();
         if (tid < (unsigned)BATCH) {
             const uint64_t cnt = (q ? cc1 : cc0)[1], t = t0 + tid;
             if (t < cnt) {
@@ -535,43 +627,51 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(se
         }
         __syncthreads();
         const unsigned nj = njob;
-        for (unsigned j = 0; j < nj; ++j) {
+        /* the splits of every job's first and last diagonals, a search a wave, all at once (a
+         * search is a few dependent loads from global memory: done one after another for each
+         * tile they were the most of a tile's latency) */
+        {
             const unsigned w = pp_wave_id();
-            if (w < 2) { /* the splits of the tile's first and last diagonals */
+            for (unsigned k = w; k < 2 * nj; k += (unsigned)(SB / PP_WAVE)) {
+                const unsigned j = k >> 1, side = k & 1u;
                 const seg_merge_geo g = seg_merge_geo_of(job[j][1], job[j][2], pass, TILE);
                 const K *A = (g.from_out ? b.kout : b.ktmp) + job[j][0] + g.p0;
-                const uint64_t c = seg_wave_path(A, g.na_all, A + g.na_all, g.nb_all, w ? g.d1 : g.d0, d);
-                if (pp_lane_id() == 0) cut[w] = c;
+                const uint64_t c = seg_wave_path(A, g.na_all, A + g.na_all, g.nb_all, side ? g.d1 : g.d0, d);
+                if (pp_lane_id() == 0) cut[j][side] = c;
             }
-            __syncthreads();
-            if (tid == 0) { /* the tile's ranges, for every thread */
-                const uint64_t sb = job[j][0], pos = job[j][2];
-                const seg_merge_geo g = seg_merge_geo_of(job[j][1], pos, pass, TILE);
-                /* the tile's keys from A: the splits' difference, kept within what both runs
-                 * hold (a no-op for sorted runs; segments that overlap, whose result is
-                 * unspecified, may leave the runs unsorted, and must still read nothing outside
-                 * their segment) */
-                const unsigned tc = (unsigned)(g.d1 - g.d0);
-                const int64_t left_a = (int64_t)(g.na_all - cut[0]), left_b = (int64_t)(g.nb_all - (g.d0 - cut[0]));
-                int64_t take = (int64_t)cut[1] - (int64_t)cut[0];
-                take = take < (int64_t)tc - left_b ? (int64_t)tc - left_b : take;
-                take = take > left_a ? left_a : take;
-                take = take < 0 ? 0 : take > (int64_t)tc ? (int64_t)tc : take;
-                const uint64_t ga = sb + g.p0 + cut[0], gb = sb + g.p0 + g.na_all + (g.d0 - cut[0]);
-                const K *ks = g.from_out ? b.kout : b.ktmp;
-                const V *vs = g.from_out ? b.vout : b.vtmp;
-                tl.pa = ks + ga;
-                tl.pb = ks + gb;
-                tl.pd = (g.from_out ? b.ktmp : b.kout) + sb + pos;
-                if constexpr (VB > 0) {
-                    tl.qa = vs + ga;
-                    tl.qb = vs + gb;
-                    tl.qd = (g.from_out ? b.vtmp : b.vout) + sb + pos;
-                }
-                tl.na = (unsigned)take;
-                tl.tc = tc;
+        }
+        __syncthreads();
+        if (tid < nj) { /* each job's ranges, for every thread */
+            const unsigned j = tid;
+            auto &tl = tls[j];
+            const uint64_t sb = job[j][0], pos = job[j][2];
+            const seg_merge_geo g = seg_merge_geo_of(job[j][1], pos, pass, TILE);
+            /* the tile's keys from A: the splits' difference, kept within what both runs hold
+             * (a no-op for sorted runs; segments that overlap, whose result is unspecified, may
+             * leave the runs unsorted, and must still read nothing outside their segment) */
+            const unsigned tc = (unsigned)(g.d1 - g.d0);
+            const int64_t left_a = (int64_t)(g.na_all - cut[j][0]), left_b = (int64_t)(g.nb_all - (g.d0 - cut[j][0]));
+            int64_t take = (int64_t)cut[j][1] - (int64_t)cut[j][0];
+            take = take < (int64_t)tc - left_b ? (int64_t)tc - left_b : take;
+            take = take > left_a ? left_a : take;
+            take = take < 0 ? 0 : take > (int64_t)tc ? (int64_t)tc : take;
+            const uint64_t ga = sb + g.p0 + cut[j][0], gb = sb + g.p0 + g.na_all + (g.d0 - cut[j][0]);
+            const K *ks = g.from_out ? b.kout : b.ktmp;
+            const V *vs = g.from_out ? b.vout : b.vtmp;
+            tl.pa = ks + ga;
+            tl.pb = ks + gb;
+            tl.pd = (g.from_out ? b.ktmp : b.kout) + sb + pos;
+            if constexpr (VB > 0) {
+                tl.qa = vs + ga;
+                tl.qb = vs + gb;
+                tl.qd = (g.from_out ? b.vtmp : b.vout) + sb + pos;
             }
-            __syncthreads();
+            tl.na = (unsigned)take;
+            tl.tc = tc;
+        }
+        __syncthreads();
+        for (unsigned j = 0; j < nj; ++j) {
+            const auto &tl = tls[j];
             const unsigned tc = tl.tc, na = tl.na, nb = tc - na;
             /* staged in groups of STAGE loads in flight a thread (keys, then values; the groups
              * not unrolled), so that the registers of the loads stay few */
@@ -589,7 +689,7 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(se
 #pragma unroll
                     for (int i = 0; i < STAGE; ++i) {
                         const unsigned e = (unsigned)((h + i) * SB) + tid;
-                        if (e < tc) sk[seg_pad(e)] = k[i];
+                        if (e < tc) sk[seg_pad(e)] = ENC ? (K)seg_enc(k[i], d) : k[i];
                     }
                 }
                 if constexpr (VB > 0) {
@@ -618,21 +718,21 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(se
                 unsigned lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
                 while (lo < hi) {
                     const unsigned mid = (lo + hi) / 2;
-                    if (seg_enc(sk[seg_pad(na + diag - 1 - mid)], d) < seg_enc(sk[seg_pad(mid)], d)) hi = mid;
+                    if (key(sk[seg_pad(na + diag - 1 - mid)]) < key(sk[seg_pad(mid)])) hi = mid;
                     else lo = mid + 1;
                 }
                 unsigned ia = lo, ib = na + diag - lo;
-                E ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d), eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
+                E ea = key(ia < na ? sk[seg_pad(ia)] : K(0)), eb = key(ib < tc ? sk[seg_pad(ib)] : K(0));
 #pragma unroll 4
                 for (int i = 0; i < ITEMS; ++i) {
                     const bool take_b = ib < tc && (ia >= na || eb < ea);
                     if (diag + (unsigned)i < tc) sidx[seg_pad(diag + (unsigned)i)] = (uint16_t)(take_b ? ib : ia);
                     if (take_b) {
                         ++ib;
-                        eb = seg_enc(ib < tc ? sk[seg_pad(ib)] : K(0), d);
+                        eb = key(ib < tc ? sk[seg_pad(ib)] : K(0));
                     } else {
                         ++ia;
-                        ea = seg_enc(ia < na ? sk[seg_pad(ia)] : K(0), d);
+                        ea = key(ia < na ? sk[seg_pad(ia)] : K(0));
                     }
                 }
             }
@@ -643,13 +743,13 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS) void segsort_merge(se
                 const unsigned e = (unsigned)(i * SB) + tid;
                 if (e < tc) {
                     const unsigned from = seg_pad(sidx[seg_pad(e)]);
-                    tl.pd[e] = sk[from];
+                    tl.pd[e] = ENC ? seg_decode<K>((E)sk[from], d) : sk[from];
                     if constexpr (VB > 0) tl.qd[e] = sv[from];
                 }
             }
             __syncthreads();
         }
-        __syncthreads(); /* njob and job are rewritten by the next batch */
+        __syncthreads(); /* sbatch, njob, job, cut and tls are rewritten by the next batch */
     }
 }
 
@@ -661,23 +761,52 @@ unsigned seg_stride_grid(const pp_hip_state *hs, uint64_t n)
     return (unsigned)(need < cap ? (need ? need : 1) : cap);
 }
 
+/* The blocks of `kernel` (SB threads, static shared memory) that fit on the device at once. */
+template <typename F> uint64_t seg_resident(const pp_hip_state *hs, F kernel)
+{
+    int per_cu = 1;
+    if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, kernel, SB, 0) != hipSuccess || per_cu < 1) {
+        (void)hipGetLastError();
+        per_cu = 1;
+    }
+    return (uint64_t)hs->dev.cu_count * (uint64_t)per_cu;
+}
+
 /* The packed classes' kernel over `list` (segment ids, or with `chunks` the long class's chunk
- * entries): the one launch that both the packed classes and the long class's chunk sort use. */
+ * entries): the one launch that both the packed classes and the long class's chunk sort use.
+ * Its grid: the host's bound on the block items (`bound`); for segsort_packed_loop at most the
+ * blocks of the kernel that fit on the device at once. Returns the grid. */
+template <typename K, int VB, int ITEMS, bool STABLE>
+unsigned seg_launch_packed_as(const pp_hip_state *hs, uint64_t bound, hipStream_t s, const seg_desc &d,
+                              const seg_bufs<K, val_t<VB>> &b, const unsigned long long *counts,
+                              const unsigned long long *list, bool chunks)
+{
+    if constexpr (seg_packed_loops<K, VB>(ITEMS)) {
+        const uint64_t cap = seg_resident(hs, segsort_packed_loop<K, VB, ITEMS, STABLE>);
+        const unsigned grid = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
+        segsort_packed_loop<K, VB, ITEMS, STABLE><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+        return grid;
+    } else {
+        const unsigned grid = (unsigned)(bound ? bound : 1);
+        segsort_packed<K, VB, ITEMS, STABLE><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+        return grid;
+    }
+}
+
 template <typename K, int VB, int ITEMS>
-void seg_launch_packed(unsigned grid, hipStream_t s, const seg_desc &d, const seg_bufs<K, val_t<VB>> &b,
-                       const unsigned long long *counts, const unsigned long long *list, bool chunks)
+unsigned seg_launch_packed(const pp_hip_state *hs, uint64_t bound, hipStream_t s, const seg_desc &d,
+                           const seg_bufs<K, val_t<VB>> &b, const unsigned long long *counts,
+                           const unsigned long long *list, bool chunks)
 {
     /* integer keys alone sort their encodings; float keys and pairs need the stable words */
-    if constexpr (VB == 0 && sizeof(K) == 1) { /* u8: an integer */
-        segsort_packed<K, 0, ITEMS, false><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
-    } else if constexpr (VB == 0) {
-        if (d.kind != PP_SORT_KIND_FLOAT)
-            segsort_packed<K, 0, ITEMS, false><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
-        else
-            segsort_packed<K, 0, ITEMS, true><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
-    } else {
-        segsort_packed<K, VB, ITEMS, true><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
-    }
+    if constexpr (VB == 0 && sizeof(K) == 1) /* u8: an integer */
+        return seg_launch_packed_as<K, 0, ITEMS, false>(hs, bound, s, d, b, counts, list, chunks);
+    else if constexpr (VB == 0)
+        return d.kind != PP_SORT_KIND_FLOAT
+                   ? seg_launch_packed_as<K, 0, ITEMS, false>(hs, bound, s, d, b, counts, list, chunks)
+                   : seg_launch_packed_as<K, 0, ITEMS, true>(hs, bound, s, d, b, counts, list, chunks);
+    else
+        return seg_launch_packed_as<K, VB, ITEMS, true>(hs, bound, s, d, b, counts, list, chunks);
 }
 
 template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_segsort_args *a, seg_desc d)
@@ -710,7 +839,8 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const size_t cls_bytes = pp_align256((size_t)SEG_MAX_CLASSES * 8);
     const size_t tri_bytes[2] = {pp_align256((size_t)cap0 * 24), pp_align256((size_t)cap1 * 24)};
     const size_t cl_bytes[2] = {pp_align256((size_t)cap0 * 8), pp_align256((size_t)cap1 * 8)};
-    size_t bytes = 4 * cls_bytes + pp_align256((size_t)S * 8);
+    const size_t next_bytes = pp_align256((size_t)SEG_MAX_PASSES * 8);
+    size_t bytes = 4 * cls_bytes + next_bytes + pp_align256((size_t)S * 8);
     if (long_possible)
         bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0) + tri_bytes[0] +
                  tri_bytes[1] + cl_bytes[0] + cl_bytes[1];
@@ -721,8 +851,9 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     seg_long lp;
     lp.ccount[0] = (unsigned long long *)(p + 2 * cls_bytes);
     lp.ccount[1] = (unsigned long long *)(p + 3 * cls_bytes);
-    unsigned long long *list = (unsigned long long *)(p + 4 * cls_bytes);
-    char *q = p + 4 * cls_bytes + pp_align256((size_t)S * 8);
+    lp.next = (unsigned long long *)(p + 4 * cls_bytes);
+    unsigned long long *list = (unsigned long long *)(p + 4 * cls_bytes + next_bytes);
+    char *q = p + 4 * cls_bytes + next_bytes + pp_align256((size_t)S * 8);
     seg_bufs<K, V> b;
     b.kin = (const K *)a->keys_in;
     b.kout = (K *)a->keys_out;
@@ -749,7 +880,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
 
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     hipStream_t s = hs->stream;
-    PP_HIP_TRY(ctx, hipMemsetAsync(counts, 0, 4 * cls_bytes, s));
+    PP_HIP_TRY(ctx, hipMemsetAsync(counts, 0, 4 * cls_bytes + next_bytes, s));
     const unsigned cg = seg_stride_grid(hs, S);
     segsort_count<<<cg, SB, 0, s>>>(d, counts);
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_count");
@@ -762,8 +893,8 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_thread");
     uint64_t g_packed = 0;
     if (NP && n > (uint64_t)SEGSORT_THREAD_MAX) {
-        g_packed = (2 * n / TILE < S ? 2 * n / TILE : S) + (uint64_t)NP;
-        seg_launch_packed<K, VB, ITEMS>((unsigned)g_packed, s, d, b, counts, list, false);
+        g_packed = seg_launch_packed<K, VB, ITEMS>(hs, (2 * n / TILE < S ? 2 * n / TILE : S) + (uint64_t)NP, s, d, b,
+                                                   counts, list, false);
         PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed");
     }
     if (long_possible) {
@@ -794,16 +925,25 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
                 bc.kout = b.ktmp;
                 bc.vout = b.vtmp;
             }
-            seg_launch_packed<K, VB, ITEMS>((unsigned)(lp.cap[r] + 1), s, dc, bc, lp.ccount[r], lp.clist[r], true);
+            seg_launch_packed<K, VB, ITEMS>(hs, lp.cap[r] + 1, s, dc, bc, lp.ccount[r], lp.clist[r], true);
             PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (chunks)");
         }
-        /* the passes: a grid striding over the lists' batches, which the device counts */
+        /* the passes: a grid of the blocks that fit on the device at once, each taking the
+         * lists' batches (which the device counts) one after another, the next free block the
+         * next batch */
         const uint64_t nbt = (cap0 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH +
                              (cap1 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH;
-        const uint64_t g_cap = (uint64_t)hs->dev.cu_count * SEGSORT_MERGE_BLOCKS_PER_CU;
-        const unsigned g_merge = (unsigned)(nbt < g_cap ? nbt : g_cap);
+        /* integer keys are staged encoded (ENC); float keys, whose encoding loses -0.0 and NaN
+         * payloads, encoded at each comparison */
+        void (*merge)(seg_desc, seg_bufs<K, V>, seg_long, int);
+        if constexpr (sizeof(K) == 1) /* u8: an integer */
+            merge = segsort_merge<K, VB, ITEMS, true>;
+        else
+            merge = d.kind != PP_SORT_KIND_FLOAT ? segsort_merge<K, VB, ITEMS, true> : segsort_merge<K, VB, ITEMS, false>;
+        const uint64_t g_cap = seg_resident(hs, merge);
+        const unsigned g_merge = (unsigned)(nbt < g_cap ? (nbt ? nbt : 1) : g_cap);
         for (int pass = 0; pass < passes; ++pass) {
-            segsort_merge<K, VB, ITEMS><<<g_merge, SB, 0, s>>>(d, b, lp, pass);
+            merge<<<g_merge, SB, 0, s>>>(d, b, lp, pass);
             PP_HIP_CHECK_LAUNCH(ctx, "segsort_merge");
         }
     }

@@ -36,16 +36,41 @@
 /* items per thread (tile = SEGSORT_BLOCK x items) for keys of KB bytes and values of VB bytes */
 #define SEGSORT_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
 
+/* Blocks per SM the packed kernel's registers are capped for, by the bytes of its slot word (WB:
+ * 4 for integer keys of up to 4 bytes sorted alone). NVIDIA: 4-byte words at 6 blocks (40
+ * registers; without a cap ptxas of CUDA 13 for sm_90 chose 45, 5 blocks of 256 threads, the
+ * 61% of warps active ncu measured at 2^26 u32 keys, h100-s5call5-a31573d); 8 blocks (32) spilled
+ * 16 bytes. 8-byte words stay uncapped (0: ptxas' own choice, 64-80 registers, the same as
+ * without the second launch bound; capped for 4 blocks (64) they spilled 4-96 bytes, and a
+ * bound of 1 let ptxas take up to 106). AMD: 1, no cap (not measured). The speed of the cap is
+ * not measured yet. */
+#if defined(PP_PORT_AMD)
+#define SEGSORT_PACK_MIN_BLOCKS(WB) 1
+#else
+#define SEGSORT_PACK_MIN_BLOCKS(WB) ((WB) == 4 ? 6 : 0)
+#endif
+
 /* The long class's merge passes: output tiles (of the segment's tile, SEGSORT_ITEMS keys a
- * thread) per batch, a batch's entries read in one step; a pass's grid is this many blocks a
- * CU (SM), striding over the batches the device counted (the host launches the most passes a
- * segment of n keys could need; a pass that no segment needs returns at once). Not measured. */
-#define SEGSORT_MERGE_BATCH 8
-#define SEGSORT_MERGE_BLOCKS_PER_CU 8
-/* Blocks per SM / CU the merge kernel's registers are capped for: without a cap ptxas of CUDA 13
- * for sm_90 chose 48 / 64 registers and spilled 4-16 bytes in 5 of the 12 instantiations; capped
- * for 4 blocks (64 registers) none spills. Not measured for speed. */
-#define SEGSORT_MERGE_MIN_BLOCKS 4
+ * thread) per batch, a batch's entries read and their merge-path searches run in one step (a
+ * wave a search: 4 tiles, 8 searches, fill the 8 waves of a block on NVIDIA). A pass's grid is
+ * the blocks that fit on the device at once, each taking the next batch from a counter when it
+ * is free (the host launches the most passes a segment of n keys could need; a pass that no
+ * segment needs returns at once). 8 tiles a batch, a grid of 8 blocks an SM striding over the
+ * batches in a fixed order (a31573d; H100, 2^26 u32 keys: 411-513 us a pass where about 190 us
+ * would move the bytes at full bandwidth, the searches of a tile done one after another):
+ * blocks past the 5 an SM that fit started after the first ones had done their share, so the
+ * pass took about 4 batches' time where 3.1 was the average. 4 with the counter: not measured. */
+#define SEGSORT_MERGE_BATCH 4
+/* Blocks per SM / CU the merge kernel's registers are capped for (KB: key bytes, VB: value
+ * bytes): without a cap ptxas of CUDA 13 for sm_90 chose 48 / 64 registers and spilled 4-16
+ * bytes in 5 of the 12 instantiations; capped for 4 blocks (64 registers) none spills. Keys of
+ * up to 4 bytes alone on NVIDIA: 6 blocks (40 registers, none spilled; they took 46 capped for 4,
+ * which fit 5 blocks an SM: warps active 51% on the H100 at a31573d). Not measured for speed. */
+#if defined(PP_PORT_AMD)
+#define SEGSORT_MERGE_MIN_BLOCKS(KB, VB) 4
+#else
+#define SEGSORT_MERGE_MIN_BLOCKS(KB, VB) ((KB) <= 4 && (VB) == 0 ? 6 : 4)
+#endif
 /* Loads in flight a thread while the merge stages a tile (keys, then values, in groups of this
  * many): 8 on NVIDIA; 4 on AMD, where 8 spilled 2-23 SGPRs in the 8-item (8-byte) kernels on
  * gfx940 and the 16-item ones spilled up to 123 with the groups unrolled. Not measured. */
