@@ -42,8 +42,12 @@
  * 61% of warps active ncu measured at 2^26 u32 keys, h100-s5call5-a31573d); 8 blocks (32) spilled
  * 16 bytes. 8-byte words stay uncapped (0: ptxas' own choice, 64-80 registers, the same as
  * without the second launch bound; capped for 4 blocks (64) they spilled 4-96 bytes, and a
- * bound of 1 let ptxas take up to 106). AMD: 1, no cap (not measured). The speed of the cap is
- * not measured yet. */
+ * bound of 1 let ptxas take up to 106). AMD: 1, no cap (not measured). Measured on the H100
+ * 80GB HBM3 (2026-11-26 ~17:58 UTC, main a5461c2 with this line edited, 2^26 u32 keys alone,
+ * bench/results/h100-s5call7-a5461c2-segsort-cap.txt), us for segments of 16 / 112 / 256 / 512 /
+ * 1024 / 4096: cap 6: 464.9 / 551.2 / 540.6 / 606.9 / 710.8 / 994.3; no cap: 502.7 / 583.8 / 568.1
+ * / 628.5 / 723.3 / 1019; cap 5: 493.8 / 571.5 / 554.5 / 618.9 / 717.3 / 1008; 16384, mixed and
+ * pairs at 256 within 1% of each other: 6 stays. */
 #if defined(PP_PORT_AMD)
 #define SEGSORT_PACK_MIN_BLOCKS(WB) 1
 #else
