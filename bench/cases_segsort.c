@@ -48,6 +48,9 @@ static const pb_case cases[] = {
     {"segsort_keys_1024@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=9", &k1024},
     {"segsort_keys_256@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=7", &k256},
     PB_ROW("segsort_keys_16384", PP_U32, PP_U32, PP_OP_SUM, k16384),
+    /* the merge passes a launch each (what every row did before the cooperative launch) */
+    {"segsort_keys_512@per_pass", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_merge_launch=1", &k512},
+    {"segsort_keys_16384@per_pass", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_merge_launch=1", &k16384},
     PB_ROW("segsort_keys_mixed", PP_U32, PP_U32, PP_OP_SUM, kmix),
     PB_ROW("segsort_keys_one", PP_U32, PP_U32, PP_OP_SUM, kall),
     PB_ROW("segsort_pairs_256", PP_U32, PP_U32, PP_OP_SUM, p256),

@@ -105,6 +105,26 @@ PP_DEVICE void pp_lb_st(unsigned long long *p, unsigned long long v)
     *reinterpret_cast<volatile unsigned long long *>(p) = v;
 }
 
+/* A barrier across the whole grid, for kernels launched cooperatively (every block resident
+ * at once: hipLaunchCooperativeKernel guarantees it or fails; a grid merely sized to fit can
+ * share the device with another stream's blocks and wait forever). `count` is zeroed before the
+ * kernel; the k-th barrier of the kernel (k = 1, 2, ...) waits until k * gridDim.x blocks have
+ * arrived. Each block's thread 0 fences its block's writes (ordered before it by the block
+ * barrier) before arriving, and fences again after the wait, before its block reads what the
+ * others wrote: the pattern of cooperative groups' grid sync, without its header. */
+PP_DEVICE void pp_grid_barrier(unsigned long long *count, unsigned long long k)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(count, 1ull);
+        const unsigned long long want = k * (unsigned long long)gridDim.x;
+        while (pp_lb_ld(count) < want) pp_spin_pause();
+        __threadfence();
+    }
+    __syncthreads();
+}
+
 /* Publish x as entry e (one lane). Carries of one or two words go through one 64-bit value,
  * which the compiler keeps in registers: the per-word loop of wider carries cost the
  * segmented f32 scan 4% on the H200 (flags, 2^28: 843-855 us against 812-818), the only

@@ -71,6 +71,7 @@
 #define hipGetLastError cudaGetLastError
 #define hipHostFree cudaFreeHost
 #define hipHostMalloc(p, bytes, flags) cudaMallocHost((p), (bytes))
+#define hipLaunchCooperativeKernel cudaLaunchCooperativeKernel
 #define hipMalloc cudaMalloc
 #define hipMemcpy cudaMemcpy
 #define hipMemcpyAsync cudaMemcpyAsync

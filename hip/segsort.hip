@@ -37,9 +37,11 @@
  *                     ties take the left run: stable). A segment's passes alternate between
  *                     the scratch copy and the output from the list its chunks were sorted to,
  *                     so that its last pass writes the output; a pass it does not need leaves
- *                     it alone. The host launches ceil(log2(L / TILE)) passes for the
+ *                     it alone. The host bounds the passes by ceil(log2(L / TILE)) for the
  *                     longest segment possible (L = n, or the fixed form's length), without
- *                     reading the device.
+ *                     reading the device; one cooperative launch of segsort_merge runs the
+ *                     passes the longest segment present needs (the plan's count), a grid
+ *                     barrier between two.
  * The fixed form with segments of at least SEGSORT_FIXED_SORT_MIN keys (lengths the host knows
  * without reading the device) sorts each with the radix sort family's device-wide sort.
  * Memory traffic: the packed and thread classes read and write each key (value) once (the packed
@@ -54,6 +56,7 @@
 #include "blocks.h"
 #include "common.h"
 #include "key_encoding.h"
+#include "lookback.h"
 #include "radix_rank.h"
 #include "tuning_segsort.h"
 
@@ -427,6 +430,7 @@ struct seg_long {
     uint64_t cap[2];               /* entries each list has room for */
     unsigned long long *next;      /* per merge pass (SEG_MAX_PASSES, zeroed): the next batch a
                                     * block takes */
+    unsigned long long *barrier;   /* the merge kernel's grid barrier count (zeroed) */
 };
 
 /* The long class's chunks: every segment of the class cut into chunks of 2^tile_log keys, each
@@ -556,7 +560,9 @@ PP_DEVICE seg_merge_geo seg_merge_geo_of(uint64_t m, uint64_t pos, int pass, int
     return g;
 }
 
-/* Merge pass `pass`: every segment of the long class that needs more than `pass` passes has
+/* Merge passes [first, last), stopping at the most any segment needs (ccount[0][2]), a grid
+ * barrier between two (a range of more than one pass needs a cooperative launch). Pass `pass`:
+ * every segment of the long class that needs more than `pass` passes has
  * its sorted runs of TILE << pass keys merged in pairs, a tile of the output at a time. The
  * blocks take batches of BATCH entries of the parity-0 list, then of the parity-1 list (as many
  * as the plan counted), one at a time from a counter of the pass; each entry is one output
@@ -569,7 +575,7 @@ PP_DEVICE seg_merge_geo seg_merge_geo_of(uint64_t m, uint64_t pos, int pass, int
  * decoded when stored, not encoded at every comparison of the merge. */
 template <typename K, int VB, int ITEMS, bool ENC>
 __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) void segsort_merge(seg_desc d, seg_bufs<K, val_t<VB>> b,
-                                                                              seg_long lp, int pass)
+                                                                              seg_long lp, int first, int last)
 {
     using V = val_t<VB>;
     using E = decltype(seg_enc(K(0), d));
@@ -597,19 +603,37 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
     } tls[BATCH];
     const unsigned tid = threadIdx.x;
     const unsigned long long *cc0 = lp.ccount[0], *cc1 = lp.ccount[1];
-    if ((uint64_t)pass >= cc0[2]) return; /* no segment needs this pass */
-    const uint64_t nb0 = (cc0[1] + BATCH - 1) / BATCH, nbt = nb0 + (cc1[1] + BATCH - 1) / BATCH;
+    /* the pass, the passes to run (none past every segment's need) and the lists' batches, kept
+     * in shared memory across the passes' loop and read after each block barrier (held in
+     * registers, they spilled the u64 pairs' kernels at their 64) */
+    __shared__ int s_pass, s_need;
+    __shared__ uint64_t s_nb0, s_nbt;
+    if (tid == 0) {
+        s_pass = first;
+        s_need = (uint64_t)last < cc0[2] ? last : (int)cc0[2];
+        s_nb0 = (cc0[1] + BATCH - 1) / BATCH;
+        s_nbt = s_nb0 + (cc1[1] + BATCH - 1) / BATCH;
+    }
+    __syncthreads();
+    if (s_pass >= s_need) return;
     for (;;) {
         /* the next batch, taken by the block that is free first (the grid fits on the device at
          * once: a block's batches are not fixed in advance, so that none ends far after the
          * others) */
         if (tid == 0) {
-            sbatch = atomicAdd(&lp.next[pass], 1ull);
+            sbatch = atomicAdd(&lp.next[s_pass], 1ull);
             njob = 0;
         }
         __syncthreads();
         const uint64_t batch = sbatch;
-        if (batch >= nbt) break;
+        const uint64_t nb0 = s_nb0;
+        if (batch >= s_nbt) { /* the pass's batches are all taken: on to the next pass, if any */
+            if (s_pass + 1 >= s_need) break;
+            pp_grid_barrier(lp.barrier, (unsigned long long)(s_pass + 1 - first)); /* the pass written */
+            if (tid == 0) ++s_pass;
+            __syncthreads();
+            continue;
+        }
         const int q = batch < nb0 ? 0 : 1;
         const uint64_t t0 = (batch - (q ? nb0 : 0)) * BATCH;
         if (tid < (unsigned)BATCH) {
@@ -617,7 +641,7 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
             if (t < cnt) {
                 const unsigned long long *c = (q ? lp.chunk[1] : lp.chunk[0]) + 3 * t;
                 const uint64_t m = c[1];
-                if (pass < seg_passes((m + TILE - 1) / TILE)) {
+                if (s_pass < seg_passes((m + TILE - 1) / TILE)) {
                     const unsigned at = atomicAdd(&njob, 1u);
                     job[at][0] = c[0];
                     job[at][1] = m;
@@ -634,7 +658,7 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
             const unsigned w = pp_wave_id();
             for (unsigned k = w; k < 2 * nj; k += (unsigned)(SB / PP_WAVE)) {
                 const unsigned j = k >> 1, side = k & 1u;
-                const seg_merge_geo g = seg_merge_geo_of(job[j][1], job[j][2], pass, TILE);
+                const seg_merge_geo g = seg_merge_geo_of(job[j][1], job[j][2], s_pass, TILE);
                 const K *A = (g.from_out ? b.kout : b.ktmp) + job[j][0] + g.p0;
                 const uint64_t c = seg_wave_path(A, g.na_all, A + g.na_all, g.nb_all, side ? g.d1 : g.d0, d);
                 if (pp_lane_id() == 0) cut[j][side] = c;
@@ -645,7 +669,7 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
             const unsigned j = tid;
             auto &tl = tls[j];
             const uint64_t sb = job[j][0], pos = job[j][2];
-            const seg_merge_geo g = seg_merge_geo_of(job[j][1], pos, pass, TILE);
+            const seg_merge_geo g = seg_merge_geo_of(job[j][1], pos, s_pass, TILE);
             /* the tile's keys from A: the splits' difference, kept within what both runs hold
              * (a no-op for sorted runs; segments that overlap, whose result is unspecified, may
              * leave the runs unsorted, and must still read nothing outside their segment) */
@@ -839,7 +863,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const size_t cls_bytes = pp_align256((size_t)SEG_MAX_CLASSES * 8);
     const size_t tri_bytes[2] = {pp_align256((size_t)cap0 * 24), pp_align256((size_t)cap1 * 24)};
     const size_t cl_bytes[2] = {pp_align256((size_t)cap0 * 8), pp_align256((size_t)cap1 * 8)};
-    const size_t next_bytes = pp_align256((size_t)SEG_MAX_PASSES * 8);
+    const size_t next_bytes = pp_align256((size_t)(SEG_MAX_PASSES + 1) * 8); /* + the barrier's count */
     size_t bytes = 4 * cls_bytes + next_bytes + pp_align256((size_t)S * 8);
     if (long_possible)
         bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0) + tri_bytes[0] +
@@ -852,6 +876,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     lp.ccount[0] = (unsigned long long *)(p + 2 * cls_bytes);
     lp.ccount[1] = (unsigned long long *)(p + 3 * cls_bytes);
     lp.next = (unsigned long long *)(p + 4 * cls_bytes);
+    lp.barrier = lp.next + SEG_MAX_PASSES;
     unsigned long long *list = (unsigned long long *)(p + 4 * cls_bytes + next_bytes);
     char *q = p + 4 * cls_bytes + next_bytes + pp_align256((size_t)S * 8);
     seg_bufs<K, V> b;
@@ -930,21 +955,34 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
         }
         /* the passes: a grid of the blocks that fit on the device at once, each taking the
          * lists' batches (which the device counts) one after another, the next free block the
-         * next batch */
+         * next batch. One cooperative launch runs them all, with a grid barrier between two
+         * passes, and only as many as the longest segment needs (the device's count): the host
+         * knows only the bound `passes` (14 for 2^26 u32 keys in the offsets form), and a
+         * launch a pass cost ~3.5 us each when empty, ~50 us a call at every segment length
+         * (ncu, call 5). Where the cooperative launch fails (a device without it), or
+         * PP_OPTION_SEGSORT_MERGE_LAUNCH asks, a launch a pass. */
         const uint64_t nbt = (cap0 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH +
                              (cap1 + SEGSORT_MERGE_BATCH - 1) / SEGSORT_MERGE_BATCH;
         /* integer keys are staged encoded (ENC); float keys, whose encoding loses -0.0 and NaN
          * payloads, encoded at each comparison */
-        void (*merge)(seg_desc, seg_bufs<K, V>, seg_long, int);
+        void (*merge)(seg_desc, seg_bufs<K, V>, seg_long, int, int);
         if constexpr (sizeof(K) == 1) /* u8: an integer */
             merge = segsort_merge<K, VB, ITEMS, true>;
         else
             merge = d.kind != PP_SORT_KIND_FLOAT ? segsort_merge<K, VB, ITEMS, true> : segsort_merge<K, VB, ITEMS, false>;
         const uint64_t g_cap = seg_resident(hs, merge);
         const unsigned g_merge = (unsigned)(nbt < g_cap ? (nbt ? nbt : 1) : g_cap);
-        for (int pass = 0; pass < passes; ++pass) {
-            merge<<<g_merge, SB, 0, s>>>(d, b, lp, pass);
-            PP_HIP_CHECK_LAUNCH(ctx, "segsort_merge");
+        if (passes) {
+            int first = 0, last = passes;
+            void *args[] = {&d, &b, &lp, &first, &last};
+            if (pp__option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH) == 1 ||
+                hipLaunchCooperativeKernel((const void *)merge, dim3(g_merge), dim3(SB), args, 0, s) != hipSuccess) {
+                (void)hipGetLastError();
+                for (int pass = 0; pass < passes; ++pass) {
+                    merge<<<g_merge, SB, 0, s>>>(d, b, lp, pass, pass + 1);
+                    PP_HIP_CHECK_LAUNCH(ctx, "segsort_merge");
+                }
+            }
         }
     }
     /* plan: grid = the packed kernel's; param: thread-class bound, packed bound, tile, merge

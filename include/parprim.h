@@ -952,6 +952,11 @@ typedef enum pp_option {
      * staging buffers and host copies (what a GPU rank without a GPU-aware MPI does; on a CPU
      * context it runs that path, for the tests). */
     PP_OPTION_MPI_STAGING = 24,         /* 0 .. 1 */
+    /* segmented sort, HIP: how the long class's merge passes are launched (0: the default, one
+     * cooperative launch running the passes the longest segment needs, a grid barrier between
+     * two; 1: a launch per pass the longest segment possible could need, as a device without
+     * cooperative launches does). No value changes a result. */
+    PP_OPTION_SEGSORT_MERGE_LAUNCH = 25, /* 0 .. 1 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

@@ -346,6 +346,14 @@ static void t_segsort_long(void **state)
         f.descending = 1 - k;
         run_check(env, &f, keys, n, off, S, "long segments, signed zeros and NaN payloads");
     }
+    /* the merge passes a launch each (HIP; what a device without cooperative launches runs):
+     * the same bits */
+    pp_context *ctx = env->ctx;
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH, 1));
+    tc_fill(&r, keys, n, PP_U32, TC_FEW);
+    seg_call m = {PP_U32, PP_U32, 1, 1, 0, 0, 0, 0};
+    run_check(env, &m, keys, n, off, S, "long segments, a merge launch a pass");
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH, 0));
     free(keys);
 }
 
