@@ -46,6 +46,12 @@
 /* onesweep items per thread for keys of KB bytes and values of VB bytes (20 for 4-byte keys
  * spilled 8 to 306 bytes on sm_90 at 3 blocks per SM, 96 to 136 at 4) */
 #define SORT_ONESWEEP_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
+/* onesweep items per thread for small n (the row's small_tile_max_n): tiles of 1024, so that a
+ * pass at n = 2^16 runs 64 tiles, not 16 (each pass then took one 4096-key tile's latency,
+ * 14 us under ncu on the H100) */
+#define SORT_ONESWEEP_SMALL_ITEMS 4
+/* the histogram's keys a thread per chunk, loaded at once */
+#define SORT_HIST_ITEMS 16
 
 struct pp_sort_tuning {
     const char *target;       /* as pp_hip_device::arch names it */
@@ -54,6 +60,7 @@ struct pp_sort_tuning {
     uint64_t tile_max_n;      /* the chooser sorts n <= this with the tile sort alone (one tile) */
     int onesweep;             /* the onesweep pass's variant (pp_sort_onesweep, not AUTO) */
     int onesweep_argsort;     /* the same for pp_argsort (the values are the positions) */
+    uint64_t small_tile_max_n; /* onesweep tiles of SORT_ONESWEEP_SMALL_ITEMS a thread up to this n */
 };
 
 /* Sleeps and tile_max_n are not measured yet (no sleeps; one tile of the tile sort). The
@@ -71,11 +78,11 @@ struct pp_sort_tuning {
  * same process, argsort f32 -> u32 at 2^28: EARLY_WINDOW 15.017 ms, FUSED 17.071 ms (CUB 8.35);
  * u32 / u32 pairs FUSED 12.596 ms (EARLY_WINDOW 12.80 in the first call of the session). */
 static const pp_sort_tuning pp_sort_tuning_table[] = {
-    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED, PP_SORT_ONESWEEP_EARLY_WINDOW},
-    {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED},
-    {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED},
-    {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED},
-    {"gfx1030", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED},
+    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED, PP_SORT_ONESWEEP_EARLY_WINDOW, (uint64_t)1 << 18},
+    {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0},
+    {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0},
+    {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0},
+    {"gfx1030", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0},
 };
 
 /* The row for the context's device. */

@@ -957,6 +957,9 @@ typedef enum pp_option {
      * two; 1: a launch per pass the longest segment possible could need, as a device without
      * cooperative launches does). No value changes a result. */
     PP_OPTION_SEGSORT_MERGE_LAUNCH = 25, /* 0 .. 1 */
+    /* radix sort, HIP: the onesweep tiles' size (0: the device's tuning row, small tiles up to
+     * its bound on n; 1: never small; 2: small at every n). No value changes a result. */
+    PP_OPTION_SORT_SMALL_TILES = 26,     /* 0 .. 2 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

@@ -44,8 +44,10 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     [PP_OPTION_SEGSORT_PACK_LOG] = {"segsort_pack_log", 0, 12, 0},
     /* parprim_mpi (issue 23) */
     [PP_OPTION_MPI_STAGING] = {"mpi_staging", 0, 1, 0},
-    /* segmented sort: the merge passes' launches (fifth session + 1) */
+    /* segmented sort: the merge passes' launches (sixth session) */
     [PP_OPTION_SEGSORT_MERGE_LAUNCH] = {"segsort_merge_launch", 0, 1, 0},
+    /* radix sort: the onesweep tiles' size (sixth session) */
+    [PP_OPTION_SORT_SMALL_TILES] = {"sort_small_tiles", 0, 2, 0},
 };
 
 static const option_info *info(pp_option o)

@@ -394,7 +394,8 @@ static void t_sort_strategies(void **state)
 /* HIP: every onesweep variant (s2-sortperf) forced at sizes of one tile and of many (tiles of
  * 2048 and 4096 keys, so the look-back and its window run), keys, pairs and argsort, 1-, 4- and
  * 8-byte keys, a bit range of 2 passes; each must run (the plan's param[3]) and give the
- * oracle's bits. */
+ * oracle's bits. The tiles' size (PP_OPTION_SORT_SMALL_TILES) alternates between the calls, so
+ * that every variant runs with small tiles (1024 keys: the plan's param[1] 4) and large ones. */
 static void t_sort_onesweep_variants(void **state)
 {
     tc_env *env = tc_envp(state);
@@ -404,7 +405,7 @@ static void t_sort_onesweep_variants(void **state)
     static const char *const names[] = {"", "onesweep ranked", "onesweep early", "onesweep early ballot",
                                         "onesweep early window", "onesweep fused"};
     tc_rng r = tc_rng_for("sort onesweep variants");
-    int ran[6] = {0, 0, 0, 0, 0, 0};
+    int ran[6] = {0, 0, 0, 0, 0, 0}, ran_small[6] = {0, 0, 0, 0, 0, 0};
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_STRATEGY, PP_SORT_STRATEGY_ONESWEEP));
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
         for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ++ti) {
@@ -416,21 +417,30 @@ static void t_sort_onesweep_variants(void **state)
             for (int v = PP_SORT_ONESWEEP_RANKED; v <= PP_SORT_ONESWEEP_FUSED; ++v) {
                 TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_ONESWEEP, v));
                 for (int k = 0; k < 3; ++k) {
+                    const int small = (int)((si + ti + (size_t)v + (size_t)k) % 2);
+                    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_SMALL_TILES, 1 + small));
                     sort_call c = {(sort_kind)k, t, k == 2 ? PP_U64 : PP_U32, (int)(si + ti + (size_t)k) % 2, 0, 0, 0};
                     if (k == 1 && !tc_is_float(t) && tc_size(t) > 1) c.end_bit = 16; /* 2 passes */
-                    run_check(env, &c, keys, n, names[v]);
+                    char what[64];
+                    snprintf(what, sizeof what, "%s, %s tiles", names[v], small ? "small" : "large");
+                    run_check(env, &c, keys, n, what);
                     pp_plan plan;
                     TC_OK(ctx, pp_context_last_plan(ctx, &plan));
-                    if (!strcmp(plan.strategy, "onesweep") && plan.param[3] == v) ran[v] = 1;
+                    if (!strcmp(plan.strategy, "onesweep") && plan.param[3] == v) {
+                        if (plan.param[1] == 4) ran_small[v] = 1;
+                        else ran[v] = 1;
+                    }
                 }
+                TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_SMALL_TILES, 0));
             }
             TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_ONESWEEP, PP_SORT_ONESWEEP_AUTO));
             free(keys);
         }
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_STRATEGY, PP_SORT_STRATEGY_AUTO));
     for (int v = PP_SORT_ONESWEEP_RANKED; v <= PP_SORT_ONESWEEP_FUSED; ++v)
-        if (!ran[v]) {
-            fprintf(stderr, "t_sort_onesweep_variants: the device ran no %s\n", names[v]);
+        if (!ran[v] || !ran_small[v]) {
+            fprintf(stderr, "t_sort_onesweep_variants: the device ran no %s%s\n", names[v],
+                    ran[v] ? " with small tiles" : "");
             skip();
         }
 }
