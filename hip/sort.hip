@@ -176,15 +176,16 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_histogram(sort_desc sd, const
     constexpr uint64_t CHUNK = (uint64_t)SORT_BLOCK * SORT_HIST_ITEMS;
     const uint64_t stride = (uint64_t)gridDim.x * CHUNK;
     for (uint64_t c = (uint64_t)blockIdx.x * CHUNK + threadIdx.x; c < sd.n; c += stride) {
+        /* this thread's keys of the chunk: kp[i * SORT_BLOCK] for i * SORT_BLOCK < rem */
+        const K *kp = keys + c;
+        const uint64_t rem = sd.n - c;
+        const unsigned have = rem < (uint64_t)CHUNK ? (unsigned)rem : (unsigned)CHUNK;
         K kk[SORT_HIST_ITEMS];
 #pragma unroll
-        for (int i = 0; i < SORT_HIST_ITEMS; ++i) {
-            const uint64_t e = c + (uint64_t)i * SORT_BLOCK;
-            kk[i] = e < sd.n ? keys[e] : K(0);
-        }
+        for (int i = 0; i < SORT_HIST_ITEMS; ++i) kk[i] = (unsigned)(i * SORT_BLOCK) < have ? kp[i * SORT_BLOCK] : K(0);
 #pragma unroll
         for (int i = 0; i < SORT_HIST_ITEMS; ++i) {
-            if (c + (uint64_t)i * SORT_BLOCK >= sd.n) break;
+            if ((unsigned)(i * SORT_BLOCK) >= have) break;
             const auto e = sort_enc(kk[i], sd);
 #pragma unroll
             for (int p = 0; p < SORT_MAX_PASSES; ++p) {
