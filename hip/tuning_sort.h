@@ -76,9 +76,12 @@ struct pp_sort_tuning {
  * not measured with FUSED in that call (bench/results/h100-sortperf4-b63362a-*).
  * Argsort keeps EARLY_WINDOW on sm_90: H100 80GB HBM3, 2026-11-26, main 618d7f6, CUB 3.0.1 in the
  * same process, argsort f32 -> u32 at 2^28: EARLY_WINDOW 15.017 ms, FUSED 17.071 ms (CUB 8.35);
- * u32 / u32 pairs FUSED 12.596 ms (EARLY_WINDOW 12.80 in the first call of the session). */
+ * u32 / u32 pairs FUSED 12.596 ms (EARLY_WINDOW 12.80 in the first call of the session).
+ * small_tile_max_n: sm_90 2^16 (H100 80GB HBM3, 2026-11-26, commit e8d817a, u32 keys, us per
+ * sort, small tiles (1024) / large (4096), same process: 2^16 47.19 / 51.25; 2^18 63.06 /
+ * 55.54; 2^20 129.10 / 72.37; 2^17 not measured). The others: 0 (not measured). */
 static const pp_sort_tuning pp_sort_tuning_table[] = {
-    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED, PP_SORT_ONESWEEP_EARLY_WINDOW, (uint64_t)1 << 18},
+    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED, PP_SORT_ONESWEEP_EARLY_WINDOW, (uint64_t)1 << 16},
     {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0},
     {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0},
     {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0},
