@@ -190,7 +190,9 @@ __global__ __launch_bounds__(SB) void segsort_classify(seg_desc d, const unsigne
     }
 }
 
-/* ---- the thread class: segments of SEGSORT_THREAD_MAX (one) key, copied by a thread each ---- */
+/* ---- the thread class: segments of SEGSORT_THREAD_MAX (one) key, copied by a thread each, in a
+ * grid stride (a block an SB segments of the host's bound was 16384 blocks at 2^22 segments,
+ * nearly all returning at once) ---- */
 
 template <typename K, int VB>
 __global__ __launch_bounds__(SB) void segsort_thread(seg_desc d, seg_bufs<K, val_t<VB>> b,
@@ -198,12 +200,13 @@ __global__ __launch_bounds__(SB) void segsort_thread(seg_desc d, seg_bufs<K, val
                                                      const unsigned long long *__restrict__ list)
 {
     static_assert(SEGSORT_THREAD_MAX == 1, "the thread class copies one-key segments");
-    const uint64_t i = (uint64_t)blockIdx.x * SB + threadIdx.x;
-    if (i >= counts[0]) return;
-    uint64_t base;
-    seg_bounds(d, list[i], base);
-    b.kout[base] = b.kin[base];
-    if constexpr (VB > 0) b.vout[base] = b.vin[base];
+    const uint64_t cnt = counts[0], stride = (uint64_t)gridDim.x * SB;
+    for (uint64_t i = (uint64_t)blockIdx.x * SB + threadIdx.x; i < cnt; i += stride) {
+        uint64_t base;
+        seg_bounds(d, list[i], base);
+        b.kout[base] = b.kin[base];
+        if constexpr (VB > 0) b.vout[base] = b.vin[base];
+    }
 }
 
 /* ---- the packed classes: a bitonic network over slots ----
@@ -913,8 +916,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_classify");
     /* grids from bounds the host knows (blocks past the classes' need return at once) */
     const uint64_t most = S < n ? S : n;
-    const uint64_t g_thread = (most + SB - 1) / SB;
-    segsort_thread<K, VB><<<(unsigned)g_thread, SB, 0, s>>>(d, b, counts, list);
+    segsort_thread<K, VB><<<seg_stride_grid(hs, most), SB, 0, s>>>(d, b, counts, list);
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_thread");
     uint64_t g_packed = 0;
     if (NP && n > (uint64_t)SEGSORT_THREAD_MAX) {
