@@ -490,7 +490,13 @@ template <int KIND> static void lookback_pair(uint64_t tiles, unsigned blocks, p
     const std::vector<T> o = dev_download(dout, tiles);
     lb_pair p = op_pair::identity();
     for (uint64_t t = 0; t < tiles; ++t) {
-        if (o[t].v.c != p.c || o[t].v.h != p.h)
+        /* h is the last head's index only where the count is nonzero (compaction.hip's
+         * rle_carry: "meaningful where total > 0"); a prefix of count 0 may carry the h of any
+         * tile before it that has none (the fold of tile 0 alone is its aggregate, whose h is
+         * noise here; folded onto the identity it is 0): both are right. The check compared h
+         * always and failed on the H100 once in this session's call 3 (tile 1: h of tile 0's
+         * aggregate, count 0), by the timing of which state the look-back read. */
+        if (o[t].v.c != p.c || (p.c != 0 && o[t].v.h != p.h))
             fail_msg("look-back kind %d (packed pair), %llu tiles, %u blocks: tile %llu prefix (%llu, %llu), want "
                      "(%llu, %llu)",
                      KIND, (unsigned long long)tiles, blocks, (unsigned long long)t, o[t].v.c, o[t].v.h, p.c, p.h);
