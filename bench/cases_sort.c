@@ -43,6 +43,8 @@ static const pb_case cases[] = {
     {"latency_sort", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 20, 0, NULL, &keys},
     /* the onesweep tiles' size forced (the small tiles' bound in tuning_sort.h comes from these) */
     {"latency_sort@big_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 16, 0, "sort_small_tiles=1", &keys},
+    {"latency_sort@small_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 17, 0, "sort_small_tiles=2", &keys},
+    {"latency_sort@big_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 17, 0, "sort_small_tiles=1", &keys},
     {"latency_sort@small_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 18, 0, "sort_small_tiles=2", &keys},
     {"latency_sort@big_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 18, 0, "sort_small_tiles=1", &keys},
     {"latency_sort@small_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 20, 0, "sort_small_tiles=2", &keys},

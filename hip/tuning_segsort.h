@@ -35,6 +35,9 @@
 #define SEGSORT_PACK_MIN_LOG 2
 /* items per thread (tile = SEGSORT_BLOCK x items) for keys of KB bytes and values of VB bytes */
 #define SEGSORT_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
+/* segments a thread per chunk of the two passes over the offsets (segsort_count / _classify),
+ * bounded with their loads in flight at once */
+#define SEGSORT_CLASSIFY_ITEMS 8
 
 /* Blocks per SM the packed kernel's registers are capped for, by the bytes of its slot word (WB:
  * 4 for integer keys of up to 4 bytes sorted alone). NVIDIA: 4-byte words at 6 blocks (40
@@ -58,8 +61,8 @@
  * thread) per batch, a batch's entries read and their merge-path searches run in one step (a
  * wave a search: 4 tiles, 8 searches, fill the 8 waves of a block on NVIDIA). A pass's grid is
  * the blocks that fit on the device at once, each taking the next batch from a counter when it
- * is free (the host launches the most passes a segment of n keys could need; a pass that no
- * segment needs returns at once). 8 tiles a batch, a grid of 8 blocks an SM striding over the
+ * is free (one cooperative launch runs every pass the longest segment present needs, a grid
+ * barrier between two). 8 tiles a batch, a grid of 8 blocks an SM striding over the
  * batches in a fixed order (a31573d; H100, 2^26 u32 keys: 411-513 us a pass where about 190 us
  * would move the bytes at full bandwidth, the searches of a tile done one after another):
  * blocks past the 5 an SM that fit started after the first ones had done their share, so the
