@@ -655,33 +655,10 @@ template <typename In, typename Out> pp_status grid_io(pp_context *ctx, const pp
 template <typename T> constexpr int transpose_tile() { return sizeof(T) == 1 ? 2 * TRANSPOSE_TILE : TRANSPOSE_TILE; }
 template <typename T> constexpr int transpose_vw() { return sizeof(T) <= 4 ? 4 : 1; }
 
-/* Which tile (i, j) of its matrix block index bb (of tiles_r x tiles_c) takes, by
- * pp_transpose_order: ROWS, tile rows one after another (consecutive blocks write the same
- * columns of 64-KiB-apart output rows at 16384 x 16384 f32); DIAGONAL, i = bb mod tiles_r and j
- * = (bb / tiles_r + i) mod tiles_c (each run of blocks on a diagonal); BANDS, bands of
- * TRANSPOSE_BAND tile rows, each walked a tile column at a time (a band's blocks write runs of
- * TRANSPOSE_BAND x TD elements of each output row). */
-PP_DEVICE void transpose_tile_of(int order, uint64_t bb, uint64_t tiles_r, uint64_t tiles_c, uint64_t &i, uint64_t &j)
-{
-    if (order == PP_TRANSPOSE_ORDER_DIAGONAL) {
-        i = bb % tiles_r;
-        j = (bb / tiles_r + i) % tiles_c;
-    } else if (order == PP_TRANSPOSE_ORDER_BANDS) {
-        const uint64_t per_band = (uint64_t)TRANSPOSE_BAND * tiles_c, band = bb / per_band, rem = bb % per_band;
-        const uint64_t first = band * TRANSPOSE_BAND, h = tiles_r - first < (uint64_t)TRANSPOSE_BAND ? tiles_r - first
-                                                                                                    : (uint64_t)TRANSPOSE_BAND;
-        i = first + rem % h;
-        j = rem / h;
-    } else {
-        i = bb / tiles_c;
-        j = bb % tiles_c;
-    }
-}
-
 template <typename T>
 __global__ __launch_bounds__(TRANSPOSE_THREADS) void transpose_tiles(const T *in, T *out, uint64_t rows, uint64_t cols,
                                                                       uint64_t ip, uint64_t op, uint64_t tiles_r,
-                                                                      uint64_t tiles_c, uint64_t total, int vec, int order)
+                                                                      uint64_t tiles_c, uint64_t total, int vec)
 {
     constexpr int TD = transpose_tile<T>(), STEP = TRANSPOSE_THREADS / TD;
     constexpr int PAD = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1; /* an odd number of banks per row */
@@ -692,9 +669,7 @@ __global__ __launch_bounds__(TRANSPOSE_THREADS) void transpose_tiles(const T *in
     const unsigned vx = threadIdx.x % TX, vy = threadIdx.x / TX;
     const unsigned rot = TX >= 8 ? (vx / 8) * (VW / (TX / 8 > 0 ? TX / 8 : 1)) : 0;
     for (uint64_t b = blockIdx.x; b < total; b += gridDim.x) {
-        const uint64_t per = tiles_r * tiles_c, k = b / per;
-        uint64_t i, j;
-        transpose_tile_of(order, b % per, tiles_r, tiles_c, i, j);
+        const uint64_t per = tiles_r * tiles_c, k = b / per, i = (b % per) / tiles_c, j = b % tiles_c;
         const T *x = in + k * rows * ip;
         T *y = out + k * cols * op;
         const uint64_t r0 = i * TD, c0 = j * TD;
@@ -756,13 +731,11 @@ template <typename T> pp_status transpose_launch(pp_context *ctx, const pp_trans
     const size_t vb = VW * sizeof(T);
     const int vec = VW > 1 && (uintptr_t)a->in % vb == 0 && (uintptr_t)a->out % vb == 0 && a->in_pitch % VW == 0 &&
                     a->out_pitch % VW == 0;
-    const int64_t forced = pp__option(ctx, PP_OPTION_TRANSPOSE_ORDER);
-    const int order = forced ? (int)forced : pp_sat_tuning_for(&hs->dev)->transpose_order;
     /* The plan: family "transpose", strategy "tiles", grid, tiles, param = {tile side, threads,
-     * vector elements (1: element by element), tile order (pp_transpose_order)}. */
-    pp__set_plan(ctx, "transpose", "tiles", grid, total, TD, TRANSPOSE_THREADS, vec ? VW : 1, order);
+     * vector elements (1: element by element)}. */
+    pp__set_plan(ctx, "transpose", "tiles", grid, total, TD, TRANSPOSE_THREADS, vec ? VW : 1, 0);
     transpose_tiles<T><<<(unsigned)grid, TRANSPOSE_THREADS, 0, hs->stream>>>(
-        (const T *)a->in, (T *)a->out, a->rows, a->cols, a->in_pitch, a->out_pitch, tr, tc, total, vec, order);
+        (const T *)a->in, (T *)a->out, a->rows, a->cols, a->in_pitch, a->out_pitch, tr, tc, total, vec);
     PP_HIP_CHECK_LAUNCH(ctx, "transpose_tiles");
     return PP_OK;
 }

@@ -43,8 +43,6 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
  * side and threads not varied. */
 #define TRANSPOSE_TILE 64
 #define TRANSPOSE_THREADS 256
-/* tile rows of a band (PP_TRANSPOSE_ORDER_BANDS) */
-#define TRANSPOSE_BAND 8
 
 /* ---- the table by reduce, then scan (PP_SAT_STRATEGY_REDUCE_SCAN; compile time) ----
  * A wave owns a tile of SAT_RS_ITEMS x PP_WAVE columns (128 on a wave of 32, 256 on one of 64:
@@ -85,7 +83,6 @@ struct pp_sat_tuning {
     int auto_strategy;        /* pp_sat_strategy, not AUTO: for tables of at least auto_min elements */
     uint64_t auto_min;        /* smaller tables: the one-pass form */
     unsigned rs_waves_per_cu; /* reduce-then-scan: wave tiles per compute unit the bands aim at */
-    int transpose_order;      /* pp_transpose_order, not 0: the order the transpose's blocks take tiles */
 };
 
 /* Sleeps not measured on any target yet: the shortest back-off and no delay everywhere.
@@ -96,12 +93,12 @@ struct pp_sat_tuning {
  * sm_80 follows sm_90 (not measured); AMD keeps the one-pass form (not measured: no AMD GPU
  * here). The first row of a platform is its fallback. */
 static const pp_sat_tuning pp_sat_tuning_table[] = {
-    /* target  pause delay  AUTO runs                   from          waves/CU  transpose order */
-    {"sm_90", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 1ull << 22, 64, PP_TRANSPOSE_ORDER_ROWS},
-    {"sm_80", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 1ull << 22, 64, PP_TRANSPOSE_ORDER_ROWS},
-    {"gfx90a", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 0, 64, PP_TRANSPOSE_ORDER_ROWS},
-    {"gfx940", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 0, 64, PP_TRANSPOSE_ORDER_ROWS},
-    {"gfx1030", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 0, 64, PP_TRANSPOSE_ORDER_ROWS},
+    /* target  pause delay  AUTO runs                   from          waves/CU */
+    {"sm_90", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 1ull << 22, 64},
+    {"sm_80", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 1ull << 22, 64},
+    {"gfx90a", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 0, 64},
+    {"gfx940", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 0, 64},
+    {"gfx1030", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 0, 64},
 };
 
 /* The row for the context's device (as tuning_scan.h picks its rows). */

@@ -960,9 +960,6 @@ typedef enum pp_option {
     /* radix sort, HIP: the onesweep tiles' size (0: the device's tuning row, small tiles up to
      * its bound on n; 1: never small; 2: small at every n). No value changes a result. */
     PP_OPTION_SORT_SMALL_TILES = 26,     /* 0 .. 2 */
-    /* transpose, HIP: the order in which the blocks take the tiles (pp_transpose_order; 0: the
-     * device's tuning row). No value changes a result. */
-    PP_OPTION_TRANSPOSE_ORDER = 27,      /* 0 .. 3 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 
@@ -993,15 +990,6 @@ typedef enum pp_sat_strategy {
                                       * from its sums' prefixes (a second read, one write); no
                                       * look-back */
 } pp_sat_strategy;
-
-/* The transpose's tile order on the GPU (PP_OPTION_TRANSPOSE_ORDER; the plan's param[3]): which
- * tiles the blocks running at once read and write, and so how their DRAM accesses spread. */
-typedef enum pp_transpose_order {
-    PP_TRANSPOSE_ORDER_AUTO = 0,     /* the device's tuning row */
-    PP_TRANSPOSE_ORDER_ROWS = 1,     /* row of tiles after row of tiles */
-    PP_TRANSPOSE_ORDER_DIAGONAL = 2, /* along diagonals of the tile grid */
-    PP_TRANSPOSE_ORDER_BANDS = 3     /* bands of 8 tile rows, a tile column of a band at a time */
-} pp_transpose_order;
 
 /* radix sort performance (issue 20, s2-sortperf): the onesweep pass's variants (the plan's
  * param[3] says which ran) */
