@@ -30,9 +30,6 @@ static const sat_spec transpose = {K_TRANSPOSE, 0}, colscan = {K_COLSCAN, 0}, sa
 static const pb_case cases[] = {
     PB_ROW("transpose", PP_F32, PP_F32, PP_OP_SUM, transpose),
     PB_ROW("transpose", PP_U8, PP_U8, PP_OP_SUM, transpose),
-    /* the grid stride over the tiles forced (the form before the 2-D grid) */
-    {"transpose@stride", PP_F32, PP_F32, PP_OP_SUM, 0, 0, "transpose_grid=1", &transpose},
-    {"transpose@stride", PP_U8, PP_U8, PP_OP_SUM, 0, 0, "transpose_grid=1", &transpose},
     PB_ROW("colscan_sum", PP_F32, PP_F32, PP_OP_SUM, colscan),
     PB_ROW("sat", PP_F32, PP_F32, PP_OP_SUM, sat),
     PB_ROW("sat", PP_U8, PP_U32, PP_OP_SUM, sat),

@@ -658,7 +658,7 @@ template <typename T> constexpr int transpose_vw() { return sizeof(T) <= 4 ? 4 :
 template <typename T>
 __global__ __launch_bounds__(TRANSPOSE_THREADS) void transpose_tiles(const T *in, T *out, uint64_t rows, uint64_t cols,
                                                                       uint64_t ip, uint64_t op, uint64_t tiles_r,
-                                                                      uint64_t tiles_c, uint64_t total, int vec, int grid2d)
+                                                                      uint64_t tiles_c, uint64_t total, int vec)
 {
     constexpr int TD = transpose_tile<T>(), STEP = TRANSPOSE_THREADS / TD;
     constexpr int PAD = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1; /* an odd number of banks per row */
@@ -668,20 +668,8 @@ __global__ __launch_bounds__(TRANSPOSE_THREADS) void transpose_tiles(const T *in
     const unsigned tx = threadIdx.x % TD, ty = threadIdx.x / TD;
     const unsigned vx = threadIdx.x % TX, vy = threadIdx.x / TX;
     const unsigned rot = TX >= 8 ? (vx / 8) * (VW / (TX / 8 > 0 ? TX / 8 : 1)) : 0;
-    /* grid2d: block (j, i, k) takes tile (i, j) of matrix k, no division; else tile b of a
-     * grid stride over all of them */
-    for (uint64_t b = grid2d ? 0 : blockIdx.x; b < (grid2d ? 1 : total); b += gridDim.x) {
-        uint64_t k, i, j;
-        if (grid2d) {
-            k = blockIdx.z;
-            i = blockIdx.y;
-            j = blockIdx.x;
-        } else {
-            const uint64_t per = tiles_r * tiles_c;
-            k = b / per;
-            i = (b % per) / tiles_c;
-            j = b % tiles_c;
-        }
+    for (uint64_t b = blockIdx.x; b < total; b += gridDim.x) {
+        const uint64_t per = tiles_r * tiles_c, k = b / per, i = (b % per) / tiles_c, j = b % tiles_c;
         const T *x = in + k * rows * ip;
         T *y = out + k * cols * op;
         const uint64_t r0 = i * TD, c0 = j * TD;
@@ -743,17 +731,11 @@ template <typename T> pp_status transpose_launch(pp_context *ctx, const pp_trans
     const size_t vb = VW * sizeof(T);
     const int vec = VW > 1 && (uintptr_t)a->in % vb == 0 && (uintptr_t)a->out % vb == 0 && a->in_pitch % VW == 0 &&
                     a->out_pitch % VW == 0;
-    /* A grid of (tile columns, tile rows, matrices) where it fits the grid's limits (unless
-     * PP_OPTION_TRANSPOSE_GRID asks for the other form): a block's tile from its indices; else a
-     * grid stride over the tiles, each block dividing its tile's number (64-bit divisions). */
-    const bool g2 = pp__option(ctx, PP_OPTION_TRANSPOSE_GRID) != 1 && tc <= 0x7FFFFFFFull && tr <= 65535 &&
-                    a->batch <= 65535 && total > 0;
     /* The plan: family "transpose", strategy "tiles", grid, tiles, param = {tile side, threads,
-     * vector elements (1: element by element), 2-D grid (1) or grid stride (0)}. */
-    pp__set_plan(ctx, "transpose", "tiles", grid, total, TD, TRANSPOSE_THREADS, vec ? VW : 1, g2 ? 1 : 0);
-    const dim3 gd = g2 ? dim3((unsigned)tc, (unsigned)tr, (unsigned)a->batch) : dim3((unsigned)grid);
-    transpose_tiles<T><<<gd, TRANSPOSE_THREADS, 0, hs->stream>>>((const T *)a->in, (T *)a->out, a->rows, a->cols,
-                                                                 a->in_pitch, a->out_pitch, tr, tc, total, vec, g2);
+     * vector elements (1: element by element)}. */
+    pp__set_plan(ctx, "transpose", "tiles", grid, total, TD, TRANSPOSE_THREADS, vec ? VW : 1, 0);
+    transpose_tiles<T><<<(unsigned)grid, TRANSPOSE_THREADS, 0, hs->stream>>>(
+        (const T *)a->in, (T *)a->out, a->rows, a->cols, a->in_pitch, a->out_pitch, tr, tc, total, vec);
     PP_HIP_CHECK_LAUNCH(ctx, "transpose_tiles");
     return PP_OK;
 }

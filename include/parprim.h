@@ -960,10 +960,6 @@ typedef enum pp_option {
     /* radix sort, HIP: the onesweep tiles' size (0: the device's tuning row, small tiles up to
      * its bound on n; 1: never small; 2: small at every n). No value changes a result. */
     PP_OPTION_SORT_SMALL_TILES = 26,     /* 0 .. 2 */
-    /* transpose, HIP: 0 a grid of (tile columns, tile rows, matrices) where it fits the grid's
-     * limits, else a grid stride over the tiles; 1 always the grid stride. No value changes a
-     * result. */
-    PP_OPTION_TRANSPOSE_GRID = 27,       /* 0 .. 1 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

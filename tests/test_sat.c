@@ -492,19 +492,6 @@ static void t_transpose(void **state)
     /* the CPU's squares of 16 x 16 tiles (where there are four a thread), partial ones at the
      * edges */
     transpose_case(env, PP_U8, 2100, 2150, 1, 1);
-    /* HIP: the grid stride over the tiles (PP_OPTION_TRANSPOSE_GRID 1; the 2-D grid's fallback for
-     * shapes past its limits) on edge tiles, whole vector tiles and a batch; the plan's param[3]
-     * says which form ran (the CPU ignores the option) */
-    for (int g = 1; g >= 0; --g) {
-        TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_TRANSPOSE_GRID, g));
-        for (int k = 0; k < 2; ++k) {
-            transpose_case(env, k ? PP_U8 : PP_F32, 1100, 700, k ? 1 : 2, k);
-            pp_plan plan;
-            TC_OK(env->ctx, pp_context_last_plan(env->ctx, &plan));
-            if (env->backend == PP_BACKEND_HIP)
-                TC_CHECK(plan.param[3] == 1 - g, "transpose_grid %d: the plan's param[3] %lld", g, (long long)plan.param[3]);
-        }
-    }
 }
 
 int main(void)
