@@ -808,13 +808,6 @@ unsigned seg_stride_grid(const pp_hip_state *hs, uint64_t n)
     return (unsigned)(need < cap ? (need ? need : 1) : cap);
 }
 
-/* The grid of the two passes over the offsets: a block a chunk, at most 8 an SM / CU. */
-unsigned seg_chunk_grid(const pp_hip_state *hs, uint64_t segments)
-{
-    const uint64_t need = (segments + (uint64_t)CI * SB - 1) / ((uint64_t)CI * SB), cap = (uint64_t)hs->dev.cu_count * 8;
-    return (unsigned)(need < cap ? (need ? need : 1) : cap);
-}
-
 /* The blocks of `kernel` (SB threads, static shared memory) that fit on the device at once. */
 template <typename F> uint64_t seg_resident(const pp_hip_state *hs, F kernel)
 {
@@ -936,7 +929,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     hipStream_t s = hs->stream;
     PP_HIP_TRY(ctx, hipMemsetAsync(counts, 0, 4 * cls_bytes + next_bytes, s));
-    const unsigned cg = seg_chunk_grid(hs, S);
+    const unsigned cg = seg_stride_grid(hs, (S + CI - 1) / CI); /* a block a chunk of CI x SB segments */
     segsort_count<<<cg, SB, 0, s>>>(d, counts);
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_count");
     segsort_classify<<<cg, SB, 0, s>>>(d, counts, cursor, list);

@@ -150,10 +150,10 @@ PP_DEVICE void sort_starts(const sort_desc &sd, const unsigned long long *hist, 
 
 /* Every pass's digit counts: hist[p * 256 + d] (zeroed before, as *done). The blocks take chunks
  * of SORT_HIST_ITEMS x SORT_BLOCK keys in a grid stride, each thread loading its SORT_HIST_ITEMS
- * keys of a chunk at once (the first version loaded one key per grid-stride step, and at n =
- * 2^16 ran 256 blocks of one key a thread whose 1024 global atomics each queued on the same
- * 1024 counters: 10.4 us, ncu, H100), and adds a run of equal digits with one shared atomic. The last block to
- * finish (a counter after a fence, as a one-kernel reduction) turns the counts into the passes'
+ * keys of a chunk at once (the first version loaded one key per grid-stride step: 2^20 keys
+ * sorted in 80.7 us then, 72.4 now, H100; at 2^16 the 16 blocks' kernel is slower under ncu,
+ * 14.1-14.7 us against 10.4), and adds a run of equal digits with one shared atomic. The last
+ * block to finish (a counter after a fence, as a one-kernel reduction) turns the counts into the passes'
  * digit starts (sort_starts): one launch fewer per sort than a kernel of its own. */
 template <typename K>
 __global__ __launch_bounds__(SORT_BLOCK) void sort_histogram(sort_desc sd, const K *__restrict__ keys,
@@ -656,10 +656,9 @@ template <typename K, int VB, int ITEMS> pp_status run_onesweep(pp_context *ctx,
     if (zero_bytes) PP_HIP_TRY(ctx, hipMemsetAsync(zero, 0, zero_bytes, s));
     const unsigned loc0 = in_place ? LOC_X : LOC_IN;
     if (P > 0) {
-        const uint64_t chunks = (n + (uint64_t)SORT_BLOCK * SORT_HIST_ITEMS - 1) / ((uint64_t)SORT_BLOCK * SORT_HIST_ITEMS),
-                       hcap = (uint64_t)hs->dev.cu_count * 8;
-        sort_histogram<K><<<(unsigned)(chunks < hcap ? chunks : hcap), SORT_BLOCK, 0, s>>>(sd, b.kin, hist, start, active,
-                                                                                       loc, loc0, tickets + P);
+        /* a block a chunk of SORT_HIST_ITEMS keys a thread, at most stride_grid's cap */
+        sort_histogram<K><<<stride_grid(hs, (n + SORT_HIST_ITEMS - 1) / SORT_HIST_ITEMS), SORT_BLOCK, 0, s>>>(
+            sd, b.kin, hist, start, active, loc, loc0, tickets + P);
         PP_HIP_CHECK_LAUNCH(ctx, "sort_histogram");
     }
     const pp_sort_tuning *tu = pp_sort_tuning_for(&hs->dev);

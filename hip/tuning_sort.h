@@ -79,7 +79,8 @@ struct pp_sort_tuning {
  * u32 / u32 pairs FUSED 12.596 ms (EARLY_WINDOW 12.80 in the first call of the session).
  * small_tile_max_n: sm_90 2^16 (H100 80GB HBM3, 2026-11-26, commit e8d817a, u32 keys, us per
  * sort, small tiles (1024) / large (4096), same process: 2^16 47.19 / 51.25; 2^18 63.06 /
- * 55.54; 2^20 129.10 / 72.37; 2^17 not measured). The others: 0 (not measured). */
+ * 55.54; 2^20 129.10 / 72.37; commit 71bb20c, 2^17 53.46 / 52.77). The others: 0 (not
+ * measured). */
 static const pp_sort_tuning pp_sort_tuning_table[] = {
     {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED, PP_SORT_ONESWEEP_EARLY_WINDOW, (uint64_t)1 << 16},
     {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0},
