@@ -84,6 +84,14 @@ static inline const Row *pp_hip_tuning_pick(const Row (&table)[N], const pp_hip_
     return &table[0];
 }
 
+/* A grid-stride launch of `block` threads a block over n work items: a block per `block` items,
+ * at most 8 blocks a CU / SM (enough to fill the device a few times over), at least one. */
+static inline unsigned pp_hip_stride_grid(const pp_hip_state *hs, uint64_t n, int block)
+{
+    const uint64_t need = (n + (uint64_t)block - 1) / (uint64_t)block, cap = (uint64_t)hs->dev.cu_count * 8;
+    return (unsigned)(need < cap ? (need ? need : 1) : cap);
+}
+
 /* Round x up to a multiple of 256 bytes (scratch sub-allocations). */
 static inline size_t pp_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 

@@ -802,11 +802,7 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
 
 /* ---- host ---- */
 
-unsigned seg_stride_grid(const pp_hip_state *hs, uint64_t n)
-{
-    const uint64_t need = (n + SB - 1) / SB, cap = (uint64_t)hs->dev.cu_count * 8;
-    return (unsigned)(need < cap ? (need ? need : 1) : cap);
-}
+unsigned seg_stride_grid(const pp_hip_state *hs, uint64_t n) { return pp_hip_stride_grid(hs, n, SB); }
 
 /* The blocks of `kernel` (SB threads, static shared memory) that fit on the device at once. */
 template <typename F> uint64_t seg_resident(const pp_hip_state *hs, F kernel)

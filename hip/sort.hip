@@ -590,11 +590,7 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_gather(uint64_t n, const val_
 /* ---- host ---- */
 
 /* A grid-stride launch: enough blocks to fill the device a few times over. */
-unsigned stride_grid(const pp_hip_state *hs, uint64_t n)
-{
-    const uint64_t need = (n + SORT_BLOCK - 1) / SORT_BLOCK, cap = (uint64_t)hs->dev.cu_count * 8;
-    return (unsigned)(need < cap ? (need ? need : 1) : cap);
-}
+unsigned stride_grid(const pp_hip_state *hs, uint64_t n) { return pp_hip_stride_grid(hs, n, SORT_BLOCK); }
 
 /* Scratch of a call, carved from one pp__scratch. */
 struct carve {
