@@ -47,11 +47,6 @@ static const pb_case cases[] = {
     {"segsort_keys_4096@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=11", &k4096},
     {"segsort_keys_1024@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=9", &k1024},
     {"segsort_keys_256@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=7", &k256},
-    /* the packed kernel's span path off: every key through the per-slot segment lookups */
-    {"segsort_keys_16@per_slot", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_span=1", &k16},
-    {"segsort_keys_112@per_slot", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_span=1", &k112},
-    {"segsort_keys_256@per_slot", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_span=1", &k256},
-    {"segsort_keys_4096@per_slot", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_span=1", &k4096},
     PB_ROW("segsort_keys_16384", PP_U32, PP_U32, PP_OP_SUM, k16384),
     /* the merge passes a launch each (what every row did before the cooperative launch) */
     {"segsort_keys_512@per_pass", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_merge_launch=1", &k512},

@@ -78,7 +78,6 @@ struct seg_desc {
     int key_bits;
     int pack_lo, pack_hi;
     int nclasses;
-    int span; /* integer keys alone: the packed kernel may stage a block's hull of keys (its span path) */
 };
 
 template <typename K, typename V> struct seg_bufs {
@@ -247,18 +246,6 @@ __global__ __launch_bounds__(SB) void segsort_thread(seg_desc d, seg_bufs<K, val
  * are then gathered from their input places, every gather of the block before any write (in
  * place is allowed).
  *
- * The span path (integer keys of up to 4 bytes sorted alone; PP_OPTION_SEGSORT_SPAN turns it
- * off): where a block's segments lie in a hull of at most a tile of keys, the hull is loaded in one coalesced
- * pass into the tile and each thread builds its slots from it, with one segment-table lookup for
- * all of them where a group holds at least a thread's slots; where the segments tile the hull
- * (every segment ends at the hull's end or at another's begin, the begins distinct, their keys
- * adding up to the hull: no gap, whose keys must not be written, and no overlap), the sorted keys
- * go back to their places in the hull and it is stored in one coalesced pass. Equal lengths tile
- * their hulls: segsort_classify lists a chunk's segments of a class by wave, lanes in order, so a
- * block's group is consecutive segments. The slot loops cost about 36 instructions a key in
- * segment-table lookups and address arithmetic (fifth session, static SASS); the staged loops a
- * few, for a begin bit and an end test a segment and two block barriers an item.
- *
  * The list a block reads: entries of segment ids (segsort_classify's), or with `chunks` set,
  * pieces of up to a tile (begin << SEG_CHUNK_LEN_BITS | length), so that a longer segment's
  * tile-sized chunks can be sorted by this kernel too. */
@@ -304,34 +291,16 @@ PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB
     constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
     static_assert(TILE <= (1 << SEG_CHUNK_LEN_BITS) - 1 && (STABLE || VB == 0), "places fit 16 bits");
     static_assert(TILE_LOG - SEGSORT_PACK_MIN_LOG + 2 <= SEG_MAX_CLASSES, "the counts fit scnt");
-    /* the span path (above), for keys of up to 4 bytes: with 8-byte keys (8 slots a thread)
-     * ptxas spilled 8 bytes at 48 registers in segsort_packed<u64, keys alone> (CUDA 13, sm_90) */
-    constexpr bool SPAN = !STABLE && sizeof(K) <= 4;
     __shared__ pp_bn_tile<W, TILE> st;
     __shared__ uint64_t sbeg[GMAX];
     __shared__ uint16_t slen[GMAX]; /* 0 past the block's segments */
 
     __shared__ unsigned long long scnt[SEG_MAX_CLASSES];
-    /* the span path (integer keys alone, above): the block's segments' hull [s_lo,
-     * s_hi) as addresses, their keys in all, a flag that they do not tile the hull, and a bit per
-     * key of the hull where a segment begins */
-    __shared__ unsigned long long s_lo, s_hi;
-    __shared__ unsigned s_sum, s_bad;
-    __shared__ unsigned s_begins[SPAN ? TILE / 32 : 1];
 
     /* this block's class (the longest first) and its group of segments there: the counts read
      * once, all at a time (not one dependent global load and a 64-bit division a class) */
     const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
     if (tid <= np) scnt[tid] = counts[tid];
-    if constexpr (SPAN) {
-        if (tid == 0) {
-            s_lo = ~0ull;
-            s_hi = 0;
-            s_sum = 0;
-            s_bad = 0;
-        }
-        for (unsigned k = tid; k < (unsigned)(TILE / 32); k += SB) s_begins[k] = 0;
-    }
     __syncthreads();
     uint64_t lstart = 0, lcount = 0;
     int cl = 0;
@@ -351,149 +320,43 @@ PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB
     const unsigned G = (unsigned)(TILE >> cl), mask = (1u << cl) - 1u;
     const uint64_t g0 = blk * G;
     const unsigned nseg = (unsigned)(lcount - g0 < (uint64_t)G ? lcount - g0 : (uint64_t)G);
-    uint64_t h_lo = ~0ull, h_hi = 0;
-    unsigned h_sum = 0;
     for (unsigned j = tid; j < G; j += SB) {
         uint64_t bb = 0;
         const uint64_t len = j < nseg ? seg_item(d, list[lstart + g0 + j], chunks, bb) : 0;
         /* sorted alone: the address of the segment's first input key (its output is that plus
          * the uniform distance between the arrays); stable: the first key's place */
-        const uint64_t a = (uint64_t)(uintptr_t)(b.kin + bb);
-        sbeg[j] = STABLE ? bb : a;
+        sbeg[j] = STABLE ? bb : (uint64_t)(uintptr_t)(b.kin + bb);
         slen[j] = (uint16_t)len;
-        if (SPAN && len) {
-            h_lo = a < h_lo ? a : h_lo;
-            h_hi = a + len * sizeof(K) > h_hi ? a + len * sizeof(K) : h_hi;
-            h_sum += (unsigned)len;
-        }
-    }
-    if constexpr (SPAN) {
-        if (d.span) {
-            h_lo = pp_wave_reduce<pp_op_min<uint64_t>>(h_lo);
-            h_hi = pp_wave_reduce<pp_op_max<uint64_t>>(h_hi);
-            h_sum = pp_wave_reduce<pp_op_sum<unsigned>>(h_sum);
-            if (pp_lane_id() == 0 && h_sum) {
-                atomicMin(&s_lo, (unsigned long long)h_lo);
-                atomicMax(&s_hi, (unsigned long long)h_hi);
-                atomicAdd(&s_sum, h_sum);
-            }
-        }
     }
     __syncthreads();
-    /* integer keys sorted alone (!STABLE): the encoding is an xor, without the float test. */
+    /* integer keys sorted alone (!STABLE): the encoding is an xor, without the float test.
+     * Loads 8 at a time: fully unrolled (16 loads in flight) the keys-only kernel needed 80
+     * registers on sm_90 once its body runs in a loop over block items (s5-segmerge's
+     * segsort_packed_loop), 104-112 bytes of spills under the cap of 40; at 8, 40, no spill. */
     const auto ix = seg_int_xor<K>(d);
-    using E = decltype(ix);
+#pragma unroll 8
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, o = i & mask;
+        W w;
+        pp_bn_sentinel(w);
+        if (o < slen[j]) {
+            const K k = STABLE ? b.kin[sbeg[j] + o] : ((const K *)(uintptr_t)sbeg[j])[o];
+            if constexpr (STABLE) pp_bn_make(w, seg_enc(k, d), o);
+            else pp_bn_make(w, (decltype(ix))k ^ ix, o);
+        }
+        st.put(i, w);
+    }
+    __syncthreads();
     const unsigned base = tid * ITEMS;
     W x[ITEMS];
-    /* The span path (above): the block's segments lie in a hull of at most a tile of keys
-     * (block-uniform: from the shared reductions). */
-    bool span = false, tiled = false;
-    uint64_t lo = 0;
-    unsigned hull = 0;
-    if constexpr (SPAN) {
-        if (d.span && s_sum > 0 && s_hi - s_lo <= (uint64_t)TILE * sizeof(K)) {
-            span = true;
-            lo = s_lo;
-            hull = (unsigned)((s_hi - lo) / sizeof(K));
-        }
-    }
-    if constexpr (SPAN) if (span) {
-        /* a bit per segment's begin in the hull (a begin twice: not a tiling); the hull's keys
-         * into the tile, coalesced, 8 loads in flight (as the slot loop below) */
-        for (unsigned j = tid; j < G; j += SB)
-            if (slen[j]) {
-                const unsigned off = (unsigned)((sbeg[j] - lo) / sizeof(K)), bit = 1u << (off & 31u);
-                if (atomicOr(&s_begins[off >> 5], bit) & bit) s_bad = 1;
-            }
-        const K *src = (const K *)(uintptr_t)lo;
-#pragma unroll 8
-        for (int r = 0; r < ITEMS; ++r) {
-            const unsigned p = tid + (unsigned)(r * SB);
-            if (p < hull) st.put(p, (W)src[p]);
-        }
-        __syncthreads();
-        /* tiled: every segment ends at the hull's end or at another's begin, and their keys
-         * add up to the hull (then the chain of segments from the hull's first key covers it
-         * once, and is every segment) */
-        for (unsigned j = tid; j < G; j += SB)
-            if (slen[j]) {
-                const unsigned e = (unsigned)((sbeg[j] - lo) / sizeof(K)) + slen[j];
-                if (e != hull && !((s_begins[e >> 5] >> (e & 31u)) & 1u)) s_bad = 1;
-            }
-        /* the thread's slots from the staged keys: one segment's table entry for all of them
-         * where a group holds at least a thread's slots, else one a slot */
-        if (cl >= seg_log2(ITEMS)) {
-            const unsigned j = base >> cl, len = slen[j], o0 = base & mask;
-            const unsigned off = len ? (unsigned)((sbeg[j] - lo) / sizeof(K)) : 0u;
 #pragma unroll
-            for (int r = 0; r < ITEMS; ++r) {
-                const unsigned o = o0 + (unsigned)r;
-                pp_bn_sentinel(x[r]);
-                if (o < len) pp_bn_make(x[r], (E)(K)st.get(off + o) ^ ix, o);
-            }
-        } else {
-#pragma unroll
-            for (int r = 0; r < ITEMS; ++r) {
-                const unsigned i = base + (unsigned)r, j = i >> cl, o = i & mask, len = slen[j];
-                pp_bn_sentinel(x[r]);
-                if (o < len) pp_bn_make(x[r], (E)(K)st.get((unsigned)((sbeg[j] - lo) / sizeof(K)) + o) ^ ix, o);
-            }
-        }
-        __syncthreads(); /* s_bad is final; the staged keys are read before the network writes the tile */
-        tiled = !s_bad && s_sum == hull;
-    }
-    if (!span) {
-        /* Slot by slot, 8 loads at a time: fully unrolled (16 loads in flight) the keys-only
-         * kernel needed 80 registers on sm_90 once its body runs in a loop over block items
-         * (s5-segmerge's segsort_packed_loop), 104-112 bytes of spills under the cap of 40; at 8,
-         * 40, no spill. */
-#pragma unroll 8
-        for (int r = 0; r < ITEMS; ++r) {
-            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, o = i & mask;
-            W w;
-            pp_bn_sentinel(w);
-            if (o < slen[j]) {
-                const K k = STABLE ? b.kin[sbeg[j] + o] : ((const K *)(uintptr_t)sbeg[j])[o];
-                if constexpr (STABLE) pp_bn_make(w, seg_enc(k, d), o);
-                else pp_bn_make(w, (E)k ^ ix, o);
-            }
-            st.put(i, w);
-        }
-        __syncthreads();
-#pragma unroll
-        for (int r = 0; r < ITEMS; ++r) x[r] = st.get(base + (unsigned)r);
-    }
+    for (int r = 0; r < ITEMS; ++r) x[r] = st.get(base + (unsigned)r);
     pp_bn_bitonic(x, st, base, cl);
-    const uint64_t dout = (uint64_t)(uintptr_t)b.kout - (uint64_t)(uintptr_t)b.kin;
-    if constexpr (SPAN) if (tiled) {
-        /* the sorted keys back to their places in the hull (no thread reads the tile after the
-         * network's last barrier), then the hull stored coalesced: it is all this block's */
-        if (cl >= seg_log2(ITEMS)) {
-            const unsigned j = base >> cl, len = slen[j], o0 = base & mask;
-            const unsigned off = len ? (unsigned)((sbeg[j] - lo) / sizeof(K)) : 0u;
-#pragma unroll
-            for (int r = 0; r < ITEMS; ++r)
-                if (o0 + (unsigned)r < len) st.put(off + o0 + (unsigned)r, (W)(K)(x[r] ^ ix));
-        } else {
-#pragma unroll
-            for (int r = 0; r < ITEMS; ++r) {
-                const unsigned i = base + (unsigned)r, j = i >> cl, o = i & mask;
-                if (o < slen[j]) st.put((unsigned)((sbeg[j] - lo) / sizeof(K)) + o, (W)(K)(x[r] ^ ix));
-            }
-        }
-        __syncthreads();
-        K *dst = (K *)(uintptr_t)(lo + dout);
-#pragma unroll 8
-        for (int r = 0; r < ITEMS; ++r) {
-            const unsigned p = tid + (unsigned)(r * SB);
-            if (p < hull) dst[p] = (K)st.get(p);
-        }
-        return;
-    }
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) st.put(base + (unsigned)r, x[r]);
     __syncthreads();
     if constexpr (!STABLE) {
+        const uint64_t dout = (uint64_t)(uintptr_t)b.kout - (uint64_t)(uintptr_t)b.kin;
 #pragma unroll
         for (int r = 0; r < ITEMS; ++r) {
             const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
@@ -1173,7 +1036,6 @@ pp_status pp_hip_segmented_sort(pp_context *ctx, const pp_segsort_args *a)
                                                  : PP_SORT_KIND_UNSIGNED;
     d.flip = a->descending ? (kb == 8 ? ~0ull : ((1ull << (8 * kb)) - 1ull)) : 0ull;
     d.key_bits = (int)(8 * kb);
-    d.span = pp__option(ctx, PP_OPTION_SEGSORT_SPAN) != 1;
     if (!a->offsets && a->segment_length >= SEGSORT_FIXED_SORT_MIN) {
         /* the fixed form's long segments, whose lengths the host knows: the radix sort family's
          * device-wide sort per segment (one block per segment would sort each alone); every call

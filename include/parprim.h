@@ -960,11 +960,6 @@ typedef enum pp_option {
     /* radix sort, HIP: the onesweep tiles' size (0: the device's tuning row, small tiles up to
      * its bound on n; 1: never small; 2: small at every n). No value changes a result. */
     PP_OPTION_SORT_SMALL_TILES = 26,     /* 0 .. 2 */
-    /* segmented sort, HIP: integer keys alone, the packed classes' blocks whose segments lie in
-     * a hull of at most a tile of keys load the hull with one coalesced pass and, where the
-     * segments tile it, store it the same way (0: on; 1: every key through the per-slot segment
-     * lookup). No value changes a result. */
-    PP_OPTION_SEGSORT_SPAN = 28,         /* 0 .. 1 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

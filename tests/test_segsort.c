@@ -478,59 +478,6 @@ static void t_segsort_pack_log(void **state)
     free(keys);
 }
 
-/* The packed kernel's span path (integer keys alone; PP_OPTION_SEGSORT_SPAN 0 on, 1 off), both
- * ways: equal lengths, whose blocks' segments tile a hull of at most a tile (staged load and
- * store); a few segments of one class between one-key segments, whose hull has gaps that must
- * stay as they were (staged load, per-slot store); and segments that overlap inside one hull
- * (only the bytes outside every segment are checked). The CPU backend ignores the option. */
-static void t_segsort_span(void **state)
-{
-    tc_env *env = tc_envp(state);
-    pp_context *ctx = tc_ctx(state);
-    tc_rng r = tc_rng_for("segsort span");
-    const pp_dtype types[] = {PP_U8, PP_U32, PP_I32, PP_I64, PP_U64};
-    const size_t lens[] = {2, 3, 5, 8, 9, 16, 17, 100, 112, 113, 256, 1000, 1024, 2047, 2048, 4095, 4096};
-    const size_t nl = sizeof lens / sizeof lens[0];
-    const size_t total = tc_thorough() ? 70000 : 20000;
-    size_t *off = (size_t *)tc_xmalloc((total + 2) * sizeof *off);
-    unsigned char *keys = (unsigned char *)tc_xmalloc((total + 41 * 4096) * 8); /* either case's keys */
-    for (int sp = 0; sp <= 1; ++sp) {
-        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_SPAN, sp));
-        for (size_t i = 0; i < nl; ++i) {
-            const size_t L = lens[i], S = total / L, n = S * L;
-            const pp_dtype t = types[(i + (size_t)sp) % 5];
-            for (size_t s = 0; s <= S; ++s) off[s] = s * L;
-            tc_fill(&r, keys, n, t, i % 2 ? TC_FEW : TC_RANDOM);
-            char what[80];
-            snprintf(what, sizeof what, "span %s, equal lengths %zu", sp ? "off" : "on", L);
-            seg_call c = {t, PP_U32, 0, (int)(i & 1), (int)((i >> 1) & 1), 0, 0, 0};
-            run_check(env, &c, keys, n, off, S, what);
-        }
-        /* 40 segments of L between segments of one key: one block's hull with gaps */
-        for (size_t i = 0; i < nl; ++i) {
-            const size_t L = lens[i], S = 80;
-            off[0] = 0;
-            for (size_t s = 0; s < S; ++s) off[s + 1] = off[s] + (s % 2 ? 1 : L);
-            const size_t k = off[S];
-            const pp_dtype t = types[(i + 2 * (size_t)sp) % 5];
-            tc_fill(&r, keys, k, t, TC_RANDOM);
-            char what[80];
-            snprintf(what, sizeof what, "span %s, %zu keys between one-key segments", sp ? "off" : "on", L);
-            seg_call c = {t, PP_U32, 0, (int)(i & 1), (int)((i >> 1) & 1), 0, 0, 0};
-            run_check(env, &c, keys, k, off, S, what);
-        }
-        /* overlapping segments of one class in one hull: [0,16), [8,24) and [32,48), with [24,32)
-         * a segment of another class; and the same shifted by a tile's worth of keys */
-        const size_t over[] = {0, 16, 8, 24, 32, 48, 4100, 4116, 4108, 4124, 4132, 4148};
-        tc_fill(&r, keys, 4200, PP_U32, TC_RANDOM);
-        seg_call c = {PP_U32, PP_U32, 0, 0, 0, 0, 0, 1};
-        run_check(env, &c, keys, 4200, over, 11, sp ? "span off, overlapping" : "span on, overlapping");
-    }
-    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_SPAN, 0));
-    free(off);
-    free(keys);
-}
-
 /* CPU: 1, 2 and 3 threads over many segments and a few long ones (the second phase). */
 static void t_cpu_segsort_threads(void **state)
 {
@@ -564,7 +511,7 @@ int main(void)
         TC_BOTH(t_segsort_i64),   TC_BOTH(t_segsort_u64),     TC_BOTH(t_segsort_f32),
         TC_BOTH(t_segsort_f64),   TC_BOTH(t_segsort_equal),   TC_BOTH(t_segsort_one_segment),
         TC_BOTH(t_segsort_long),  TC_BOTH(t_segsort_clamped), TC_BOTH(t_segsort_empty),
-        TC_BOTH(t_segsort_float_ties), TC_BOTH(t_segsort_span),
+        TC_BOTH(t_segsort_float_ties),
         TC_CPU(t_cpu_segsort_threads),
         TC_HIP(t_segsort_pack_log),
     };
