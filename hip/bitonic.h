@@ -282,11 +282,13 @@ template <int I, typename W, int N> PP_DEVICE void pp_bn_merge_sort(W (&x)[I], p
             const bool ta = ib >= b0 + R || (ia < b0 && !pp_bn_less(b, a));
             x[r] = ta ? a : b;
             if (r + 1 < I) {
-                if (ta) ++ia;
-                else ++ib;
-                const W v = t.get(ta ? (ia < b0 ? ia : b0 - 1) : (ib < b0 + R ? ib : b0 + R - 1));
-                if (ta) a = v;
-                else b = v;
+                if (ta) {
+                    ++ia;
+                    a = t.get(ia < b0 ? ia : b0 - 1);
+                } else {
+                    ++ib;
+                    b = t.get(ib < b0 + R ? ib : b0 + R - 1);
+                }
             }
         }
         __syncthreads();
