@@ -104,9 +104,9 @@ struct pp_segsort_tuning {
 
 /* Not measured yet: every target packs up to the tile (2^12 keys; 2^11 for 8-byte keys or
  * values). merge_min_log: sm_90 11, NOT MEASURED: estimate from MIO counts (the bitonic
- * network's shuffle and shared-memory stages ~42 operations a key at c = 12, ~35 at 11, ~28 at
- * 10, the merge's ~26 / ~23 / ~20 with 16 items a thread; the packed kernel at 4096 keys is
- * MIO-bound on the H100, ncu), bench rows segsort_keys_L@bitonic / @merge measure it; sm_80 0
+ * network's shuffle and shared-memory stages ~42 operations a key at c = 12, ~31 at 11, ~22 at
+ * 10, the merge's ~26 / ~23 / ~20 with 16 items a thread, before its reads' bank conflicts; the
+ * packed kernel at 4096 keys is MIO-bound on the H100, ncu), bench rows segsort_keys_L@bitonic / @merge measure it; sm_80 0
  * (not measured); AMD 0 (not measured: never run here, the merge only compiles). The first row
  * of a platform is its fallback. */
 static const pp_segsort_tuning pp_segsort_tuning_table[] = {
