@@ -48,16 +48,6 @@ static const pb_case cases[] = {
     {"segsort_keys_1024@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=9", &k1024},
     {"segsort_keys_256@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=7", &k256},
     PB_ROW("segsort_keys_16384", PP_U32, PP_U32, PP_OP_SUM, k16384),
-    /* the packed classes' (and the long class's chunks') block sort forced: the bitonic network
-     * or the block merge sort (hip/bitonic.h), to measure the tuning row's merge_min_log */
-    {"segsort_keys_1024@bitonic", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_block_sort=1", &k1024},
-    {"segsort_keys_1024@merge", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_block_sort=2", &k1024},
-    {"segsort_keys_2048@bitonic", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_block_sort=1", &k2048},
-    {"segsort_keys_2048@merge", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_block_sort=2", &k2048},
-    {"segsort_keys_4096@bitonic", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_block_sort=1", &k4096},
-    {"segsort_keys_4096@merge", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_block_sort=2", &k4096},
-    {"segsort_keys_16384@bitonic", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_block_sort=1", &k16384},
-    {"segsort_keys_16384@merge", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_block_sort=2", &k16384},
     /* the merge passes a launch each (what every row did before the cooperative launch) */
     {"segsort_keys_512@per_pass", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_merge_launch=1", &k512},
     {"segsort_keys_16384@per_pass", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_merge_launch=1", &k16384},
@@ -290,8 +280,7 @@ const pb_family pb_family_segsort = {
     "segsort", cases, sizeof cases / sizeof cases[0], setup, call, verify, peer, teardown, NULL,
     "  segsort_keys_L u32 in equal segments of L = 16, 64, 112, 113, 256, 512, 1024, 2048, 4096,\n"
     "  16384 keys (L@block: segments of L keys sent to the long class, one chunk each, sorted a\n"
-    "  block each at the tile's class: segsort_pack_log below log2 L; L@bitonic / L@merge: the\n"
-    "  blocks' sort of their slots forced, segsort_block_sort=1 / =2),\n"
+    "  block each at the tile's class: segsort_pack_log below log2 L),\n"
     "  segsort_keys_mixed (lengths log-uniform in [1, 2^17], fixed seed), segsort_keys_one (one\n"
     "  segment of all n keys, offsets form), segsort_pairs_256 (u32 values 0 .. n-1); peers: CUB\n"
     "  DeviceSegmentedSort (SortKeys, SortPairs), on the CPU parprim's pp_sort_keys of the whole\n"

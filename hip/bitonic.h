@@ -17,17 +17,6 @@
  * the encoded key and a place (< 2^16) that breaks ties: (encoding << 32 | place) for keys of up
  * to 4 bytes, the pair pp_bn_kv for 8-byte keys. pp_bn_sentinel sorts after every real word of
  * its kind; after the sort a stable word can carry a key's bits instead (pp_bn_set_bits).
- *
- * pp_bn_merge_sort(x, tile, base, c) keeps the same contract by a block merge sort (the merge
- * path of Odeh, Green, Mwassi, Shmueli and Birk, "Merge Path - Parallel Merging Made Simple",
- * 2012, as CUB's BlockMergeSort uses it): each thread sorts its ITEMS slots in registers, then
- * log2(2^c / ITEMS) rounds each merge pairs of sorted runs of R slots through the shared tile,
- * a thread finding by a binary search where its ITEMS outputs start in the pair and merging them
- * serially. Why a second sort: the network's shuffle and shared-memory stages cost about
- * c(c+1)/2 - log2(ITEMS)(log2(ITEMS)+1)/2 MIO operations a slot (~42 at c = 12, 16 items), the
- * merge about 3.3 a round (a store, the merge's read, the search's), ~26 at c = 12: where the
- * MIO pipe bounds the kernel (the packed segmented sort at 4096 keys, ncu) the merge should
- * win for large c and lose for small (per-target threshold: hip/tuning_segsort.h).
  */
 #ifndef PP_HIP_BITONIC_H
 #define PP_HIP_BITONIC_H
@@ -45,8 +34,6 @@ struct pp_bn_kv {
 };
 
 PP_DEVICE bool pp_bn_less(const pp_bn_kv &a, const pp_bn_kv &b) { return a.k < b.k || (a.k == b.k && a.i < b.i); }
-PP_DEVICE bool pp_bn_less(uint32_t a, uint32_t b) { return a < b; }
-PP_DEVICE bool pp_bn_less(uint64_t a, uint64_t b) { return a < b; }
 PP_DEVICE uint32_t pp_bn_min(uint32_t a, uint32_t b) { return a < b ? a : b; }
 PP_DEVICE uint32_t pp_bn_max(uint32_t a, uint32_t b) { return a < b ? b : a; }
 PP_DEVICE uint64_t pp_bn_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -246,52 +233,6 @@ template <int I, typename W, int N> PP_DEVICE void pp_bn_bitonic(W (&x)[I], pp_b
             else pp_bn_smem_step<false>(x, t, base, j, lj);
         }
         pp_bn_reg_half<I / 2>(x);
-    }
-}
-
-/* The block merge sort (header comment): the same contract as pp_bn_bitonic. Round R merges
- * runs A = [lo, lo + R) and B = [lo + R, lo + 2R) (lo = base rounded down to 2R, so 2R <= 2^c
- * keeps groups apart) into this thread's outputs d = base - lo .. d + ITEMS - 1 of the pair. The
- * search: i = how many of A are among the first d outputs, A[m] being one iff !(B[d-1-m] < A[m])
- * (ties take A: stable), over i in [max(0, d - R), min(d, R)]. The serial merge holds one
- * candidate of each run and reads one slot a step, the next of the run it took, its index
- * clamped to the run's last slot (an exhausted run is never taken again; no read past a run,
- * so none past the tile). Ends with a block barrier after the last reads. */
-template <int I, typename W, int N> PP_DEVICE void pp_bn_merge_sort(W (&x)[I], pp_bn_tile<W, N> &t, unsigned base, int c)
-{
-    static_assert((I & (I - 1)) == 0, "a thread's slots: a power of two, runs aligned to them");
-    pp_bn_reg_phases<2>(x, c);
-#pragma unroll 1
-    for (unsigned R = I; R < (1u << c); R *= 2) {
-#pragma unroll
-        for (int r = 0; r < I; ++r) t.put(base + (unsigned)r, x[r]);
-        __syncthreads();
-        const unsigned a0 = base & ~(2 * R - 1), b0 = a0 + R, d = base - a0;
-        unsigned lo = d > R ? d - R : 0, hi = d < R ? d : R;
-#pragma unroll 1
-        while (lo < hi) {
-            const unsigned m = (lo + hi) / 2;
-            if (pp_bn_less(t.get(b0 + d - 1 - m), t.get(a0 + m))) hi = m;
-            else lo = m + 1;
-        }
-        /* ia, ib: the next unread slot of each run; ends: b0 and b0 + R */
-        unsigned ia = a0 + lo, ib = b0 + d - lo;
-        W a = t.get(ia < b0 ? ia : b0 - 1), b = t.get(ib < b0 + R ? ib : b0 + R - 1);
-#pragma unroll
-        for (int r = 0; r < I; ++r) {
-            const bool ta = ib >= b0 + R || (ia < b0 && !pp_bn_less(b, a));
-            x[r] = ta ? a : b;
-            if (r + 1 < I) {
-                if (ta) {
-                    ++ia;
-                    a = t.get(ia < b0 ? ia : b0 - 1);
-                } else {
-                    ++ib;
-                    b = t.get(ib < b0 + R ? ib : b0 + R - 1);
-                }
-            }
-        }
-        __syncthreads();
     }
 }
 

@@ -16,10 +16,8 @@
  *                     are given 2^c slots each, TILE / 2^c to a block, the slots past a
  *                     segment's length a sentinel that sorts last; a bitonic network of size
  *                     2^c over the block's tile (in registers, by shuffles, through shared
- *                     memory by the partner's distance), or from the tuning row's merge_min_log
- *                     a block merge sort (merge-path rounds through shared memory), sorts every
- *                     segment's slots on its own (below: what a slot holds, so that the result
- *                     is the stable one). Keys of
+ *                     memory by the partner's distance) sorts every segment's slots on its own
+ *                     (below: what a slot holds, so that the result is the stable one). Keys of
  *                     up to 4 bytes alone: segsort_packed_loop, a grid of the blocks that fit on
  *                     the device at once (at most the host's bound 2n / TILE + classes), each
  *                     looping over the block items the counts ask for; the other kernels
@@ -50,7 +48,6 @@
  * class reads a float key twice: loaded, then gathered by its place); the long class as the
  * packed class for its chunk sort, then once more for each merge pass its segment needs.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include <type_traits>
@@ -81,11 +78,7 @@ struct seg_desc {
     int key_bits;
     int pack_lo, pack_hi;
     int nclasses;
-    int merge_lo; /* classes c >= this (and the long class's chunks, c = the tile's) are sorted
-                   * by the block merge sort, the others by the bitonic network: the host's
-                   * choice (run_segsort), SEG_NO_MERGE for none */
 };
-constexpr int SEG_NO_MERGE = 32; /* past every class (c <= 16) */
 
 template <typename K, typename V> struct seg_bufs {
     const K *kin;
@@ -241,10 +234,9 @@ __global__ __launch_bounds__(SB) void segsort_thread(seg_desc d, seg_bufs<K, val
  * A block takes G = TILE / 2^c segments of class c (lengths in (2^(c-1), 2^c]) and gives each
  * 2^c slots of the tile, slot j * 2^c + o holding segment j's key o, the slots past its length a
  * sentinel that sorts after every real key. A bitonic sorting network of size 2^c over the whole
- * tile (hip/bitonic.h: registers, shuffles, shared memory by the partner's distance), or for
- * the classes from seg_desc::merge_lo a block merge sort of the same contract (hip/bitonic.h),
- * then sorts every group of 2^c slots on its own, and the first L slots of each group are its
- * segment, sorted. Loads and stores go slot by slot over the block (coalesced within a segment) through
+ * tile (hip/bitonic.h: registers, shuffles, shared memory by the partner's distance) then sorts
+ * every group of 2^c slots on its own, and the first L slots of each group are its segment,
+ * sorted. Loads and stores go slot by slot over the block (coalesced within a segment) through
  * the same shared tile.
  *
  * What a slot holds (pp_bn_word): keys-only integer sorts the encoded key alone (equal
@@ -359,10 +351,7 @@ PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB
     W x[ITEMS];
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) x[r] = st.get(base + (unsigned)r);
-    /* the block merge sort where the host chose it for this class (fewer shuffle and shared
-     * memory operations a key for large groups: hip/bitonic.h), else the bitonic network */
-    if (cl >= d.merge_lo) pp_bn_merge_sort(x, st, base, cl);
-    else pp_bn_bitonic(x, st, base, cl);
+    pp_bn_bitonic(x, st, base, cl);
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) st.put(base + (unsigned)r, x[r]);
     __syncthreads();
@@ -875,14 +864,6 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     d.pack_hi = want < TILE_LOG ? want : TILE_LOG;
     const int NP = d.pack_hi >= d.pack_lo ? d.pack_hi - d.pack_lo + 1 : 0;
     d.nclasses = NP + 2;
-    /* which classes merge (PP_OPTION_SEGSORT_BLOCK_SORT: 1 none, 2 every class of more slots
-     * than a thread holds; 0 the row's merge_min_log, 0 none): the same for the long class's
-     * chunks (dc below copies it), whose class is the tile's */
-    constexpr int ITEMS_LOG = seg_log2(ITEMS);
-    const int64_t block_sort = pp__option(ctx, PP_OPTION_SEGSORT_BLOCK_SORT);
-    const int row_lo = tu->merge_min_log ? (int)tu->merge_min_log : SEG_NO_MERGE;
-    d.merge_lo = block_sort == 1 ? SEG_NO_MERGE : block_sort == 2 ? ITEMS_LOG + 1 : row_lo;
-    if (d.merge_lo <= ITEMS_LOG) d.merge_lo = ITEMS_LOG + 1; /* a thread's own slots: registers only */
     const uint64_t n = a->n, S = a->n_segments;
     const uint64_t pack_max = NP ? (1ull << d.pack_hi) : (uint64_t)SEGSORT_THREAD_MAX;
     /* the longest segment possible: n keys, or the fixed form's length */
@@ -1022,12 +1003,9 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
             }
         }
     }
-    /* plan: strategy "classes", or "classes_merge_c<m>" where classes c >= m (up to the tile's,
-     * the long class's chunks) sort by the block merge sort; grid = the packed kernel's; param:
-     * thread-class bound, packed bound, tile, merge passes launched */
-    char strategy[24] = "classes";
-    if (d.merge_lo <= TILE_LOG) snprintf(strategy, sizeof strategy, "classes_merge_c%d", d.merge_lo);
-    pp__set_plan(ctx, "segmented_sort", strategy, g_packed, S, SEGSORT_THREAD_MAX, (int64_t)pack_max, TILE,
+    /* plan: grid = the packed kernel's; param: thread-class bound, packed bound, tile, merge
+     * passes launched */
+    pp__set_plan(ctx, "segmented_sort", "classes", g_packed, S, SEGSORT_THREAD_MAX, (int64_t)pack_max, TILE,
                  (int64_t)passes);
     return PP_OK;
 }

@@ -97,24 +97,16 @@
 struct pp_segsort_tuning {
     const char *target;     /* as pp_hip_device::arch names it */
     unsigned pack_max_log;  /* segments of up to 2^this keys (capped by the tile) are packed */
-    unsigned merge_min_log; /* classes of 2^c slots with c >= this (the long class's chunks too)
-                             * sort by the block merge sort, smaller ones by the bitonic network;
-                             * 0: never (hip/bitonic.h, PP_OPTION_SEGSORT_BLOCK_SORT forces) */
 };
 
 /* Not measured yet: every target packs up to the tile (2^12 keys; 2^11 for 8-byte keys or
- * values). merge_min_log: sm_90 11, NOT MEASURED: estimate from MIO counts (the bitonic
- * network's shuffle and shared-memory stages ~42 operations a key at c = 12, ~31 at 11, ~22 at
- * 10, the merge's ~26 / ~23 / ~20 with 16 items a thread, before its reads' bank conflicts; the
- * packed kernel at 4096 keys is MIO-bound on the H100, ncu), bench rows segsort_keys_L@bitonic / @merge measure it; sm_80 0
- * (not measured); AMD 0 (not measured: never run here, the merge only compiles). The first row
- * of a platform is its fallback. */
+ * values). The first row of a platform is its fallback. */
 static const pp_segsort_tuning pp_segsort_tuning_table[] = {
-    {"sm_90", 12, 11},
-    {"sm_80", 12, 0},
-    {"gfx90a", 12, 0},
-    {"gfx940", 12, 0},
-    {"gfx1030", 12, 0},
+    {"sm_90", 12},
+    {"sm_80", 12},
+    {"gfx90a", 12},
+    {"gfx940", 12},
+    {"gfx1030", 12},
 };
 
 /* The row for the context's device. */

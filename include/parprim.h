@@ -960,11 +960,6 @@ typedef enum pp_option {
     /* radix sort, HIP: the onesweep tiles' size (0: the device's tuning row, small tiles up to
      * its bound on n; 1: never small; 2: small at every n). No value changes a result. */
     PP_OPTION_SORT_SMALL_TILES = 26,     /* 0 .. 2 */
-    /* segmented sort, HIP: how the packed classes (and the long class's chunks) sort a block's
-     * tile of slots (0: the device's tuning row, a block merge sort from its class bound up, the
-     * bitonic network below it; 1: always the bitonic network; 2: the block merge sort wherever
-     * a segment's group of slots is more than a thread holds). No value changes a result. */
-    PP_OPTION_SEGSORT_BLOCK_SORT = 27,   /* 0 .. 2 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

@@ -48,8 +48,6 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     [PP_OPTION_SEGSORT_MERGE_LAUNCH] = {"segsort_merge_launch", 0, 1, 0},
     /* radix sort: the onesweep tiles' size (sixth session) */
     [PP_OPTION_SORT_SMALL_TILES] = {"sort_small_tiles", 0, 2, 0},
-    /* segmented sort: the packed classes' block sort, bitonic or merge (seventh session) */
-    [PP_OPTION_SEGSORT_BLOCK_SORT] = {"segsort_block_sort", 0, 2, 0},
 };
 
 static const option_info *info(pp_option o)

@@ -10,8 +10,7 @@
  * up to the tile, the tile, the long class's chunk counts and merge passes), random mixes of
  * lengths; one segment holding everything; the fixed form; clamped offsets (past n, decreasing, overlapping: for these only
  * the bytes outside the segments are checked); stability (few distinct keys, distinct values);
- * float ties (-0.0 / +0.0, NaNs of every sign and payload); n_segments == 0 and n == 0; on the CPU, 1, 2 and 3 threads;
- * on HIP the packed classes' bound and their block sort (bitonic network or merge sort) forced.
+ * float ties (-0.0 / +0.0, NaNs of every sign and payload); n_segments == 0 and n == 0; on the CPU, 1, 2 and 3 threads.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -479,81 +478,6 @@ static void t_segsort_pack_log(void **state)
     free(keys);
 }
 
-/* Segment lengths for the packed classes' block sorts: 2 .. 8192, every power of two and its
- * neighbours (each packed class's bounds; 1024 / 2048 / 4096 +- 1 where the bitonic network and
- * the merge sort meet, the tile of 4096 or 2048 slots and the long class's first chunks). */
-static const size_t block_sort_lengths[] = {2,   3,   4,   5,    7,    8,    9,    15,   16,   17,   31,   32,
-                                            33,  63,  64,  65,   127,  128,  129,  255,  256,  257,  511,  512,
-                                            513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097, 8191, 8192};
-#define N_BLOCK_SORT (sizeof block_sort_lengths / sizeof block_sort_lengths[0])
-
-/* The plan of a call under PP_OPTION_SEGSORT_BLOCK_SORT = opt: "classes" (the bitonic network
- * everywhere) for 1; for 2 the block merge sort from the class just above a thread's slots
- * (hip/tuning_segsort.h's SEGSORT_ITEMS: 16 a thread, 8 where keys or values are 8 bytes), so
- * that a device which never ran the merge fails here rather than passing on the network. */
-static void check_block_sort_plan(pp_context *ctx, const seg_call *c, int opt)
-{
-    pp_plan plan;
-    TC_OK(ctx, pp_context_last_plan(ctx, &plan));
-    const size_t ks = tc_size(c->kt), vs = c->pairs ? tc_size(c->vt) : 0;
-    const int items_log = ks > 4 || vs > 4 ? 3 : 4;
-    char want[24] = "classes";
-    if (opt == 2) snprintf(want, sizeof want, "classes_merge_c%d", items_log + 1);
-    TC_CHECK(strcmp(plan.family, "segmented_sort") == 0 && strcmp(plan.strategy, want) == 0,
-             "segsort_block_sort %d: plan %s / %s, want %s", opt, plan.family, plan.strategy, want);
-}
-
-/* HIP: the packed classes' (and the long class's chunks') sort of a block's slots forced
- * (PP_OPTION_SEGSORT_BLOCK_SORT: 1 the bitonic network, 2 the block merge sort wherever a group
- * of slots is more than a thread holds), asked from the plan: the oracle's bits for every key
- * type, keys alone and pairs with u32 and u64 values, lengths 2 .. 8192 (boundaries and random),
- * random keys mixed with many equal ones (stability), float keys mixed with -0.0 / +0.0 and
- * NaNs of both signs and many payloads. */
-static void t_segsort_block_sort(void **state)
-{
-    tc_env *env = tc_envp(state);
-    pp_context *ctx = tc_ctx(state);
-    const int thorough = tc_thorough();
-    tc_rng r = tc_rng_for("segsort block sort");
-    size_t len[N_BLOCK_SORT + 48], off[N_BLOCK_SORT + 49], S = 0;
-    for (size_t i = 0; i < N_BLOCK_SORT; ++i) len[S++] = block_sort_lengths[i];
-    for (int i = 0; i < (thorough ? 48 : 12); ++i) len[S++] = 2 + (size_t)tc_below(&r, 8191);
-    for (size_t i = S; i > 1; --i) {
-        const size_t j = (size_t)tc_below(&r, i), t = len[i - 1];
-        len[i - 1] = len[j];
-        len[j] = t;
-    }
-    const size_t n = offsets_of(len, S, off);
-    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 8), few[5 * 8];
-    for (size_t ti = 0; ti < sizeof tc_dtypes / sizeof tc_dtypes[0]; ++ti) {
-        const pp_dtype t = tc_dtypes[ti];
-        tc_fill(&r, keys, n, t, TC_RANDOM);
-        tc_fill(&r, few, 5, t, TC_RANDOM);
-        const uint64_t sign = t == PP_F32 ? 0x80000000ull : 0x8000000000000000ull;
-        const uint64_t qnan = t == PP_F32 ? 0x7FC00000ull : 0x7FF8000000000000ull;
-        for (size_t i = 0; i < n; ++i) {
-            const uint64_t x = tc_below(&r, 8);
-            if (x < 3) tc_store_bits(keys, i, t, tc_bits(few, (size_t)x, t)); /* many equal keys */
-            if (tc_is_float(t) && x == 3) tc_store_bits(keys, i, t, (i & 1) ? sign : 0); /* -0.0 / +0.0 */
-            if (tc_is_float(t) && x == 4) tc_store_bits(keys, i, t, qnan | (i & 0xFFFF) | ((i & 2) ? sign : 0));
-        }
-        for (int opt = 1; opt <= 2; ++opt) {
-            TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_BLOCK_SORT, opt));
-            char what[48];
-            snprintf(what, sizeof what, "segsort_block_sort %d", opt);
-            for (int form = 0; form < 3; ++form) /* keys alone, pairs with u32, with u64 values */
-                for (int desc = 0; desc <= thorough; ++desc) {
-                    seg_call c = {t, form == 2 ? PP_U64 : PP_U32, form > 0, (int)((desc + ti + (size_t)form) & 1),
-                                  form == 1, 0, 0, 0};
-                    run_check(env, &c, keys, n, off, S, what);
-                    check_block_sort_plan(ctx, &c, opt);
-                }
-        }
-    }
-    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_BLOCK_SORT, 0));
-    free(keys);
-}
-
 /* CPU: 1, 2 and 3 threads over many segments and a few long ones (the second phase). */
 static void t_cpu_segsort_threads(void **state)
 {
@@ -589,7 +513,7 @@ int main(void)
         TC_BOTH(t_segsort_long),  TC_BOTH(t_segsort_clamped), TC_BOTH(t_segsort_empty),
         TC_BOTH(t_segsort_float_ties),
         TC_CPU(t_cpu_segsort_threads),
-        TC_HIP(t_segsort_pack_log),       TC_HIP(t_segsort_block_sort),
+        TC_HIP(t_segsort_pack_log),
     };
     return TC_RUN("segsort", tests);
 }
