@@ -325,26 +325,51 @@ PP_DEVICE bool rs_tile(const rs_params &p, uint64_t &b, uint64_t &j)
     return true;
 }
 
+/* A lane's run of N raw elements of one row, as loaded. 1-byte elements, 4 to a run, are kept
+ * packed in one 32-bit word: element by element they held a register each, and at the 64
+ * registers of 4 blocks an SM (SAT_RS_MIN_BLOCKS) rs_table spilled 26-32 bytes for u8 -> u32
+ * and 236 for u8 -> u64 (CUDA 13, sm_90). */
+template <typename In, int N> struct rs_raw {
+    In e[N];
+    PP_DEVICE In get(int k) const { return e[k]; }
+    PP_DEVICE void load(const In *p, uint32_t valid, bool vec) { pp_lane_load<In, N>(p, valid, vec, e); }
+};
+template <> struct rs_raw<uint8_t, 4> {
+    uint32_t w;
+    PP_DEVICE uint8_t get(int k) const { return (uint8_t)(w >> (8 * k)); }
+    PP_DEVICE void load(const uint8_t *p, uint32_t valid, bool vec)
+    {
+        if (vec && valid >= 4u) {
+            w = *reinterpret_cast<const uint32_t *>(p);
+        } else {
+            uint32_t x = 0;
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                if ((uint32_t)k < valid) x |= (uint32_t)p[k] << (8 * k);
+            w = x;
+        }
+    }
+};
+
 /* The raw elements of CH rows of a lane's run, from row rc (rows from r1 on and columns from
  * `valid` on are not loaded: their v keep what they held). */
 template <typename In, int CH, int N>
 PP_DEVICE void rs_load(const In *__restrict__ in, const rs_params &p, uint64_t rc, uint64_t r1, uint64_t cb,
-                       uint32_t valid, In (&v)[CH][N])
+                       uint32_t valid, rs_raw<In, N> (&v)[CH])
 {
 #pragma unroll
     for (int r = 0; r < CH; ++r)
-        if (rc + r < r1 && valid > 0) pp_lane_load<In, N>(in + (rc + r) * p.in_pitch + cb, valid, p.vec_in, v[r]);
+        if (rc + r < r1 && valid > 0) v[r].load(in + (rc + r) * p.in_pitch + cb, valid, p.vec_in);
 }
 
-/* The accumulators of a loaded chunk: the identity outside the matrix. */
-template <typename P, int CH, int N>
-PP_DEVICE void rs_make(const typename P::in_t (&v)[CH][N], uint64_t rc, uint64_t r1, uint32_t valid,
-                       typename P::acc_t (&x)[CH][N])
+/* The accumulators of one loaded row (`row`: inside the matrix): the identity outside it. Made
+ * a row at a time inside the loops below, so that the chunk lives as raw elements (packed for
+ * 1-byte ones) while the next chunk's loads are in flight, not as CH x N accumulators. */
+template <typename P, int N>
+PP_DEVICE void rs_make(const rs_raw<typename P::in_t, N> &v, bool row, uint32_t valid, typename P::acc_t (&x)[N])
 {
 #pragma unroll
-    for (int r = 0; r < CH; ++r)
-#pragma unroll
-        for (int k = 0; k < N; ++k) x[r][k] = rc + r < r1 && (uint32_t)k < valid ? P::make(v[r][k], 0) : P::op::identity();
+    for (int k = 0; k < N; ++k) x[k] = row && (uint32_t)k < valid ? P::make(v.get(k), 0) : P::op::identity();
 }
 
 template <typename P>
@@ -365,22 +390,25 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
     A col[N];
 #pragma unroll
     for (int k = 0; k < N; ++k) col[k] = Op::identity();
-    In v[CH][N] = {};
+    rs_raw<In, N> v[CH] = {};
     rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
     for (uint64_t rc = r0; rc < r1; rc += CH) {
-        A x[CH][N];
-        rs_make<P, CH, N>(v, rc, r1, valid, x);
+        rs_raw<In, N> cur[CH];
+#pragma unroll
+        for (int r = 0; r < CH; ++r) cur[r] = v[r];
         if (SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
         A mine = Op::identity(); /* lane r of the chunk: row rc + r's sum */
 #pragma unroll
         for (int r = 0; r < CH; ++r) {
-            A s = x[r][0];
+            A x[N];
+            rs_make<P, N>(cur[r], rc + r < r1, valid, x);
+            A s = x[0];
 #pragma unroll
-            for (int k = 1; k < N; ++k) s = Op::apply(s, x[r][k]);
+            for (int k = 1; k < N; ++k) s = Op::apply(s, x[k]);
             s = pp_wave_reduce<Op>(s); /* every lane the same bits (the sum commutes) */
             if (lane == (unsigned)r) mine = s;
 #pragma unroll
-            for (int k = 0; k < N; ++k) col[k] = Op::apply(col[k], x[r][k]);
+            for (int k = 0; k < N; ++k) col[k] = Op::apply(col[k], x[k]);
         }
         if (lane < (unsigned)CH && rc + lane < r1) rsum[rc + lane] = mine;
         if (!SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
@@ -478,25 +506,28 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
         col[k] = Op::identity();
     }
     A crun = Op::identity();
-    In v[CH][N] = {};
+    rs_raw<In, N> v[CH] = {};
     rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
     for (uint64_t rc = r0; rc < r1; rc += CH) {
-        A x[CH][N];
-        rs_make<P, CH, N>(v, rc, r1, valid, x);
+        rs_raw<In, N> cur[CH];
+#pragma unroll
+        for (int r = 0; r < CH; ++r) cur[r] = v[r];
         if (SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
         const A h = lane < (unsigned)CH && rc + lane < r1 ? hrow[rc + lane] : Op::identity();
         if (p.border && j == 0 && lane < (unsigned)CH && rc + lane < r1)
             reinterpret_cast<Out *>(p.border)[(rc + lane) * p.out_pitch] = Out(0);
 #pragma unroll
         for (int r = 0; r < CH; ++r) {
+            A x[N];
+            rs_make<P, N>(cur[r], rc + r < r1, valid, x);
 #pragma unroll
-            for (int k = 1; k < N; ++k) x[r][k] = Op::apply(x[r][k - 1], x[r][k]);
-            const A ex = pp_wave_excl_of_incl<Op>(pp_wave_scan_incl<Op>(x[r][N - 1]));
+            for (int k = 1; k < N; ++k) x[k] = Op::apply(x[k - 1], x[k]);
+            const A ex = pp_wave_excl_of_incl<Op>(pp_wave_scan_incl<Op>(x[N - 1]));
             crun = Op::apply(crun, pp_shfl_any(h, r));
             Out y[N];
 #pragma unroll
             for (int k = 0; k < N; ++k) {
-                col[k] = Op::apply(col[k], Op::apply(ex, x[r][k]));
+                col[k] = Op::apply(col[k], Op::apply(ex, x[k]));
                 y[k] = Out(Op::apply(Op::apply(col[k], crun), pc[k]));
             }
             if (rc + r < r1 && valid > 0) pp_lane_store<Out, N>(out + (rc + r) * p.out_pitch + cb, valid, p.vec_out, y);

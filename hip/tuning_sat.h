@@ -65,7 +65,7 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
 #define SAT_RS_ITEMS 4
 #define SAT_RS_THREADS 256
 #define SAT_RS_PREFETCH 1
-template <typename In, typename A> constexpr int sat_rs_chunk() { return sizeof(In) == 4 && sizeof(A) == 4 ? 8 : 4; }
+template <typename In, typename A> constexpr int sat_rs_chunk() { return (sizeof(In) == 4 || sizeof(In) == 1) && sizeof(A) == 4 ? 8 : 4; }
 #define SAT_RS_MIN_BLOCKS(IB) ((IB) == 1 ? 4 : 1)
 /* The bands' heights are powers of two from this (a multiple of every chunk). */
 #define SAT_RS_BAND_MIN 8
