@@ -57,11 +57,18 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
  * ncu of chunk 8 (f32): the sums kernel 370 us at 88% of DRAM bandwidth, the table kernel 754
  * us at 85%, the scans of the sums 40 + 22 us: the f32 table moves what it must at close to the
  * card's speed; the u8 one is far from it (4-byte loads a lane: latency). Chunk 8, uncapped,
- * for 4-byte inputs into 4-byte sums; 1-byte inputs: chunk 4, 4 blocks; 8-byte inputs or sums:
- * chunk 4, uncapped (not measured: chunk 8 took 135-202 registers there, one block an SM for
- * f64). The next chunk's loads are issued before
- * the current one is summed (SAT_RS_PREFETCH 1): 1.198 / 1.492 against 1.192 / 1.482 with 0,
- * no difference. */
+ * for 4-byte inputs into 4-byte sums; 8-byte inputs or sums: chunk 4, uncapped (not measured:
+ * chunk 8 took 135-202 registers there, one block an SM for f64). The next chunk's loads are
+ * issued before the current one is summed (SAT_RS_PREFETCH 1): 1.198 / 1.492 against 1.192 /
+ * 1.482 with 0, no difference.
+ * 1-byte inputs, 4 blocks an SM: their rows kept packed (sat.hip, rs_raw) and made into sums a
+ * row at a time, so a chunk of 8 rows fits the 64 registers (rs_table u8 -> u32: 56, no spill;
+ * it had 64 and 26-32 bytes of spills at chunk 4 unpacked; rs_sums 64 with a 16-byte spill).
+ * H100 80GB HBM3 (2026-11-26 ~23:00 UTC, seventh session's call 4, three builds in one call,
+ * 16384 x 16384 u8 -> u32, two rounds; copy row 716-721 us): unpacked chunk 4 (0d46800's
+ * tuning) 1.094 / 1.090 ms, packed chunk 4 775.8 / 777.2 us, packed chunk 8 738.3 / 738.1 us;
+ * f32 1.192 / 1.193 ms in every build. ncu (u8 -> u32): sums 361 -> 211 us (DRAM 23% -> 40%, SM
+ * 53% -> 73%), table 745 -> 516 us (DRAM 58% -> 77%). */
 #define SAT_RS_ITEMS 4
 #define SAT_RS_THREADS 256
 #define SAT_RS_PREFETCH 1
