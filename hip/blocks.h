@@ -173,6 +173,33 @@ template <typename Op, int Width = PP_WAVE, typename A> PP_DEVICE A pp_wave_redu
     return v;
 }
 
+/* CH values a lane, each reduced over the wave at once (CH a power of two, at most PP_WAVE):
+ * a butterfly that halves the values a step (each lane keeps the half of the values its bit of
+ * the step selects and sends the other half to its partner, who keeps that), then a plain
+ * butterfly over groups of PP_WAVE / CH lanes. Lane l returns the wave's total of value
+ * l / (PP_WAVE / CH), the same bits in every lane of that group. CH - 1 + log2(PP_WAVE / CH)
+ * shuffles, where CH pp_wave_reduce calls take CH log2(PP_WAVE) (8 values on a wave of 32: 9
+ * against 40). For an op that commutes (a + b and b + a the same bits, as IEEE sums are), the
+ * order of each value's terms is fixed: the same bits every run. */
+template <typename Op, int CH, typename A> PP_DEVICE A pp_wave_reduce_many(A (&v)[CH])
+{
+    static_assert((CH & (CH - 1)) == 0 && CH >= 1 && CH <= PP_WAVE, "a power of two of values, at most a wave's");
+    const unsigned lane = pp_lane_id();
+#pragma unroll
+    for (int c = CH, m = PP_WAVE / 2; c > 1; c /= 2, m /= 2) {
+        const bool up = (lane & (unsigned)m) != 0u;
+#pragma unroll
+        for (int i = 0; i < c / 2; ++i) {
+            const A send = up ? v[i] : v[i + c / 2], keep = up ? v[i + c / 2] : v[i];
+            v[i] = Op::apply(keep, pp_shfl_xor_any(send, m));
+        }
+    }
+    A s = v[0];
+#pragma unroll
+    for (int m = PP_WAVE / (2 * CH); m > 0; m >>= 1) s = Op::apply(s, pp_shfl_xor_any(s, m));
+    return s;
+}
+
 /* Block-wide reduction for blocks of BLOCK threads (a multiple of PP_WAVE). The result is
  * valid in thread 0 (and in every thread of wave 0). Depth log2(BLOCK). Contains
  * __syncthreads(): every thread of the block must call it. */

@@ -397,19 +397,22 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
 #pragma unroll
         for (int r = 0; r < CH; ++r) cur[r] = v[r];
         if (SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
-        A mine = Op::identity(); /* lane r of the chunk: row rc + r's sum */
+        A s[CH]; /* the lane's part of each row's sum */
 #pragma unroll
         for (int r = 0; r < CH; ++r) {
             A x[N];
             rs_make<P, N>(cur[r], rc + r < r1, valid, x);
-            A s = x[0];
+            s[r] = x[0];
 #pragma unroll
-            for (int k = 1; k < N; ++k) s = Op::apply(s, x[k]);
-            s = pp_wave_reduce<Op>(s); /* every lane the same bits (the sum commutes) */
-            if (lane == (unsigned)r) mine = s;
+            for (int k = 1; k < N; ++k) s[r] = Op::apply(s[r], x[k]);
 #pragma unroll
             for (int k = 0; k < N; ++k) col[k] = Op::apply(col[k], x[k]);
         }
+        /* the chunk's row sums over the wave at once (one pp_wave_reduce a row was 5 shuffles a
+         * row, the kernel's largest cost for 1-byte inputs: SM 73% busy at 40% of DRAM
+         * bandwidth, ncu, call 4), then lane r of the chunk takes row rc + r's */
+        const A tot = pp_wave_reduce_many<Op, CH>(s);
+        const A mine = pp_shfl_any(tot, (int)((lane % (unsigned)CH) * (unsigned)(PP_WAVE / CH)));
         if (lane < (unsigned)CH && rc + lane < r1) rsum[rc + lane] = mine;
         if (!SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
     }
