@@ -63,12 +63,14 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
  * 1.482 with 0, no difference.
  * 1-byte inputs, 4 blocks an SM: their rows kept packed (sat.hip, rs_raw) and made into sums a
  * row at a time, so a chunk of 8 rows fits the 64 registers (rs_table u8 -> u32: 56, no spill;
- * it had 64 and 26-32 bytes of spills at chunk 4 unpacked; rs_sums 64 with a 16-byte spill).
+ * it had 64 and 26-32 bytes of spills at chunk 4 unpacked; rs_sums 63, no spill, since its rows
+ * are reduced over the wave at once, pp_wave_reduce_many: 64 and a 16-byte spill before).
  * H100 80GB HBM3 (2026-11-26 ~23:00 UTC, seventh session's call 4, three builds in one call,
  * 16384 x 16384 u8 -> u32, two rounds; copy row 716-721 us): unpacked chunk 4 (0d46800's
  * tuning) 1.094 / 1.090 ms, packed chunk 4 775.8 / 777.2 us, packed chunk 8 738.3 / 738.1 us;
  * f32 1.192 / 1.193 ms in every build. ncu (u8 -> u32): sums 361 -> 211 us (DRAM 23% -> 40%, SM
- * 53% -> 73%), table 745 -> 516 us (DRAM 58% -> 77%). */
+ * 53% -> 73%), table 745 -> 516 us (DRAM 58% -> 77%). The rows reduced at once (call 5, same
+ * call as b3310c9): 737.1 / 741.9 -> 724.2 / 722.6 us; f32 1.190 / 1.197 ms. */
 #define SAT_RS_ITEMS 4
 #define SAT_RS_THREADS 256
 #define SAT_RS_PREFETCH 1
