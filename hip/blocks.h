@@ -181,19 +181,24 @@ template <typename Op, int Width = PP_WAVE, typename A> PP_DEVICE A pp_wave_redu
  * shuffles, where CH pp_wave_reduce calls take CH log2(PP_WAVE) (8 values on a wave of 32: 9
  * against 40). For an op that commutes (a + b and b + a the same bits, as IEEE sums are), the
  * order of each value's terms is fixed: the same bits every run. */
+/* One halving step of pp_wave_reduce_many over the first C values, partner distance M, then the
+ * next (template recursion: every index a constant, whatever the compiler's unroll limits). */
+template <typename Op, int C, int M, typename A, int CH> PP_DEVICE void pp_wave_halve(A (&v)[CH], unsigned lane)
+{
+    if constexpr (C > 1) {
+        const bool up = (lane & (unsigned)M) != 0u;
+#pragma unroll
+        for (int i = 0; i < C / 2; ++i) {
+            const A send = up ? v[i] : v[i + C / 2], keep = up ? v[i + C / 2] : v[i];
+            v[i] = Op::apply(keep, pp_shfl_xor_any(send, M));
+        }
+        pp_wave_halve<Op, C / 2, M / 2>(v, lane);
+    }
+}
 template <typename Op, int CH, typename A> PP_DEVICE A pp_wave_reduce_many(A (&v)[CH])
 {
     static_assert((CH & (CH - 1)) == 0 && CH >= 1 && CH <= PP_WAVE, "a power of two of values, at most a wave's");
-    const unsigned lane = pp_lane_id();
-#pragma unroll
-    for (int c = CH, m = PP_WAVE / 2; c > 1; c /= 2, m /= 2) {
-        const bool up = (lane & (unsigned)m) != 0u;
-#pragma unroll
-        for (int i = 0; i < c / 2; ++i) {
-            const A send = up ? v[i] : v[i + c / 2], keep = up ? v[i + c / 2] : v[i];
-            v[i] = Op::apply(keep, pp_shfl_xor_any(send, m));
-        }
-    }
+    pp_wave_halve<Op, CH, PP_WAVE / 2>(v, pp_lane_id());
     A s = v[0];
 #pragma unroll
     for (int m = PP_WAVE / (2 * CH); m > 0; m >>= 1) s = Op::apply(s, pp_shfl_xor_any(s, m));

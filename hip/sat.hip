@@ -379,7 +379,7 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
     using In = typename P::in_t;
     using A = typename P::acc_t;
     using Op = typename P::op;
-    constexpr int N = SAT_RS_ITEMS, CH = sat_rs_chunk<In, A>();
+    constexpr int N = SAT_RS_ITEMS, CH = sat_rs_sums_chunk<In, A>();
     uint64_t b, j;
     if (!rs_tile(p, b, j)) return;
     const unsigned lane = pp_lane_id();
@@ -390,18 +390,18 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
     A col[N];
 #pragma unroll
     for (int k = 0; k < N; ++k) col[k] = Op::identity();
+    /* a rolling chunk: each row's slot is reloaded with the row CH below it as soon as it has
+     * been made into sums, so CH rows' loads stay in flight with CH raw runs of registers (a
+     * copy of the chunk beside the next one's loads, as rs_table keeps, held twice that) */
     rs_raw<In, N> v[CH] = {};
     rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
     for (uint64_t rc = r0; rc < r1; rc += CH) {
-        rs_raw<In, N> cur[CH];
-#pragma unroll
-        for (int r = 0; r < CH; ++r) cur[r] = v[r];
-        if (SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
         A s[CH]; /* the lane's part of each row's sum */
 #pragma unroll
         for (int r = 0; r < CH; ++r) {
             A x[N];
-            rs_make<P, N>(cur[r], rc + r < r1, valid, x);
+            rs_make<P, N>(v[r], rc + r < r1, valid, x);
+            if (rc + CH + r < r1 && valid > 0) v[r].load(in + (rc + CH + r) * p.in_pitch + cb, valid, p.vec_in);
             s[r] = x[0];
 #pragma unroll
             for (int k = 1; k < N; ++k) s[r] = Op::apply(s[r], x[k]);
@@ -409,12 +409,10 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
             for (int k = 0; k < N; ++k) col[k] = Op::apply(col[k], x[k]);
         }
         /* the chunk's row sums over the wave at once (one pp_wave_reduce a row was 5 shuffles a
-         * row, the kernel's largest cost for 1-byte inputs: SM 73% busy at 40% of DRAM
-         * bandwidth, ncu, call 4), then lane r of the chunk takes row rc + r's */
+         * row; 8 rows: 9 shuffles, 16: 16), then lane r of the chunk takes row rc + r's */
         const A tot = pp_wave_reduce_many<Op, CH>(s);
         const A mine = pp_shfl_any(tot, (int)((lane % (unsigned)CH) * (unsigned)(PP_WAVE / CH)));
         if (lane < (unsigned)CH && rc + lane < r1) rsum[rc + lane] = mine;
-        if (!SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
     }
     A *csum = reinterpret_cast<A *>(p.csum) + b * p.cols;
 #pragma unroll

@@ -75,9 +75,25 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
 #define SAT_RS_THREADS 256
 #define SAT_RS_PREFETCH 1
 template <typename In, typename A> constexpr int sat_rs_chunk() { return (sizeof(In) == 4 || sizeof(In) == 1) && sizeof(A) == 4 ? 8 : 4; }
+/* rs_sums' chunk, where it differs: 16 rows for 1-byte inputs into 4-byte sums. Why: rs_sums
+ * u8 -> u32 ran at 40% of DRAM bandwidth (ncu, call 4) with 8 rows of 128 bytes a wave in
+ * flight: 32 waves an SM x 1 KB, one chunk's loads a loop iteration, 3.3 us an iteration (211
+ * us for 32 iterations of each of two rounds of waves), so about 10 GB/s an SM; the f32 sums
+ * keep 4 KB a wave in flight and run at 88%. The table kernel keeps 8 (its stores keep it at
+ * 77%, and 16 rows there cost registers it does not have at 4 blocks an SM). */
+#if defined(PP_PORT_AMD)
+/* AMD: the table's chunk (16 rows took rs_sums u8 -> u32 to 128 VGPRs and 228-248 bytes of
+ * scratch on gfx90a / gfx940, 184 VGPRs on gfx1030; compiled, never run) */
+template <typename In, typename A> constexpr int sat_rs_sums_chunk() { return sat_rs_chunk<In, A>(); }
+#else
+template <typename In, typename A> constexpr int sat_rs_sums_chunk()
+{
+    return sizeof(In) == 1 && sizeof(A) == 4 ? 16 : sat_rs_chunk<In, A>();
+}
+#endif
 #define SAT_RS_MIN_BLOCKS(IB) ((IB) == 1 ? 4 : 1)
 /* The bands' heights are powers of two from this (a multiple of every chunk). */
-#define SAT_RS_BAND_MIN 8
+#define SAT_RS_BAND_MIN 16
 
 /* ---- run-time choices, per target ----
  * pause_ns / delay_ns: the look-back's sleeps (one-pass form and the scans); auto_strategy: the
