@@ -117,10 +117,11 @@ PP_DEVICE unsigned pp_radix_rank_counts_dr(unsigned (&dr)[ITEMS], int bits, unsi
 
 /* The second phase: the digits' starts in the tile (a block scan of the counts `total` that
  * pp_radix_rank_counts_dr returned), added to each digit's wave counters, and every valid
- * item's rank in the tile into the rank bits of dr[i]. Contains __syncthreads(); every thread
- * calls it. */
+ * item's rank in the tile into the rank bits of dr[i]. Returns digit threadIdx.x's start to
+ * the threads below PP_RADIX (what sm.start holds), so that a caller may reuse the shared
+ * memory once every thread has returned. Contains __syncthreads(); every thread calls it. */
 template <int BLOCK, int ITEMS>
-PP_DEVICE void pp_radix_rank_finish_dr(unsigned (&dr)[ITEMS], unsigned valid_count, unsigned total,
+PP_DEVICE unsigned pp_radix_rank_finish_dr(unsigned (&dr)[ITEMS], unsigned valid_count, unsigned total,
                                        pp_radix_rank_smem<BLOCK> &sm)
 {
     constexpr int WAVES = BLOCK / PP_WAVE;
@@ -137,6 +138,7 @@ PP_DEVICE void pp_radix_rank_finish_dr(unsigned (&dr)[ITEMS], unsigned valid_cou
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
         if (first + (unsigned)(i * PP_WAVE) < valid_count) dr[i] += mine[pp_radix_slot(pp_dr_digit(dr[i]))];
+    return start;
 }
 
 /* Every thread of the block calls it. digit[i]: item i's digit (< 2^bits); an item is valid when

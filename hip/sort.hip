@@ -240,25 +240,49 @@ PP_DEVICE void sort_copy_out(const sort_bufs<K, V> &b, unsigned from, int argsor
     }
 }
 
-/* One onesweep pass j (digit bits [shift, shift + bits)) over tiles of SORT_BLOCK x ITEMS keys.
+/* One onesweep pass j (digit bits [shift, shift + bits)) over tiles of BLOCK x ITEMS keys (BLOCK:
+ * SORT_BLOCK, or a wide tile's SORT_WIDE_BLOCK_* with the fused ranking only).
  * The pass writes X when an even number of running passes follow it, else Y, so that the last
  * running pass writes X (the output) and no copy is needed after the passes; where that is the
  * buffer it reads (in place: the input is X), it writes the other one, and sort_fixup copies at
  * the end. copy_out (not in place): the last pass, if it does not run and no pass ran, copies
  * its tile (the tile of its block index) from the input to X. argsort: the keys of the last
  * pass that runs are not written. */
-template <typename K, int VB, int ITEMS, int MODE /* pp_sort_onesweep, not AUTO */>
-__global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB)) void onesweep_pass(sort_desc sd, int j, int shift, int bits, int copy_out,
+/* A onesweep pass's staged tile, and the ranking's shared memory beside it (ALIAS = false) or
+ * over it (ALIAS = true: the wide tiles, whose keys and wave counters together pass the 48 KB
+ * of static shared memory; the wave counters are dead once the ranks are made, before the
+ * tile is staged). */
+template <typename K, typename V, int VB, int TILE> struct onesweep_tile {
+    K keys[TILE];
+    V vals[VB ? TILE : 1];
+};
+template <typename K, typename V, int VB, int BLOCK, int TILE, bool ALIAS> struct onesweep_smem {
+    pp_radix_rank_smem<BLOCK> rs;
+    onesweep_tile<K, V, VB, TILE> t;
+};
+template <typename K, typename V, int VB, int BLOCK, int TILE> struct onesweep_smem<K, V, VB, BLOCK, TILE, true> {
+    union {
+        pp_radix_rank_smem<BLOCK> rs;
+        onesweep_tile<K, V, VB, TILE> t;
+    };
+};
+
+template <typename K, int VB, int ITEMS, int MODE /* pp_sort_onesweep, not AUTO */, int BLOCK = SORT_BLOCK>
+__global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB) : SORT_ONESWEEP_WIDE_BLOCKS) void onesweep_pass(sort_desc sd, int j, int shift, int bits, int copy_out,
                                                             sort_bufs<K, val_t<VB>> b, const unsigned long long *start,
                                                             const unsigned *active, unsigned *loc,
                                                             unsigned long long *states, unsigned *ticket,
                                                             uint64_t tiles, pp_lb_sleeps sl, int argsort)
 {
     using V = val_t<VB>;
-    constexpr int TILE = SORT_BLOCK * ITEMS;
-    __shared__ pp_radix_rank_smem<SORT_BLOCK> rs;
-    __shared__ K skeys[TILE];
-    __shared__ V svals[VB ? TILE : 1];
+    constexpr int TILE = BLOCK * ITEMS;
+    /* wide tiles (more threads than digits) put the staged tile over the wave counters */
+    constexpr bool ALIAS = BLOCK > SORT_BLOCK;
+    static_assert(!ALIAS || MODE == PP_SORT_ONESWEEP_FUSED, "wide tiles have the fused pass only");
+    __shared__ onesweep_smem<K, V, VB, BLOCK, TILE, ALIAS> sm;
+    pp_radix_rank_smem<BLOCK> &rs = sm.rs;
+    K *const skeys = sm.t.keys;
+    V *const svals = sm.t.vals;
     __shared__ uint32_t sdlo[PP_RADIX], sdhi[PP_RADIX]; /* digit offsets (64 bits) at pp_radix_slot */
     __shared__ unsigned s_tile;
     const unsigned from = loc[j];
@@ -266,7 +290,7 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB
         if (blockIdx.x == 0 && threadIdx.x == 0) loc[j + 1] = from;
         if (copy_out && j + 1 == sd.passes && from != LOC_X) {
             const uint64_t base = (uint64_t)blockIdx.x * TILE, end = sd.n - base < (uint64_t)TILE ? sd.n : base + TILE;
-            sort_copy_out<K, V, VB>(b, from, argsort, base + threadIdx.x, end, SORT_BLOCK);
+            sort_copy_out<K, V, VB>(b, from, argsort, base + threadIdx.x, end, BLOCK);
         }
         return;
     }
@@ -331,21 +355,26 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB
          * ranks run while the tiles before publish theirs; then the look-back (staging before
          * it spilled registers on sm_90 with 16 items and values) */
         const unsigned total =
-            pp_radix_rank_counts_dr<SORT_BLOCK, ITEMS, MATCH>(dr, bits, cnt, rs);
+            pp_radix_rank_counts_dr<BLOCK, ITEMS, MATCH>(dr, bits, cnt, rs);
         if (tiles > 1 && d < (unsigned)PP_RADIX)
             pp_lookback_counter_publish<FUSED>(states, t, d, PP_RADIX, total, (unsigned)j);
 
-        pp_radix_rank_finish_dr<SORT_BLOCK, ITEMS>(dr, cnt, total, rs);
+        const unsigned dstart = pp_radix_rank_finish_dr<BLOCK, ITEMS>(dr, cnt, total, rs);
         if (d < (unsigned)PP_RADIX) {
+            /* the wide tiles' count and start are in registers: their shared copies are gone */
+            const unsigned dcount = ALIAS ? total : rs.count[d];
             const uint64_t before =
-                tiles > 1 ? pp_lookback_counter_wait<FUSED>(states, t, d, PP_RADIX, rs.count[d], (unsigned)j, sl, window)
+                tiles > 1 ? pp_lookback_counter_wait<FUSED>(states, t, d, PP_RADIX, dcount, (unsigned)j, sl, window)
                           : 0;
-            put_delta(d, start[d] + before - rs.start[d]);
+            put_delta(d, start[d] + before - (ALIAS ? dstart : rs.start[d]));
         }
+        /* wide tiles: the tile goes over the wave counters once every thread has read them
+         * (staged before the look-back, the 512-thread pass spilled 4 bytes at 64 registers) */
+        if constexpr (ALIAS) __syncthreads();
         stage();
     } else {
-        const unsigned total = pp_radix_rank_counts_dr<SORT_BLOCK, ITEMS>(dr, bits, cnt, rs);
-        pp_radix_rank_finish_dr<SORT_BLOCK, ITEMS>(dr, cnt, total, rs);
+        const unsigned total = pp_radix_rank_counts_dr<BLOCK, ITEMS>(dr, bits, cnt, rs);
+        pp_radix_rank_finish_dr<BLOCK, ITEMS>(dr, cnt, total, rs);
         if (d < (unsigned)PP_RADIX) {
             const uint64_t before =
                 tiles > 1 ? pp_lookback_counter(states, t, d, PP_RADIX, rs.count[d], (unsigned)j, sl) : 0;
@@ -366,7 +395,7 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB
     if (sd.n <= 0xFFFFFFFFull) {
 #pragma unroll UNROLL
         for (int i = 0; i < ITEMS; ++i) {
-            const unsigned e = threadIdx.x + (unsigned)(i * SORT_BLOCK);
+            const unsigned e = threadIdx.x + (unsigned)(i * BLOCK);
             if (e < cnt) {
                 const unsigned p = stage_slot(e);
                 const K kk = skeys[p];
@@ -378,7 +407,7 @@ __global__ __launch_bounds__(SORT_BLOCK, SORT_ONESWEEP_BLOCKS((int)sizeof(K), VB
     } else {
 #pragma unroll UNROLL
         for (int i = 0; i < ITEMS; ++i) {
-            const unsigned e = threadIdx.x + (unsigned)(i * SORT_BLOCK);
+            const unsigned e = threadIdx.x + (unsigned)(i * BLOCK);
             if (e < cnt) {
                 const unsigned p = stage_slot(e);
                 const K kk = skeys[p];
@@ -604,10 +633,18 @@ struct carve {
     }
 };
 
-template <typename K, int VB, int ITEMS> pp_status run_onesweep(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd)
+/* The onesweep pass's variant: as PP_OPTION_SORT_ONESWEEP forces, else the tuning row's. */
+int onesweep_variant(pp_context *ctx, const pp_sort_tuning *tu, bool argsort)
+{
+    const int64_t forced = pp__option(ctx, PP_OPTION_SORT_ONESWEEP);
+    return forced != PP_SORT_ONESWEEP_AUTO ? (int)forced : argsort ? tu->onesweep_argsort : tu->onesweep;
+}
+
+template <typename K, int VB, int ITEMS, int BLOCK = SORT_BLOCK>
+pp_status run_onesweep(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd)
 {
     using V = val_t<VB>;
-    constexpr uint64_t TILE = (uint64_t)SORT_BLOCK * ITEMS;
+    constexpr uint64_t TILE = (uint64_t)BLOCK * ITEMS;
     pp_hip_state *hs = pp_hip(ctx);
     const uint64_t n = a->n, tiles = (n + TILE - 1) / TILE;
     const int P = sd.passes, argsort = a->keys_out == nullptr;
@@ -662,13 +699,15 @@ template <typename K, int VB, int ITEMS> pp_status run_onesweep(pp_context *ctx,
      * compaction read too (-1: the row) */
     const int64_t opt_pause = pp__option(ctx, PP_OPTION_SCAN_PAUSE_NS), opt_delay = pp__option(ctx, PP_OPTION_SCAN_DELAY_NS);
     pp_lb_sleeps sl{opt_pause >= 0 ? (unsigned)opt_pause : tu->pause_ns, opt_delay >= 0 ? (unsigned)opt_delay : tu->delay_ns};
-    const int64_t forced = pp__option(ctx, PP_OPTION_SORT_ONESWEEP);
-    const int variant = forced != PP_SORT_ONESWEEP_AUTO ? (int)forced : argsort ? tu->onesweep_argsort : tu->onesweep;
+    const int variant = onesweep_variant(ctx, tu, argsort);
     const int copy_out = !in_place;
     for (int j = 0; j < P; ++j) {
         const unsigned long long *sj = start + (size_t)j * PP_RADIX;
         const unsigned g = (unsigned)tiles;
-        if (variant == PP_SORT_ONESWEEP_RANKED)
+        if constexpr (BLOCK != SORT_BLOCK)
+            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_FUSED, BLOCK><<<g, BLOCK, 0, s>>>(
+                sd, j, sd.shift[j], sd.bits[j], copy_out, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
+        else if (variant == PP_SORT_ONESWEEP_RANKED)
             onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_RANKED><<<g, SORT_BLOCK, 0, s>>>(
                 sd, j, sd.shift[j], sd.bits[j], copy_out, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
         else if (variant == PP_SORT_ONESWEEP_EARLY)
@@ -862,14 +901,31 @@ template <typename K> pp_status run_tile_merge(pp_context *ctx, const pp_sort_ar
     return PP_OK;
 }
 
-/* The onesweep tiles' size: SORT_ONESWEEP_SMALL_ITEMS a thread up to the tuning row's
- * small_tile_max_n (or as PP_OPTION_SORT_SMALL_TILES forces), else SORT_ONESWEEP_ITEMS. */
+/* The onesweep tiles' shape: SORT_ONESWEEP_SMALL_ITEMS a thread up to the tuning row's
+ * small_tile_max_n (or as PP_OPTION_SORT_SMALL_TILES forces); else wide tiles (blocks of
+ * wide_block threads, SORT_ONESWEEP_ITEMS a thread) from the row's wide_min_n (or as
+ * PP_OPTION_SORT_WIDE_TILES forces), where the kernel has them: keys of at most 4 bytes
+ * without values (pairs of 4-byte keys and values at 384 x 16 pass the 48 KB of static shared
+ * memory), the fused pass; else blocks of SORT_BLOCK. */
 template <typename K, int VB> pp_status run_onesweep_sized(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd)
 {
+    const pp_sort_tuning *tu = pp_sort_tuning_for(&pp_hip(ctx)->dev);
     const int64_t forced = pp__option(ctx, PP_OPTION_SORT_SMALL_TILES);
-    const bool small = forced == 2 || (forced == 0 && a->n <= pp_sort_tuning_for(&pp_hip(ctx)->dev)->small_tile_max_n);
+    const bool small = forced == 2 || (forced == 0 && a->n <= tu->small_tile_max_n);
     if (small) return run_onesweep<K, VB, SORT_ONESWEEP_SMALL_ITEMS>(ctx, a, sd);
-    return run_onesweep<K, VB, SORT_ONESWEEP_ITEMS((int)sizeof(K), VB)>(ctx, a, sd);
+    constexpr int ITEMS = SORT_ONESWEEP_ITEMS((int)sizeof(K), VB);
+    if constexpr (sizeof(K) <= 4 && VB == 0) {
+        const int64_t wide = pp__option(ctx, PP_OPTION_SORT_WIDE_TILES);
+        const unsigned block = wide == 2 ? SORT_WIDE_BLOCK_384
+                               : wide == 3 ? SORT_WIDE_BLOCK_512
+                               : wide == 0 && tu->wide_block && a->n >= tu->wide_min_n ? tu->wide_block
+                                                                                        : (unsigned)SORT_BLOCK;
+        if (block != SORT_BLOCK && onesweep_variant(ctx, tu, a->keys_out == nullptr) == PP_SORT_ONESWEEP_FUSED) {
+            if (block == SORT_WIDE_BLOCK_512) return run_onesweep<K, VB, ITEMS, SORT_WIDE_BLOCK_512>(ctx, a, sd);
+            return run_onesweep<K, VB, ITEMS, SORT_WIDE_BLOCK_384>(ctx, a, sd);
+        }
+    }
+    return run_onesweep<K, VB, ITEMS>(ctx, a, sd);
 }
 
 template <typename K> pp_status dispatch_values(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd, bool tile)

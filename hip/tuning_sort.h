@@ -46,6 +46,14 @@
 /* onesweep items per thread for keys of KB bytes and values of VB bytes (20 for 4-byte keys
  * spilled 8 to 306 bytes on sm_90 at 3 blocks per SM, 96 to 136 at 4) */
 #define SORT_ONESWEEP_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
+/* Wide onesweep tiles (more threads than digits, SORT_ONESWEEP_ITEMS a thread, the fused pass
+ * only; sort.hip's run_onesweep_sized says which keys and values): blocks of 384 or 512 threads,
+ * SORT_ONESWEEP_WIDE_BLOCKS of them an SM / CU (2: 64 registers a thread at 512, 85 at 384).
+ * A tile's own costs (the look-back, the scans over digits, the barriers) are shared by more
+ * keys, and fewer tiles are in flight for the look-back to walk over. */
+#define SORT_WIDE_BLOCK_384 384
+#define SORT_WIDE_BLOCK_512 512
+#define SORT_ONESWEEP_WIDE_BLOCKS 2
 /* onesweep items per thread for small n (the row's small_tile_max_n): tiles of 1024, so that a
  * pass at n = 2^16 runs 64 tiles, not 16 (each pass then took one 4096-key tile's latency,
  * 14 us under ncu on the H100) */
@@ -61,6 +69,8 @@ struct pp_sort_tuning {
     int onesweep;             /* the onesweep pass's variant (pp_sort_onesweep, not AUTO) */
     int onesweep_argsort;     /* the same for pp_argsort (the values are the positions) */
     uint64_t small_tile_max_n; /* onesweep tiles of SORT_ONESWEEP_SMALL_ITEMS a thread up to this n */
+    unsigned wide_block;       /* wide onesweep tiles' threads (SORT_WIDE_BLOCK_*; 0: none) ... */
+    uint64_t wide_min_n;       /* ... from this n */
 };
 
 /* Sleeps and tile_max_n are not measured yet (no sleeps; one tile of the tile sort). The
@@ -82,11 +92,11 @@ struct pp_sort_tuning {
  * 55.54; 2^20 129.10 / 72.37; commit 71bb20c, 2^17 53.46 / 52.77). The others: 0 (not
  * measured). */
 static const pp_sort_tuning pp_sort_tuning_table[] = {
-    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED, PP_SORT_ONESWEEP_EARLY_WINDOW, (uint64_t)1 << 16},
-    {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0},
-    {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0},
-    {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0},
-    {"gfx1030", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0},
+    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED, PP_SORT_ONESWEEP_EARLY_WINDOW, (uint64_t)1 << 16, 0, 0},
+    {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0, 0},
+    {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0, 0},
+    {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0, 0},
+    {"gfx1030", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0, 0},
 };
 
 /* The row for the context's device. */

@@ -48,6 +48,8 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     [PP_OPTION_SEGSORT_MERGE_LAUNCH] = {"segsort_merge_launch", 0, 1, 0},
     /* radix sort: the onesweep tiles' size (sixth session) */
     [PP_OPTION_SORT_SMALL_TILES] = {"sort_small_tiles", 0, 2, 0},
+    /* radix sort: wide onesweep tiles (eighth session) */
+    [PP_OPTION_SORT_WIDE_TILES] = {"sort_wide_tiles", 0, 3, 0},
 };
 
 static const option_info *info(pp_option o)
