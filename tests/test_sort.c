@@ -465,6 +465,7 @@ static void t_sort_wide_tiles(void **state)
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_SMALL_TILES, 1));
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
         for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ++ti) {
+            if (!tc_thorough() && si == 8 && ti != 1) continue; /* quick: 2^20 + 3 for u32 only */
             const pp_dtype t = types[ti];
             const size_t n = sizes[si];
             unsigned char *keys = (unsigned char *)tc_xmalloc(n * tc_size(t));
