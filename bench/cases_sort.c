@@ -48,15 +48,14 @@ static const pb_case cases[] = {
     {"latency_sort@small_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 18, 0, "sort_small_tiles=2", &keys},
     {"latency_sort@big_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 18, 0, "sort_small_tiles=1", &keys},
     {"latency_sort@small_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 20, 0, "sort_small_tiles=2", &keys},
-    /* the onesweep tiles' width forced (tuning_sort.h's wide_block / wide_min_n come from these) */
+    /* the onesweep tiles' width forced (tuning_sort.h's wide_min_n comes from these) */
     {"sort_keys@narrow_tiles", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "sort_wide_tiles=1", &keys},
-    {"sort_keys@wide_384", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "sort_wide_tiles=2", &keys},
-    {"sort_keys@wide_512", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "sort_wide_tiles=3", &keys},
+    {"sort_keys@wide_tiles", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "sort_wide_tiles=2", &keys},
     {"sort_keys@narrow_tiles", PP_F32, PP_F32, PP_OP_SUM, 0, 0, "sort_wide_tiles=1", &keys},
-    {"sort_keys@wide_512", PP_F32, PP_F32, PP_OP_SUM, 0, 0, "sort_wide_tiles=3", &keys},
-    {"sort_keys_sorted@wide_512", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "sort_wide_tiles=3", &sorted},
-    {"sort_keys_16_distinct@wide_512", PP_I32, PP_I32, PP_OP_SUM, 0, 0, "sort_wide_tiles=3", &few},
-    {"latency_sort@wide_512", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 20, 0, "sort_wide_tiles=3", &keys},
+    {"latency_sort@narrow_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 21, 0, "sort_wide_tiles=1", &keys},
+    {"latency_sort@wide_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 21, 0, "sort_wide_tiles=2", &keys},
+    {"latency_sort@narrow_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 22, 0, "sort_wide_tiles=1", &keys},
+    {"latency_sort@wide_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 22, 0, "sort_wide_tiles=2", &keys},
     {"sort_tile_merge", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 20, 0, "sort_strategy=tile_merge", &keys},
     {"sort_tile_merge", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "sort_strategy=tile_merge", &keys},
 };

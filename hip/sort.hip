@@ -241,7 +241,7 @@ PP_DEVICE void sort_copy_out(const sort_bufs<K, V> &b, unsigned from, int argsor
 }
 
 /* One onesweep pass j (digit bits [shift, shift + bits)) over tiles of BLOCK x ITEMS keys (BLOCK:
- * SORT_BLOCK, or a wide tile's SORT_WIDE_BLOCK_* with the fused ranking only).
+ * SORT_BLOCK, or a wide tile's SORT_WIDE_BLOCK with the fused ranking only).
  * The pass writes X when an even number of running passes follow it, else Y, so that the last
  * running pass writes X (the output) and no copy is needed after the passes; where that is the
  * buffer it reads (in place: the input is X), it writes the other one, and sort_fixup copies at
@@ -903,7 +903,7 @@ template <typename K> pp_status run_tile_merge(pp_context *ctx, const pp_sort_ar
 
 /* The onesweep tiles' shape: SORT_ONESWEEP_SMALL_ITEMS a thread up to the tuning row's
  * small_tile_max_n (or as PP_OPTION_SORT_SMALL_TILES forces); else wide tiles (blocks of
- * wide_block threads, SORT_ONESWEEP_ITEMS a thread) from the row's wide_min_n (or as
+ * SORT_WIDE_BLOCK threads, SORT_ONESWEEP_ITEMS a thread) from the row's wide_min_n (or as
  * PP_OPTION_SORT_WIDE_TILES forces), where the kernel has them: keys of at most 4 bytes
  * without values (pairs of 4-byte keys and values at 384 x 16 pass the 48 KB of static shared
  * memory), the fused pass; else blocks of SORT_BLOCK. */
@@ -915,15 +915,10 @@ template <typename K, int VB> pp_status run_onesweep_sized(pp_context *ctx, cons
     if (small) return run_onesweep<K, VB, SORT_ONESWEEP_SMALL_ITEMS>(ctx, a, sd);
     constexpr int ITEMS = SORT_ONESWEEP_ITEMS((int)sizeof(K), VB);
     if constexpr (sizeof(K) <= 4 && VB == 0) {
-        const int64_t wide = pp__option(ctx, PP_OPTION_SORT_WIDE_TILES);
-        const unsigned block = wide == 2 ? SORT_WIDE_BLOCK_384
-                               : wide == 3 ? SORT_WIDE_BLOCK_512
-                               : wide == 0 && tu->wide_block && a->n >= tu->wide_min_n ? tu->wide_block
-                                                                                        : (unsigned)SORT_BLOCK;
-        if (block != SORT_BLOCK && onesweep_variant(ctx, tu, a->keys_out == nullptr) == PP_SORT_ONESWEEP_FUSED) {
-            if (block == SORT_WIDE_BLOCK_512) return run_onesweep<K, VB, ITEMS, SORT_WIDE_BLOCK_512>(ctx, a, sd);
-            return run_onesweep<K, VB, ITEMS, SORT_WIDE_BLOCK_384>(ctx, a, sd);
-        }
+        const int64_t forced_wide = pp__option(ctx, PP_OPTION_SORT_WIDE_TILES);
+        const bool wide = forced_wide == 2 || (forced_wide == 0 && tu->wide_min_n && a->n >= tu->wide_min_n);
+        if (wide && onesweep_variant(ctx, tu, a->keys_out == nullptr) == PP_SORT_ONESWEEP_FUSED)
+            return run_onesweep<K, VB, ITEMS, SORT_WIDE_BLOCK>(ctx, a, sd);
     }
     return run_onesweep<K, VB, ITEMS>(ctx, a, sd);
 }

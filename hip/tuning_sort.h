@@ -47,12 +47,16 @@
  * spilled 8 to 306 bytes on sm_90 at 3 blocks per SM, 96 to 136 at 4) */
 #define SORT_ONESWEEP_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
 /* Wide onesweep tiles (more threads than digits, SORT_ONESWEEP_ITEMS a thread, the fused pass
- * only; sort.hip's run_onesweep_sized says which keys and values): blocks of 384 or 512 threads,
- * SORT_ONESWEEP_WIDE_BLOCKS of them an SM / CU (2: 64 registers a thread at 512, 85 at 384).
- * A tile's own costs (the look-back, the scans over digits, the barriers) are shared by more
- * keys, and fewer tiles are in flight for the look-back to walk over. */
-#define SORT_WIDE_BLOCK_384 384
-#define SORT_WIDE_BLOCK_512 512
+ * only; sort.hip's run_onesweep_sized says which keys and values): blocks of 512 threads,
+ * SORT_ONESWEEP_WIDE_BLOCKS of them an SM / CU (64 registers a thread on sm_90, no spill).
+ * A tile's own costs (the look-back, the scans over digits, the barriers) are shared by twice
+ * the keys, and half as many tiles are in flight for the look-back to walk over. H100 80GB
+ * HBM3, 2026-11-27, commit ab5ba30, ms per sort at 2^28, same process, tiles of 256 / 384 /
+ * 512 threads (x 16 keys; 384 ran at 80 registers, 24 warps an SM): u32 7.979 / 8.129 / 7.526,
+ * again 8.004 / 8.145 / 7.504 (CUB 3.0.1 6.406); f32 8.606 / - / 8.400 (CUB 5.736); sorted u32
+ * 7.765 / - / 7.367; 16 distinct i32 7.890 / - / 7.495. ncu at 2^26, a pass: 330 -> 291 M warp
+ * instructions, 528 -> 506 us. 384 was dropped. */
+#define SORT_WIDE_BLOCK 512
 #define SORT_ONESWEEP_WIDE_BLOCKS 2
 /* onesweep items per thread for small n (the row's small_tile_max_n): tiles of 1024, so that a
  * pass at n = 2^16 runs 64 tiles, not 16 (each pass then took one 4096-key tile's latency,
@@ -69,8 +73,7 @@ struct pp_sort_tuning {
     int onesweep;             /* the onesweep pass's variant (pp_sort_onesweep, not AUTO) */
     int onesweep_argsort;     /* the same for pp_argsort (the values are the positions) */
     uint64_t small_tile_max_n; /* onesweep tiles of SORT_ONESWEEP_SMALL_ITEMS a thread up to this n */
-    unsigned wide_block;       /* wide onesweep tiles' threads (SORT_WIDE_BLOCK_*; 0: none) ... */
-    uint64_t wide_min_n;       /* ... from this n */
+    uint64_t wide_min_n;       /* wide onesweep tiles (SORT_WIDE_BLOCK threads) from this n (0: never) */
 };
 
 /* Sleeps and tile_max_n are not measured yet (no sleeps; one tile of the tile sort). The
@@ -90,13 +93,16 @@ struct pp_sort_tuning {
  * small_tile_max_n: sm_90 2^16 (H100 80GB HBM3, 2026-11-26, commit e8d817a, u32 keys, us per
  * sort, small tiles (1024) / large (4096), same process: 2^16 47.19 / 51.25; 2^18 63.06 /
  * 55.54; 2^20 129.10 / 72.37; commit 71bb20c, 2^17 53.46 / 52.77). The others: 0 (not
- * measured). */
+ * measured).
+ * wide_min_n: sm_90 2^21 (H100 80GB HBM3, 2026-11-27, commit ab5ba30, u32 keys: 2^20 wide 72.44 us,
+ * narrow 72.04 (tied; 128 wide tiles, fewer than the SMs); 2^28 -6%, above; between, not
+ * measured). The others: 0 (not measured; the AMD build compiles them without scratch). */
 static const pp_sort_tuning pp_sort_tuning_table[] = {
-    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED, PP_SORT_ONESWEEP_EARLY_WINDOW, (uint64_t)1 << 16, 0, 0},
-    {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0, 0},
-    {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0, 0},
-    {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0, 0},
-    {"gfx1030", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0, 0},
+    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED, PP_SORT_ONESWEEP_EARLY_WINDOW, (uint64_t)1 << 16, (uint64_t)1 << 21},
+    {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0},
+    {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0},
+    {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0},
+    {"gfx1030", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0},
 };
 
 /* The row for the context's device. */

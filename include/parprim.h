@@ -962,9 +962,9 @@ typedef enum pp_option {
     PP_OPTION_SORT_SMALL_TILES = 26,     /* 0 .. 2 */
     /* radix sort, HIP: wide onesweep tiles, blocks of more threads than digits, where the
      * pass has them (keys of at most 4 bytes without values, the fused pass, tiles that are
-     * not small) (0: the device's tuning row; 1: never; 2: blocks of 384 threads; 3: of 512).
+     * not small) (0: the device's tuning row; 1: never; 2: wherever the pass has them).
      * No value changes a result. */
-    PP_OPTION_SORT_WIDE_TILES = 27,      /* 0 .. 3 */
+    PP_OPTION_SORT_WIDE_TILES = 27,      /* 0 .. 2 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

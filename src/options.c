@@ -49,7 +49,7 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     /* radix sort: the onesweep tiles' size (sixth session) */
     [PP_OPTION_SORT_SMALL_TILES] = {"sort_small_tiles", 0, 2, 0},
     /* radix sort: wide onesweep tiles (eighth session) */
-    [PP_OPTION_SORT_WIDE_TILES] = {"sort_wide_tiles", 0, 3, 0},
+    [PP_OPTION_SORT_WIDE_TILES] = {"sort_wide_tiles", 0, 2, 0},
 };
 
 static const option_info *info(pp_option o)
