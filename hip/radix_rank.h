@@ -63,8 +63,9 @@ enum { PP_RANK_MATCH_ANY = 0, PP_RANK_BALLOT = 1, PP_RANK_BALLOT_FUSED = 2 };
  * digit's wave counters replaced by the waves before. Returns the tile's count of digit
  * threadIdx.x to the threads below PP_RADIX (0 to the others), which a onesweep pass publishes
  * at once, before pp_radix_rank_finish_dr. The rank bits of dr[i] hold the rank within the
- * wave. Contains __syncthreads(); every thread calls it. */
-template <int BLOCK, int ITEMS, int MATCH = PP_RANK_MATCH_ANY>
+ * wave. FULL: every item is valid (valid_count is the whole tile), no bound tested. Contains
+ * __syncthreads(); every thread calls it. */
+template <int BLOCK, int ITEMS, int MATCH = PP_RANK_MATCH_ANY, bool FULL = false>
 PP_DEVICE unsigned pp_radix_rank_counts_dr(unsigned (&dr)[ITEMS], int bits, unsigned valid_count,
                                            pp_radix_rank_smem<BLOCK> &sm)
 {
@@ -80,7 +81,7 @@ PP_DEVICE unsigned pp_radix_rank_counts_dr(unsigned (&dr)[ITEMS], int bits, unsi
     const unsigned first = w * PP_WAVE * ITEMS + lane;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
-        const bool valid = first + (unsigned)(i * PP_WAVE) < valid_count;
+        const bool valid = FULL || first + (unsigned)(i * PP_WAVE) < valid_count;
         const unsigned digit = pp_dr_digit(dr[i]);
         const pp_wavemask_t peers = MATCH == PP_RANK_BALLOT_FUSED ? pp_match_digit_wave_fused<PP_RADIX_BITS>(digit, valid)
                                     : MATCH == PP_RANK_BALLOT   ? pp_match_digit_wave<PP_RADIX_BITS>(digit, valid)
@@ -120,7 +121,7 @@ PP_DEVICE unsigned pp_radix_rank_counts_dr(unsigned (&dr)[ITEMS], int bits, unsi
  * item's rank in the tile into the rank bits of dr[i]. Returns digit threadIdx.x's start to
  * the threads below PP_RADIX (what sm.start holds), so that a caller may reuse the shared
  * memory once every thread has returned. Contains __syncthreads(); every thread calls it. */
-template <int BLOCK, int ITEMS>
+template <int BLOCK, int ITEMS, bool FULL = false>
 PP_DEVICE unsigned pp_radix_rank_finish_dr(unsigned (&dr)[ITEMS], unsigned valid_count, unsigned total,
                                        pp_radix_rank_smem<BLOCK> &sm)
 {
@@ -137,7 +138,7 @@ PP_DEVICE unsigned pp_radix_rank_finish_dr(unsigned (&dr)[ITEMS], unsigned valid
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
-        if (first + (unsigned)(i * PP_WAVE) < valid_count) dr[i] += mine[pp_radix_slot(pp_dr_digit(dr[i]))];
+        if (FULL || first + (unsigned)(i * PP_WAVE) < valid_count) dr[i] += mine[pp_radix_slot(pp_dr_digit(dr[i]))];
     return start;
 }
 

@@ -306,117 +306,128 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
     const K *ksrc = sort_src(from, b.kin, b.kx, b.ky);
     K *kdst = to == LOC_X ? b.kx : b.ky;
     const unsigned lane = pp_lane_id(), w = pp_wave_id(), first = w * PP_WAVE * ITEMS + lane;
+    /* The tile's work, for a full tile (FULL: no element's bound tested; the fused pass, whose
+     * tiles are all full but the last) or any tile. */
+    const auto body = [&](auto full_tag) {
+        constexpr bool FULL = decltype(full_tag)::value;
 
-    K k[ITEMS];
-    V v[VB ? ITEMS : 1];
-    unsigned dr[ITEMS]; /* digit and rank, packed (radix_rank.h) */
+        K k[ITEMS];
+        V v[VB ? ITEMS : 1];
+        unsigned dr[ITEMS]; /* digit and rank, packed (radix_rank.h) */
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const unsigned e = first + (unsigned)(i * PP_WAVE);
-        k[i] = e < cnt ? ksrc[base + e] : K(0);
-        dr[i] = sort_digit(k[i], sd, shift, bits) << PP_RADIX_DR_SHIFT;
-    }
-    const auto load_values = [&]() {
-        if constexpr (VB > 0) {
-            const V *vsrc = sort_src(from, b.vin, b.vx, b.vy);
+        for (int i = 0; i < ITEMS; ++i) {
+            const unsigned e = first + (unsigned)(i * PP_WAVE);
+            k[i] = FULL || e < cnt ? ksrc[base + e] : K(0);
+            dr[i] = sort_digit(k[i], sd, shift, bits) << PP_RADIX_DR_SHIFT;
+        }
+        const auto load_values = [&]() {
+            if constexpr (VB > 0) {
+                const V *vsrc = sort_src(from, b.vin, b.vx, b.vy);
 #pragma unroll
+                for (int i = 0; i < ITEMS; ++i) {
+                    const unsigned e = first + (unsigned)(i * PP_WAVE);
+                    v[i] = FULL || e < cnt ? (vsrc ? vsrc[base + e] : (V)(base + e)) : V(0);
+                }
+            }
+        };
+        load_values();
+        const unsigned d = threadIdx.x;
+        /* the tile in shared memory in digit order, at stage_slot of its rank */
+        const auto stage = [&]() {
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i)
+                if (FULL || first + (unsigned)(i * PP_WAVE) < cnt) {
+                    const unsigned p = stage_slot(pp_dr_rank(dr[i]));
+                    skeys[p] = k[i];
+                    if constexpr (VB > 0) svals[p] = v[i];
+                }
+        };
+        /* digit d's offset: where its run of this tile starts in the output, less its start in the tile */
+        const auto put_delta = [&](unsigned dd, uint64_t delta) {
+            const unsigned slot = pp_radix_slot(dd);
+            sdlo[slot] = (uint32_t)delta;
+            sdhi[slot] = (uint32_t)(delta >> 32);
+        };
+        constexpr bool EARLY = MODE != PP_SORT_ONESWEEP_RANKED;
+        /* a compile-time window: a run-time one cost SGPR spills on gfx90a / gfx940; 2 with
+         * values (4 spilled 4 to 14 bytes on sm_90 with 16 items and 4-byte values) */
+        constexpr bool FUSED = MODE == PP_SORT_ONESWEEP_FUSED;
+        constexpr int window = MODE < PP_SORT_ONESWEEP_EARLY_WINDOW ? 1 : VB > 0 ? 2 : PP_LB_COUNTER_WINDOW;
+        constexpr int MATCH = FUSED ? PP_RANK_BALLOT_FUSED : MODE >= PP_SORT_ONESWEEP_EARLY_BALLOT ? PP_RANK_BALLOT : PP_RANK_MATCH_ANY;
+        if constexpr (EARLY) {
+            /* the counts published as soon as the match phase has them; the block scan and the
+             * ranks run while the tiles before publish theirs; then the look-back (staging before
+             * it spilled registers on sm_90 with 16 items and values) */
+            const unsigned total =
+                pp_radix_rank_counts_dr<BLOCK, ITEMS, MATCH, FULL>(dr, bits, cnt, rs);
+            if (tiles > 1 && d < (unsigned)PP_RADIX)
+                pp_lookback_counter_publish<FUSED>(states, t, d, PP_RADIX, total, (unsigned)j);
+
+            const unsigned dstart = pp_radix_rank_finish_dr<BLOCK, ITEMS, FULL>(dr, cnt, total, rs);
+            if (d < (unsigned)PP_RADIX) {
+                /* the wide tiles' count and start are in registers: their shared copies are gone */
+                const unsigned dcount = ALIAS ? total : rs.count[d];
+                const uint64_t before =
+                    tiles > 1 ? pp_lookback_counter_wait<FUSED>(states, t, d, PP_RADIX, dcount, (unsigned)j, sl, window)
+                              : 0;
+                put_delta(d, start[d] + before - (ALIAS ? dstart : rs.start[d]));
+            }
+            /* wide tiles: the tile goes over the wave counters once every thread has read them
+             * (staged before the look-back, the 512-thread pass spilled 4 bytes at 64 registers) */
+            if constexpr (ALIAS) __syncthreads();
+            stage();
+        } else {
+            const unsigned total = pp_radix_rank_counts_dr<BLOCK, ITEMS>(dr, bits, cnt, rs);
+            pp_radix_rank_finish_dr<BLOCK, ITEMS>(dr, cnt, total, rs);
+            if (d < (unsigned)PP_RADIX) {
+                const uint64_t before =
+                    tiles > 1 ? pp_lookback_counter(states, t, d, PP_RADIX, rs.count[d], (unsigned)j, sl) : 0;
+                put_delta(d, start[d] + before - rs.start[d]);
+            }
+            stage();
+        }
+        __syncthreads();
+        /* the keys of an argsort's last running pass are of no use */
+        const bool write_keys = !argsort || later > 0;
+        V *vdst = nullptr;
+        if constexpr (VB > 0) vdst = to == LOC_X ? b.vx : b.vy;
+        /* Element e of the staged tile goes to offset[digit] + e: in 32 bits where every position
+         * fits them (n <= 2^32; the offset wraps, the sum does not), else in 64. Unrolled, so that
+         * a thread's shared-memory reads are in flight together (keys only: with values the whole
+         * unroll spilled registers on sm_90). */
+        constexpr int UNROLL = VB > 0 ? 2 : ITEMS;
+        if (sd.n <= 0xFFFFFFFFull) {
+#pragma unroll UNROLL
             for (int i = 0; i < ITEMS; ++i) {
-                const unsigned e = first + (unsigned)(i * PP_WAVE);
-                v[i] = e < cnt ? (vsrc ? vsrc[base + e] : (V)(base + e)) : V(0);
+                const unsigned e = threadIdx.x + (unsigned)(i * BLOCK);
+                if (FULL || e < cnt) {
+                    const unsigned p = stage_slot(e);
+                    const K kk = skeys[p];
+                    const uint32_t g = sdlo[pp_radix_slot(sort_digit(kk, sd, shift, bits))] + e;
+                    if (write_keys) kdst[g] = kk;
+                    if constexpr (VB > 0) vdst[g] = svals[p];
+                }
             }
-        }
-    };
-    load_values();
-    const unsigned d = threadIdx.x;
-    /* the tile in shared memory in digit order, at stage_slot of its rank */
-    const auto stage = [&]() {
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i)
-            if (first + (unsigned)(i * PP_WAVE) < cnt) {
-                const unsigned p = stage_slot(pp_dr_rank(dr[i]));
-                skeys[p] = k[i];
-                if constexpr (VB > 0) svals[p] = v[i];
-            }
-    };
-    /* digit d's offset: where its run of this tile starts in the output, less its start in the tile */
-    const auto put_delta = [&](unsigned dd, uint64_t delta) {
-        const unsigned slot = pp_radix_slot(dd);
-        sdlo[slot] = (uint32_t)delta;
-        sdhi[slot] = (uint32_t)(delta >> 32);
-    };
-    constexpr bool EARLY = MODE != PP_SORT_ONESWEEP_RANKED;
-    /* a compile-time window: a run-time one cost SGPR spills on gfx90a / gfx940; 2 with
-     * values (4 spilled 4 to 14 bytes on sm_90 with 16 items and 4-byte values) */
-    constexpr bool FUSED = MODE == PP_SORT_ONESWEEP_FUSED;
-    constexpr int window = MODE < PP_SORT_ONESWEEP_EARLY_WINDOW ? 1 : VB > 0 ? 2 : PP_LB_COUNTER_WINDOW;
-    constexpr int MATCH = FUSED ? PP_RANK_BALLOT_FUSED : MODE >= PP_SORT_ONESWEEP_EARLY_BALLOT ? PP_RANK_BALLOT : PP_RANK_MATCH_ANY;
-    if constexpr (EARLY) {
-        /* the counts published as soon as the match phase has them; the block scan and the
-         * ranks run while the tiles before publish theirs; then the look-back (staging before
-         * it spilled registers on sm_90 with 16 items and values) */
-        const unsigned total =
-            pp_radix_rank_counts_dr<BLOCK, ITEMS, MATCH>(dr, bits, cnt, rs);
-        if (tiles > 1 && d < (unsigned)PP_RADIX)
-            pp_lookback_counter_publish<FUSED>(states, t, d, PP_RADIX, total, (unsigned)j);
-
-        const unsigned dstart = pp_radix_rank_finish_dr<BLOCK, ITEMS>(dr, cnt, total, rs);
-        if (d < (unsigned)PP_RADIX) {
-            /* the wide tiles' count and start are in registers: their shared copies are gone */
-            const unsigned dcount = ALIAS ? total : rs.count[d];
-            const uint64_t before =
-                tiles > 1 ? pp_lookback_counter_wait<FUSED>(states, t, d, PP_RADIX, dcount, (unsigned)j, sl, window)
-                          : 0;
-            put_delta(d, start[d] + before - (ALIAS ? dstart : rs.start[d]));
-        }
-        /* wide tiles: the tile goes over the wave counters once every thread has read them
-         * (staged before the look-back, the 512-thread pass spilled 4 bytes at 64 registers) */
-        if constexpr (ALIAS) __syncthreads();
-        stage();
-    } else {
-        const unsigned total = pp_radix_rank_counts_dr<BLOCK, ITEMS>(dr, bits, cnt, rs);
-        pp_radix_rank_finish_dr<BLOCK, ITEMS>(dr, cnt, total, rs);
-        if (d < (unsigned)PP_RADIX) {
-            const uint64_t before =
-                tiles > 1 ? pp_lookback_counter(states, t, d, PP_RADIX, rs.count[d], (unsigned)j, sl) : 0;
-            put_delta(d, start[d] + before - rs.start[d]);
-        }
-        stage();
-    }
-    __syncthreads();
-    /* the keys of an argsort's last running pass are of no use */
-    const bool write_keys = !argsort || later > 0;
-    V *vdst = nullptr;
-    if constexpr (VB > 0) vdst = to == LOC_X ? b.vx : b.vy;
-    /* Element e of the staged tile goes to offset[digit] + e: in 32 bits where every position
-     * fits them (n <= 2^32; the offset wraps, the sum does not), else in 64. Unrolled, so that
-     * a thread's shared-memory reads are in flight together (keys only: with values the whole
-     * unroll spilled registers on sm_90). */
-    constexpr int UNROLL = VB > 0 ? 2 : ITEMS;
-    if (sd.n <= 0xFFFFFFFFull) {
+        } else {
 #pragma unroll UNROLL
-        for (int i = 0; i < ITEMS; ++i) {
-            const unsigned e = threadIdx.x + (unsigned)(i * BLOCK);
-            if (e < cnt) {
-                const unsigned p = stage_slot(e);
-                const K kk = skeys[p];
-                const uint32_t g = sdlo[pp_radix_slot(sort_digit(kk, sd, shift, bits))] + e;
-                if (write_keys) kdst[g] = kk;
-                if constexpr (VB > 0) vdst[g] = svals[p];
+            for (int i = 0; i < ITEMS; ++i) {
+                const unsigned e = threadIdx.x + (unsigned)(i * BLOCK);
+                if (FULL || e < cnt) {
+                    const unsigned p = stage_slot(e);
+                    const K kk = skeys[p];
+                    const unsigned slot = pp_radix_slot(sort_digit(kk, sd, shift, bits));
+                    const uint64_t g = ((uint64_t)sdhi[slot] << 32 | sdlo[slot]) + e;
+                    if (write_keys) kdst[g] = kk;
+                    if constexpr (VB > 0) vdst[g] = svals[p];
+                }
             }
         }
+    };
+    if constexpr (MODE == PP_SORT_ONESWEEP_FUSED) {
+        if (cnt == (unsigned)TILE) body(std::true_type{});
+        else body(std::false_type{});
     } else {
-#pragma unroll UNROLL
-        for (int i = 0; i < ITEMS; ++i) {
-            const unsigned e = threadIdx.x + (unsigned)(i * BLOCK);
-            if (e < cnt) {
-                const unsigned p = stage_slot(e);
-                const K kk = skeys[p];
-                const unsigned slot = pp_radix_slot(sort_digit(kk, sd, shift, bits));
-                const uint64_t g = ((uint64_t)sdhi[slot] << 32 | sdlo[slot]) + e;
-                if (write_keys) kdst[g] = kk;
-                if constexpr (VB > 0) vdst[g] = svals[p];
-            }
-        }
+        body(std::false_type{});
     }
 }
 
