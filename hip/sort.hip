@@ -284,11 +284,6 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
     K *const skeys = sm.t.keys;
     V *const svals = sm.t.vals;
     __shared__ uint32_t sdlo[PP_RADIX], sdhi[PP_RADIX]; /* digit offsets (64 bits) at pp_radix_slot */
-    /* SLOTS (the fused pass, keys alone): each staged key's digit slot beside it, so that the
-     * scatter reads it instead of encoding the key again (a float key's encoding, with its NaN
-     * and -0 cases, is ~8 instructions); values passes have no room (48 KB) */
-    constexpr bool SLOTS = MODE == PP_SORT_ONESWEEP_FUSED && VB == 0;
-    __shared__ uint8_t sslot[SLOTS ? TILE : 1];
     __shared__ unsigned s_tile;
     const unsigned from = loc[j];
     if (!active[j]) {
@@ -345,7 +340,6 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
                     const unsigned p = stage_slot(pp_dr_rank(dr[i]));
                     skeys[p] = k[i];
                     if constexpr (VB > 0) svals[p] = v[i];
-                    if constexpr (SLOTS) sslot[p] = (uint8_t)pp_radix_slot(pp_dr_digit(dr[i]));
                 }
         };
         /* digit d's offset: where its run of this tile starts in the output, less its start in the tile */
@@ -409,8 +403,7 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
                 if (FULL || e < cnt) {
                     const unsigned p = stage_slot(e);
                     const K kk = skeys[p];
-                    const unsigned slot = SLOTS ? sslot[p] : pp_radix_slot(sort_digit(kk, sd, shift, bits));
-                    const uint32_t g = sdlo[slot] + e;
+                    const uint32_t g = sdlo[pp_radix_slot(sort_digit(kk, sd, shift, bits))] + e;
                     if (write_keys) kdst[g] = kk;
                     if constexpr (VB > 0) vdst[g] = svals[p];
                 }
@@ -422,7 +415,7 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
                 if (FULL || e < cnt) {
                     const unsigned p = stage_slot(e);
                     const K kk = skeys[p];
-                    const unsigned slot = SLOTS ? sslot[p] : pp_radix_slot(sort_digit(kk, sd, shift, bits));
+                    const unsigned slot = pp_radix_slot(sort_digit(kk, sd, shift, bits));
                     const uint64_t g = ((uint64_t)sdhi[slot] << 32 | sdlo[slot]) + e;
                     if (write_keys) kdst[g] = kk;
                     if constexpr (VB > 0) vdst[g] = svals[p];
@@ -430,8 +423,13 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
             }
         }
     };
-    /* keys alone: values passes ran 4% slower with the full tile's copy (u32 pairs at 2^28,
-     * 12.13 -> 12.62 ms, H100, cae234b) */
+    /* The full tile's copy, keys alone. H100 80GB HBM3, 2026-11-27, same process pairs, ms at
+     * 2^28 (u64 2^27), general body (dc3e3f7) -> full-tile copy (cae234b): u32 7.519 -> 6.986,
+     * f32 8.413 -> 7.773, 16 distinct i32 7.508 -> 6.702, sorted u32 7.356 -> 6.664; us, 2^16
+     * 47.06 -> 40.46; ncu at 2^26, a pass: 297 -> 242 M warp instructions. Values passes lost
+     * with it (u32 pairs 12.144 -> 12.631; call 5: 12.593 with it, 12.144 without), so they
+     * keep the one body. The digit slot staged beside each key (the scatter not encoding the
+     * key again) lost too: u32 6.957 -> 7.734 (3ac68a7, bench/NOTES.md). */
     if constexpr (MODE == PP_SORT_ONESWEEP_FUSED && VB == 0) {
         if (cnt == (unsigned)TILE) body(std::true_type{});
         else body(std::false_type{});
