@@ -90,15 +90,17 @@ struct pp_sort_tuning {
  * Argsort keeps EARLY_WINDOW on sm_90: H100 80GB HBM3, 2026-11-26, main 618d7f6, CUB 3.0.1 in the
  * same process, argsort f32 -> u32 at 2^28: EARLY_WINDOW 15.017 ms, FUSED 17.071 ms (CUB 8.35);
  * u32 / u32 pairs FUSED 12.596 ms (EARLY_WINDOW 12.80 in the first call of the session).
- * small_tile_max_n: sm_90 2^16 (H100 80GB HBM3, 2026-11-26, commit e8d817a, u32 keys, us per
- * sort, small tiles (1024) / large (4096), same process: 2^16 47.19 / 51.25; 2^18 63.06 /
- * 55.54; 2^20 129.10 / 72.37; commit 71bb20c, 2^17 53.46 / 52.77). The others: 0 (not
- * measured).
- * wide_min_n: sm_90 2^21 (H100 80GB HBM3, 2026-11-27, commit ab5ba30, u32 keys: 2^20 wide 72.44 us,
- * narrow 72.04 (tied; 128 wide tiles, fewer than the SMs); 2^28 -6%, above; between, not
- * measured). The others: 0 (not measured; the AMD build compiles them without scratch). */
+ * small_tile_max_n: sm_90 2^18 (H100 80GB HBM3, 2026-11-27, commit 49fd185, the full-tile copy
+ * in both shapes, u32 keys, us per sort, small tiles (1024) / large (4096), same process: 2^16
+ * 39.01 / 47.13; 2^17 42.85 / 48.65; 2^18 50.00 / 51.04; 2^20 106.70 / 69.38. Before the
+ * full-tile copy it was 2^16: commit e8d817a, 2^16 47.19 / 51.25; 2^18 63.06 / 55.54; commit
+ * 71bb20c, 2^17 53.46 / 52.77). The others: 0 (not measured).
+ * wide_min_n: sm_90 2^21 (H100 80GB HBM3, 2026-11-27, u32 keys, wide / narrow, same process:
+ * commit ab5ba30, 2^20 72.44 / 72.04 us (tied; 128 wide tiles, fewer than the SMs), 2^28
+ * -6%, above; commit 49fd185 (the full-tile copy), 2^21 102.46 / 118.06 us, 2^22 182.61 /
+ * 193.01 us, 2^28 6.969 / 7.800 ms). The others: 0 (not measured; the AMD build compiles them without scratch). */
 static const pp_sort_tuning pp_sort_tuning_table[] = {
-    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED, PP_SORT_ONESWEEP_EARLY_WINDOW, (uint64_t)1 << 16, (uint64_t)1 << 21},
+    {"sm_90", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_FUSED, PP_SORT_ONESWEEP_EARLY_WINDOW, (uint64_t)1 << 18, (uint64_t)1 << 21},
     {"sm_80", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0},
     {"gfx90a", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0},
     {"gfx940", 0, 0, SORT_TILE, PP_SORT_ONESWEEP_RANKED, PP_SORT_ONESWEEP_RANKED, 0, 0},
