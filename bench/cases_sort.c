@@ -52,6 +52,7 @@ static const pb_case cases[] = {
     {"sort_keys@narrow_tiles", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "sort_wide_tiles=1", &keys},
     {"sort_keys@wide_tiles", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "sort_wide_tiles=2", &keys},
     {"sort_keys@narrow_tiles", PP_F32, PP_F32, PP_OP_SUM, 0, 0, "sort_wide_tiles=1", &keys},
+    {"sort_keys_half_n@narrow_tiles", PP_U64, PP_U64, PP_OP_SUM, 0, 0, "sort_wide_tiles=1", &u64},
     {"latency_sort@narrow_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 21, 0, "sort_wide_tiles=1", &keys},
     {"latency_sort@wide_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 21, 0, "sort_wide_tiles=2", &keys},
     {"latency_sort@narrow_tiles", PP_U32, PP_U32, PP_OP_SUM, (size_t)1 << 22, 0, "sort_wide_tiles=1", &keys},

@@ -922,9 +922,9 @@ template <typename K> pp_status run_tile_merge(pp_context *ctx, const pp_sort_ar
 /* The onesweep tiles' shape: SORT_ONESWEEP_SMALL_ITEMS a thread up to the tuning row's
  * small_tile_max_n (or as PP_OPTION_SORT_SMALL_TILES forces); else wide tiles (blocks of
  * SORT_WIDE_BLOCK threads, SORT_ONESWEEP_ITEMS a thread) from the row's wide_min_n (or as
- * PP_OPTION_SORT_WIDE_TILES forces), where the kernel has them: keys of at most 4 bytes
- * without values (pairs of 4-byte keys and values at 384 x 16 pass the 48 KB of static shared
- * memory), the fused pass; else blocks of SORT_BLOCK. */
+ * PP_OPTION_SORT_WIDE_TILES forces), where the kernel has them: keys without values (pairs
+ * of 4-byte keys and values at 384 x 16 pass the 48 KB of static shared memory; at 512 threads
+ * they pass 64 registers), the fused pass; else blocks of SORT_BLOCK. */
 template <typename K, int VB> pp_status run_onesweep_sized(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd)
 {
     const pp_sort_tuning *tu = pp_sort_tuning_for(&pp_hip(ctx)->dev);
@@ -932,7 +932,7 @@ template <typename K, int VB> pp_status run_onesweep_sized(pp_context *ctx, cons
     const bool small = forced == 2 || (forced == 0 && a->n <= tu->small_tile_max_n);
     if (small) return run_onesweep<K, VB, SORT_ONESWEEP_SMALL_ITEMS>(ctx, a, sd);
     constexpr int ITEMS = SORT_ONESWEEP_ITEMS((int)sizeof(K), VB);
-    if constexpr (sizeof(K) <= 4 && VB == 0) {
+    if constexpr (VB == 0) {
         const int64_t forced_wide = pp__option(ctx, PP_OPTION_SORT_WIDE_TILES);
         const bool wide = forced_wide == 2 || (forced_wide == 0 && tu->wide_min_n && a->n >= tu->wide_min_n);
         if (wide && onesweep_variant(ctx, tu, a->keys_out == nullptr) == PP_SORT_ONESWEEP_FUSED)

@@ -47,7 +47,7 @@
  * spilled 8 to 306 bytes on sm_90 at 3 blocks per SM, 96 to 136 at 4) */
 #define SORT_ONESWEEP_ITEMS(KB, VB) ((KB) > 4 || (VB) > 4 ? 8 : 16)
 /* Wide onesweep tiles (more threads than digits, SORT_ONESWEEP_ITEMS a thread, the fused pass
- * only; sort.hip's run_onesweep_sized says which keys and values): blocks of 512 threads,
+ * only, keys without values: sort.hip's run_onesweep_sized): blocks of 512 threads,
  * SORT_ONESWEEP_WIDE_BLOCKS of them an SM / CU (64 registers a thread on sm_90, no spill).
  * A tile's own costs (the look-back, the scans over digits, the barriers) are shared by twice
  * the keys, and half as many tiles are in flight for the look-back to walk over. H100 80GB

@@ -447,7 +447,8 @@ static void t_sort_onesweep_variants(void **state)
 
 /* HIP: the wide onesweep tiles (blocks of 512 threads, 16 keys a thread, the
  * staged tile over the ranking's shared memory) forced at sizes around one wide tile and of
- * many (the look-back runs), keys of 1 and 4 bytes (u8, u32, i32, f32 with specials), random,
+ * many (the look-back runs), keys of 1, 4 and 8 bytes (u8, u32, i32, u64, f32 and f64 with
+ * specials), random,
  * few-distinct, sorted and reversed, ascending and descending, the whole key and a range of 2
  * passes, in place and not; each must run wide (the plan's tile, param[2]) and give the
  * oracle's bits. Pairs and argsort with the option set must still sort (by narrow tiles). */
@@ -456,7 +457,7 @@ static void t_sort_wide_tiles(void **state)
     tc_env *env = tc_envp(state);
     pp_context *ctx = tc_ctx(state);
     const size_t sizes[] = {1, 100, 4097, 8191, 8192, 8193, 20000, 300001, ((size_t)1 << 20) + 3};
-    const pp_dtype types[] = {PP_U8, PP_U32, PP_I32, PP_F32};
+    const pp_dtype types[] = {PP_U8, PP_U32, PP_I32, PP_F32, PP_U64, PP_F64};
     const layout lays[] = {L_RANDOM, L_FEW, L_SORTED, L_REVERSE};
     tc_rng r = tc_rng_for("sort wide tiles");
     int ran = 0;
@@ -465,7 +466,7 @@ static void t_sort_wide_tiles(void **state)
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_SMALL_TILES, 1));
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
         for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ++ti) {
-            if (!tc_thorough() && si == 8 && ti != 1) continue; /* quick: 2^20 + 3 for u32 only */
+            if (!tc_thorough() && si == 8 && ti != 1 && ti != 4) continue; /* quick: 2^20 + 3 for u32, u64 */
             const pp_dtype t = types[ti];
             const size_t n = sizes[si];
             unsigned char *keys = (unsigned char *)tc_xmalloc(n * tc_size(t));
@@ -481,7 +482,8 @@ static void t_sort_wide_tiles(void **state)
                 run_check(env, &c, keys, n, "wide tiles");
                 pp_plan plan;
                 TC_OK(ctx, pp_context_last_plan(ctx, &plan));
-                if (!strcmp(plan.strategy, "onesweep") && plan.param[2] == 512 * 16) ran = 1;
+                if (!strcmp(plan.strategy, "onesweep") && plan.param[2] == 512 * (tc_size(t) > 4 ? 8 : 16))
+                    ran |= tc_size(t) > 4 ? 2 : 1;
             }
             if (si == 7 && ti == 1) { /* values: the option leaves them on narrow tiles */
                 sort_call c = {SK_PAIRS, t, PP_U32, 1, 0, 0, 0};
@@ -495,8 +497,8 @@ static void t_sort_wide_tiles(void **state)
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_SMALL_TILES, 0));
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_ONESWEEP, PP_SORT_ONESWEEP_AUTO));
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_STRATEGY, PP_SORT_STRATEGY_AUTO));
-    if (!ran) {
-        fprintf(stderr, "t_sort_wide_tiles: the device ran no wide tile\n");
+    if (ran != 3) {
+        fprintf(stderr, "t_sort_wide_tiles: the device ran no wide tile of %s keys\n", ran & 1 ? "8-byte" : "1- and 4-byte");
         fail();
     }
 }
