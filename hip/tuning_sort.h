@@ -55,7 +55,9 @@
  * 512 threads (x 16 keys; 384 ran at 80 registers, 24 warps an SM): u32 7.979 / 8.129 / 7.526,
  * again 8.004 / 8.145 / 7.504 (CUB 3.0.1 6.406); f32 8.606 / - / 8.400 (CUB 5.736); sorted u32
  * 7.765 / - / 7.367; 16 distinct i32 7.890 / - / 7.495. ncu at 2^26, a pass: 330 -> 291 M warp
- * instructions, 528 -> 506 us. 384 was dropped. */
+ * instructions, 528 -> 506 us. 384 was dropped. 8-byte keys (512 x 8 = 4096 a tile, against
+ * 256 x 8 at 80 registers, 3 blocks an SM): u64 keys at 2^27 14.279 / 14.260 ms narrow, 11.488 /
+ * 11.522 wide (CUB 8.500 / 8.545), H100, 2026-11-27, commit 60e10ff, same process. */
 #define SORT_WIDE_BLOCK 512
 #define SORT_ONESWEEP_WIDE_BLOCKS 2
 /* onesweep items per thread for small n (the row's small_tile_max_n): tiles of 1024, so that a
