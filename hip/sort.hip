@@ -365,7 +365,9 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
 
             const unsigned dstart = pp_radix_rank_finish_dr<BLOCK, ITEMS, FULL>(dr, cnt, total, rs);
             if (d < (unsigned)PP_RADIX) {
-                /* the wide tiles' count and start are in registers: their shared copies are gone */
+                /* wide tiles: the count and start from registers (written when the tile was
+                 * staged before the look-back; staged after it, as now, the shared copies would
+                 * serve as well: measured this way) */
                 const unsigned dcount = ALIAS ? total : rs.count[d];
                 const uint64_t before =
                     tiles > 1 ? pp_lookback_counter_wait<FUSED>(states, t, d, PP_RADIX, dcount, (unsigned)j, sl, window)
