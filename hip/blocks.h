@@ -173,14 +173,6 @@ template <typename Op, int Width = PP_WAVE, typename A> PP_DEVICE A pp_wave_redu
     return v;
 }
 
-/* CH values a lane, each reduced over the wave at once (CH a power of two, at most PP_WAVE):
- * a butterfly that halves the values a step (each lane keeps the half of the values its bit of
- * the step selects and sends the other half to its partner, who keeps that), then a plain
- * butterfly over groups of PP_WAVE / CH lanes. Lane l returns the wave's total of value
- * l / (PP_WAVE / CH), the same bits in every lane of that group. CH - 1 + log2(PP_WAVE / CH)
- * shuffles, where CH pp_wave_reduce calls take CH log2(PP_WAVE) (8 values on a wave of 32: 9
- * against 40). For an op that commutes (a + b and b + a the same bits, as IEEE sums are), the
- * order of each value's terms is fixed: the same bits every run. */
 /* One halving step of pp_wave_reduce_many over the first C values, partner distance M, then the
  * next (template recursion: every index a constant, whatever the compiler's unroll limits). */
 template <typename Op, int C, int M, typename A, int CH> PP_DEVICE void pp_wave_halve(A (&v)[CH], unsigned lane)
@@ -195,6 +187,15 @@ template <typename Op, int C, int M, typename A, int CH> PP_DEVICE void pp_wave_
         pp_wave_halve<Op, C / 2, M / 2>(v, lane);
     }
 }
+
+/* CH values a lane, each reduced over the wave at once (CH a power of two, at most PP_WAVE):
+ * a butterfly that halves the values a step (each lane keeps the half of the values its bit of
+ * the step selects and sends the other half to its partner, who keeps that), then a plain
+ * butterfly over groups of PP_WAVE / CH lanes. Lane l returns the wave's total of value
+ * l / (PP_WAVE / CH), the same bits in every lane of that group. CH - 1 + log2(PP_WAVE / CH)
+ * shuffles, where CH pp_wave_reduce calls take CH log2(PP_WAVE) (8 values on a wave of 32: 9
+ * against 40). For an op that commutes (a + b and b + a the same bits, as IEEE sums are), the
+ * order of each value's terms is fixed: the same bits every run. */
 template <typename Op, int CH, typename A> PP_DEVICE A pp_wave_reduce_many(A (&v)[CH])
 {
     static_assert((CH & (CH - 1)) == 0 && CH >= 1 && CH <= PP_WAVE, "a power of two of values, at most a wave's");

@@ -73,7 +73,7 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
  * call as b3310c9): 737.1 / 741.9 -> 724.2 / 722.6 us; f32 1.190 / 1.197 ms. */
 #define SAT_RS_ITEMS 4
 #define SAT_RS_THREADS 256
-#define SAT_RS_PREFETCH 1
+#define SAT_RS_PREFETCH 1 /* rs_table's; rs_sums reloads each row's slot once it is summed */
 template <typename In, typename A> constexpr int sat_rs_chunk() { return (sizeof(In) == 4 || sizeof(In) == 1) && sizeof(A) == 4 ? 8 : 4; }
 /* rs_sums' chunk, where it differs: 16 rows for 1-byte inputs into 4-byte sums. Why: rs_sums
  * u8 -> u32 ran at 40% of DRAM bandwidth (ncu, call 4) with 8 rows of 128 bytes a wave in
