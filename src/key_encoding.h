@@ -56,24 +56,27 @@ PP_HD uint64_t pp_key_u64_of_i64(uint64_t bits) { return bits ^ 0x80000000000000
  * that both are equal keys and a stable sort keeps their input order. `kind` is
  * PP_SORT_KIND_*; `flip` is 0 (ascending) or all ones of the key's width (descending: the
  * complement reverses the order and keeps ties as they are). u8 keys go through the 32-bit form
- * (unsigned, flip 0xFF). The sort moves the input's bits; only digits come from the key. */
+ * (unsigned, flip 0xFF). The sort moves the input's bits; only digits come from the key.
+ * Float keys: 2^(w-1) + |x| from +-0.0 up, 2^(w-1) - |x| below (|x| is the bits less the
+ * sign: -0.0 and +0.0 both 2^(w-1), without a test of their own), all ones for a NaN; the
+ * negation by the sign's mask s, (|x| ^ s) - s. Float keys take no bit range, so only the
+ * order of these numbers matters (the form before, ~bits below zero, was one below these and
+ * cost three instructions more a key on sm_90). */
 enum { PP_SORT_KIND_UNSIGNED = 0, PP_SORT_KIND_SIGNED = 1, PP_SORT_KIND_FLOAT = 2 };
 
 PP_HD uint32_t pp_sort_key_u32(uint32_t bits, int kind, uint32_t flip)
 {
     if (kind == PP_SORT_KIND_FLOAT) {
-        if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return 0xFFFFFFFFu ^ flip;
-        if (bits == 0x80000000u) bits = 0u;
-        return ((bits & 0x80000000u) ? ~bits : bits ^ 0x80000000u) ^ flip;
+        const uint32_t a = bits & 0x7FFFFFFFu, s = 0u - (bits >> 31);
+        return (a > 0x7F800000u ? 0xFFFFFFFFu : 0x80000000u + ((a ^ s) - s)) ^ flip;
     }
     return (kind == PP_SORT_KIND_SIGNED ? bits ^ 0x80000000u : bits) ^ flip;
 }
 PP_HD uint64_t pp_sort_key_u64(uint64_t bits, int kind, uint64_t flip)
 {
     if (kind == PP_SORT_KIND_FLOAT) {
-        if ((bits & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) return ~0ull ^ flip;
-        if (bits == 0x8000000000000000ull) bits = 0ull;
-        return ((bits & 0x8000000000000000ull) ? ~bits : bits ^ 0x8000000000000000ull) ^ flip;
+        const uint64_t a = bits & 0x7FFFFFFFFFFFFFFFull, s = 0ull - (bits >> 63);
+        return (a > 0x7FF0000000000000ull ? ~0ull : 0x8000000000000000ull + ((a ^ s) - s)) ^ flip;
     }
     return (kind == PP_SORT_KIND_SIGNED ? bits ^ 0x8000000000000000ull : bits) ^ flip;
 }
