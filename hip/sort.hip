@@ -276,10 +276,14 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
 {
     using V = val_t<VB>;
     constexpr int TILE = BLOCK * ITEMS;
-    /* wide tiles (more threads than digits) put the staged tile over the wave counters */
+    /* wide tiles (more threads than digits) put the staged tile over the wave counters; with
+     * values (48 KB of keys and values) in dynamic shared memory */
     constexpr bool ALIAS = BLOCK > SORT_BLOCK;
     static_assert(!ALIAS || MODE == PP_SORT_ONESWEEP_FUSED, "wide tiles have the fused pass only");
-    __shared__ onesweep_smem<K, V, VB, BLOCK, TILE, ALIAS> sm;
+    using smem_t = onesweep_smem<K, V, VB, BLOCK, TILE, ALIAS>;
+    extern __shared__ pp_vec16 onesweep_dyn[];
+    __shared__ typename std::conditional<VB != 0 && ALIAS, char, smem_t>::type sm_static;
+    smem_t &sm = *reinterpret_cast<smem_t *>(VB != 0 && ALIAS ? (void *)onesweep_dyn : (void *)&sm_static);
     pp_radix_rank_smem<BLOCK> &rs = sm.rs;
     K *const skeys = sm.t.keys;
     V *const svals = sm.t.vals;
@@ -721,11 +725,17 @@ pp_status run_onesweep(pp_context *ctx, const pp_sort_args *a, const sort_desc &
     pp_lb_sleeps sl{opt_pause >= 0 ? (unsigned)opt_pause : tu->pause_ns, opt_delay >= 0 ? (unsigned)opt_delay : tu->delay_ns};
     const int variant = onesweep_variant(ctx, tu, argsort);
     const int copy_out = !in_place;
+    /* wide tiles with values: the staged tile in dynamic shared memory (past the 48 KB of static) */
+    constexpr size_t dyn = BLOCK != SORT_BLOCK && VB > 0 ? sizeof(onesweep_smem<K, V, VB, BLOCK, (int)TILE, true>) : 0;
+    if (dyn && P > 0)
+        PP_HIP_TRY(ctx, hipFuncSetAttribute(
+                            reinterpret_cast<const void *>(onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_FUSED, BLOCK>),
+                            hipFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
     for (int j = 0; j < P; ++j) {
         const unsigned long long *sj = start + (size_t)j * PP_RADIX;
         const unsigned g = (unsigned)tiles;
         if constexpr (BLOCK != SORT_BLOCK)
-            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_FUSED, BLOCK><<<g, BLOCK, 0, s>>>(
+            onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_FUSED, BLOCK><<<g, BLOCK, dyn, s>>>(
                 sd, j, sd.shift[j], sd.bits[j], copy_out, b, sj, active, loc, states, tickets + j, tiles, sl, argsort);
         else if (variant == PP_SORT_ONESWEEP_RANKED)
             onesweep_pass<K, VB, ITEMS, PP_SORT_ONESWEEP_RANKED><<<g, SORT_BLOCK, 0, s>>>(
@@ -934,11 +944,11 @@ template <typename K, int VB> pp_status run_onesweep_sized(pp_context *ctx, cons
     const bool small = forced == 2 || (forced == 0 && a->n <= tu->small_tile_max_n);
     if (small) return run_onesweep<K, VB, SORT_ONESWEEP_SMALL_ITEMS>(ctx, a, sd);
     constexpr int ITEMS = SORT_ONESWEEP_ITEMS((int)sizeof(K), VB);
-    if constexpr (VB == 0) {
+    if constexpr (VB == 0 || (sizeof(K) == 4 && VB == 4)) {
         const int64_t forced_wide = pp__option(ctx, PP_OPTION_SORT_WIDE_TILES);
         const bool wide = forced_wide == 2 || (forced_wide == 0 && tu->wide_min_n && a->n >= tu->wide_min_n);
         if (wide && onesweep_variant(ctx, tu, a->keys_out == nullptr) == PP_SORT_ONESWEEP_FUSED)
-            return run_onesweep<K, VB, ITEMS, SORT_WIDE_BLOCK>(ctx, a, sd);
+            return run_onesweep<K, VB, ITEMS, VB == 0 ? SORT_WIDE_BLOCK : SORT_PAIRS_WIDE_BLOCK>(ctx, a, sd);
     }
     return run_onesweep<K, VB, ITEMS>(ctx, a, sd);
 }

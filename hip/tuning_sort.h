@@ -60,6 +60,10 @@
  * 11.522 wide (CUB 8.500 / 8.545), H100, 2026-11-27, commit 60e10ff, same process. */
 #define SORT_WIDE_BLOCK 512
 #define SORT_ONESWEEP_WIDE_BLOCKS 2
+/* Wide tiles with values (4-byte keys and 4-byte values, the fused pass): blocks of 384 x 16 =
+ * 6144 pairs, 2 an SM at 80 registers (the 3 narrow blocks' 24 warps), the staged tile (48 KB)
+ * in dynamic shared memory over the wave counters. Not yet measured. */
+#define SORT_PAIRS_WIDE_BLOCK 384
 /* onesweep items per thread for small n (the row's small_tile_max_n): tiles of 1024, so that a
  * pass at n = 2^16 runs 64 tiles, not 16 (each pass then took one 4096-key tile's latency,
  * 14 us under ncu on the H100) */

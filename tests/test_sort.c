@@ -485,11 +485,33 @@ static void t_sort_wide_tiles(void **state)
                 if (!strcmp(plan.strategy, "onesweep") && plan.param[2] == 512 * (tc_size(t) > 4 ? 8 : 16))
                     ran |= tc_size(t) > 4 ? 2 : 1;
             }
-            if (si == 7 && ti == 1) { /* values: the option leaves them on narrow tiles */
+            if (si == 7 && ti == 4) { /* 8-byte keys with values: the option leaves them on narrow tiles */
                 sort_call c = {SK_PAIRS, t, PP_U32, 1, 0, 0, 0};
-                run_check(env, &c, keys, n, "pairs, wide tiles asked for");
+                run_check(env, &c, keys, n, "u64 pairs, wide tiles asked for");
                 c.kind = SK_ARGSORT;
-                run_check(env, &c, keys, n, "argsort, wide tiles asked for");
+                run_check(env, &c, keys, n, "u64 argsort, wide tiles asked for");
+            }
+            TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_WIDE_TILES, 0));
+            free(keys);
+        }
+    /* 4-byte keys with 4-byte values (pairs, argsort's u32 indices): tiles of 384 x 16 = 6144 */
+    const size_t psizes[] = {1, 6143, 6144, 6145, 12289, 300001, ((size_t)1 << 20) + 3};
+    const pp_dtype ptypes[] = {PP_U32, PP_I32, PP_F32};
+    for (size_t si = 0; si < sizeof psizes / sizeof psizes[0]; ++si)
+        for (size_t ti = 0; ti < sizeof ptypes / sizeof ptypes[0]; ++ti) {
+            if (!tc_thorough() && si == 6 && ti != 2) continue; /* quick: 2^20 + 3 for f32 */
+            const pp_dtype t = ptypes[ti];
+            const size_t n = psizes[si];
+            unsigned char *keys = (unsigned char *)tc_xmalloc(n * 4);
+            fill_layout(&r, keys, n, t, tc_is_float(t) && si % 2 ? L_SPECIAL : lays[(si + ti) % 4]);
+            TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_WIDE_TILES, 2));
+            for (int k = 0; k < 4; ++k) {
+                sort_call c = {k == 3 ? SK_ARGSORT : SK_PAIRS, t, PP_U32, (int)(si + ti + (size_t)k) % 2, 0, 0, k == 2};
+                if (k == 1 && !tc_is_float(t)) c.end_bit = 16;
+                run_check(env, &c, keys, n, k == 3 ? "argsort, wide tiles" : "pairs, wide tiles");
+                pp_plan plan;
+                TC_OK(ctx, pp_context_last_plan(ctx, &plan));
+                if (!strcmp(plan.strategy, "onesweep") && plan.param[2] == 384 * 16) ran |= 4;
             }
             TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_WIDE_TILES, 0));
             free(keys);
@@ -497,8 +519,9 @@ static void t_sort_wide_tiles(void **state)
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_SMALL_TILES, 0));
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_ONESWEEP, PP_SORT_ONESWEEP_AUTO));
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_STRATEGY, PP_SORT_STRATEGY_AUTO));
-    if (ran != 3) {
-        fprintf(stderr, "t_sort_wide_tiles: the device ran no wide tile of %s keys\n", ran & 1 ? "8-byte" : "1- and 4-byte");
+    if (ran != 7) {
+        fprintf(stderr, "t_sort_wide_tiles: the device ran no wide tile of %s\n",
+                !(ran & 1) ? "1- and 4-byte keys" : !(ran & 2) ? "8-byte keys" : "4-byte keys with 4-byte values");
         fail();
     }
 }
