@@ -723,7 +723,7 @@ pp_status run_onesweep(pp_context *ctx, const pp_sort_args *a, const sort_desc &
      * compaction read too (-1: the row) */
     const int64_t opt_pause = pp__option(ctx, PP_OPTION_SCAN_PAUSE_NS), opt_delay = pp__option(ctx, PP_OPTION_SCAN_DELAY_NS);
     pp_lb_sleeps sl{opt_pause >= 0 ? (unsigned)opt_pause : tu->pause_ns, opt_delay >= 0 ? (unsigned)opt_delay : tu->delay_ns};
-    const int variant = onesweep_variant(ctx, tu, argsort);
+    const int variant = BLOCK != SORT_BLOCK ? (int)PP_SORT_ONESWEEP_FUSED : onesweep_variant(ctx, tu, argsort);
     const int copy_out = !in_place;
     /* wide tiles with values: the staged tile in dynamic shared memory (past the 48 KB of static) */
     constexpr size_t dyn = BLOCK != SORT_BLOCK && VB > 0 ? sizeof(onesweep_smem<K, V, VB, BLOCK, (int)TILE, true>) : 0;
@@ -932,11 +932,15 @@ template <typename K> pp_status run_tile_merge(pp_context *ctx, const pp_sort_ar
 }
 
 /* The onesweep tiles' shape: SORT_ONESWEEP_SMALL_ITEMS a thread up to the tuning row's
- * small_tile_max_n (or as PP_OPTION_SORT_SMALL_TILES forces); else wide tiles (blocks of
- * SORT_WIDE_BLOCK threads, SORT_ONESWEEP_ITEMS a thread) from the row's wide_min_n (or as
- * PP_OPTION_SORT_WIDE_TILES forces), where the kernel has them: keys without values (pairs
- * of 4-byte keys and values at 384 x 16 pass the 48 KB of static shared memory; at 512 threads
- * they pass 64 registers), the fused pass; else blocks of SORT_BLOCK. */
+ * small_tile_max_n (or as PP_OPTION_SORT_SMALL_TILES forces); else wide tiles from the row's
+ * wide_min_n (or as PP_OPTION_SORT_WIDE_TILES forces), where the kernel has them, always with
+ * the fused pass (unless PP_OPTION_SORT_ONESWEEP forces another: then narrow tiles):
+ *   keys without values: SORT_WIDE_BLOCK (512) threads, SORT_ONESWEEP_ITEMS a thread;
+ *   4-byte keys with 4-byte values (pairs, argsort's u32 indices): SORT_PAIRS_WIDE_BLOCK (384)
+ *   x 16, the staged tile in dynamic shared memory (48 KB; at 512 threads the pass would need
+ *   more than 64 registers). Argsort's narrow tiles keep the row's onesweep_argsort; on wide
+ *   tiles the fused pass won (tuning_sort.h);
+ * else blocks of SORT_BLOCK. */
 template <typename K, int VB> pp_status run_onesweep_sized(pp_context *ctx, const pp_sort_args *a, const sort_desc &sd)
 {
     const pp_sort_tuning *tu = pp_sort_tuning_for(&pp_hip(ctx)->dev);
@@ -947,7 +951,8 @@ template <typename K, int VB> pp_status run_onesweep_sized(pp_context *ctx, cons
     if constexpr (VB == 0 || (sizeof(K) == 4 && VB == 4)) {
         const int64_t forced_wide = pp__option(ctx, PP_OPTION_SORT_WIDE_TILES);
         const bool wide = forced_wide == 2 || (forced_wide == 0 && tu->wide_min_n && a->n >= tu->wide_min_n);
-        if (wide && onesweep_variant(ctx, tu, a->keys_out == nullptr) == PP_SORT_ONESWEEP_FUSED)
+        const int64_t forced_variant = pp__option(ctx, PP_OPTION_SORT_ONESWEEP);
+        if (wide && (forced_variant == PP_SORT_ONESWEEP_AUTO || forced_variant == PP_SORT_ONESWEEP_FUSED))
             return run_onesweep<K, VB, ITEMS, VB == 0 ? SORT_WIDE_BLOCK : SORT_PAIRS_WIDE_BLOCK>(ctx, a, sd);
     }
     return run_onesweep<K, VB, ITEMS>(ctx, a, sd);

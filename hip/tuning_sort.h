@@ -62,7 +62,10 @@
 #define SORT_ONESWEEP_WIDE_BLOCKS 2
 /* Wide tiles with values (4-byte keys and 4-byte values, the fused pass): blocks of 384 x 16 =
  * 6144 pairs, 2 an SM at 80 registers (the 3 narrow blocks' 24 warps), the staged tile (48 KB)
- * in dynamic shared memory over the wave counters. Not yet measured. */
+ * in dynamic shared memory over the wave counters. H100 80GB HBM3, 2026-11-27, commit 995886f,
+ * n = 2^28, same process, two rounds: u32 / u32 pairs 10.789 / 10.697 ms wide against 12.069 /
+ * 12.100 narrow (-11%); argsort f32 -> u32 on wide tiles with the fused pass 12.710 / 12.699
+ * ms against its narrow EARLY_WINDOW default 14.312 / 14.361 (-11%; main 15.43). */
 #define SORT_PAIRS_WIDE_BLOCK 384
 /* onesweep items per thread for small n (the row's small_tile_max_n): tiles of 1024, so that a
  * pass at n = 2^16 runs 64 tiles, not 16 (each pass then took one 4096-key tile's latency,
@@ -93,7 +96,8 @@ struct pp_sort_tuning {
  * sm_90 -> FUSED (5): H100 80GB HBM3, 2026-11-26, commit b63362a, CUB 3.0.1 in the same run,
  * u32 keys at 2^28: EARLY_WINDOW 10.297 ms, FUSED 8.452 ms (CUB 6.416); the other rows were
  * not measured with FUSED in that call (bench/results/h100-sortperf4-b63362a-*).
- * Argsort keeps EARLY_WINDOW on sm_90: H100 80GB HBM3, 2026-11-26, main 618d7f6, CUB 3.0.1 in the
+ * Argsort keeps EARLY_WINDOW on sm_90 on narrow tiles (wide tiles, from wide_min_n, run the fused
+ * pass: above, SORT_PAIRS_WIDE_BLOCK): H100 80GB HBM3, 2026-11-26, main 618d7f6, CUB 3.0.1 in the
  * same process, argsort f32 -> u32 at 2^28: EARLY_WINDOW 15.017 ms, FUSED 17.071 ms (CUB 8.35);
  * u32 / u32 pairs FUSED 12.596 ms (EARLY_WINDOW 12.80 in the first call of the session).
  * small_tile_max_n: sm_90 2^18 (H100 80GB HBM3, 2026-11-27, commit 49fd185, the full-tile copy

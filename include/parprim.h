@@ -961,9 +961,10 @@ typedef enum pp_option {
      * its bound on n; 1: never small; 2: small at every n). No value changes a result. */
     PP_OPTION_SORT_SMALL_TILES = 26,     /* 0 .. 2 */
     /* radix sort, HIP: wide onesweep tiles, blocks of more threads than digits, where the
-     * pass has them (keys without values, the fused pass, tiles that are
-     * not small) (0: the device's tuning row; 1: never; 2: wherever the pass has them).
-     * No value changes a result. */
+     * pass has them (keys without values, and 4-byte keys with 4-byte values or u32 argsort
+     * indices; tiles that are not small; always the fused pass, so a PP_OPTION_SORT_ONESWEEP
+     * other than AUTO or FUSED keeps narrow tiles) (0: the device's tuning row; 1: never;
+     * 2: wherever the pass has them). No value changes a result. */
     PP_OPTION_SORT_WIDE_TILES = 27,      /* 0 .. 2 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;

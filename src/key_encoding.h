@@ -67,16 +67,16 @@ enum { PP_SORT_KIND_UNSIGNED = 0, PP_SORT_KIND_SIGNED = 1, PP_SORT_KIND_FLOAT = 
 PP_HD uint32_t pp_sort_key_u32(uint32_t bits, int kind, uint32_t flip)
 {
     if (kind == PP_SORT_KIND_FLOAT) {
-        const uint32_t a = bits & 0x7FFFFFFFu, s = 0u - (bits >> 31);
-        return (a > 0x7F800000u ? 0xFFFFFFFFu : 0x80000000u + ((a ^ s) - s)) ^ flip;
+        const uint32_t s = 0u - (bits >> 31);
+        return ((bits & 0x7FFFFFFFu) > 0x7F800000u ? 0xFFFFFFFFu : (bits ^ (s | 0x80000000u)) - s) ^ flip;
     }
     return (kind == PP_SORT_KIND_SIGNED ? bits ^ 0x80000000u : bits) ^ flip;
 }
 PP_HD uint64_t pp_sort_key_u64(uint64_t bits, int kind, uint64_t flip)
 {
     if (kind == PP_SORT_KIND_FLOAT) {
-        const uint64_t a = bits & 0x7FFFFFFFFFFFFFFFull, s = 0ull - (bits >> 63);
-        return (a > 0x7FF0000000000000ull ? ~0ull : 0x8000000000000000ull + ((a ^ s) - s)) ^ flip;
+        const uint64_t s = 0ull - (bits >> 63);
+        return ((bits & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull ? ~0ull : (bits ^ (s | 0x8000000000000000ull)) - s) ^ flip;
     }
     return (kind == PP_SORT_KIND_SIGNED ? bits ^ 0x8000000000000000ull : bits) ^ flip;
 }
