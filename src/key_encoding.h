@@ -58,10 +58,11 @@ PP_HD uint64_t pp_key_u64_of_i64(uint64_t bits) { return bits ^ 0x80000000000000
  * complement reverses the order and keeps ties as they are). u8 keys go through the 32-bit form
  * (unsigned, flip 0xFF). The sort moves the input's bits; only digits come from the key.
  * Float keys: 2^(w-1) + |x| from +-0.0 up, 2^(w-1) - |x| below (|x| is the bits less the
- * sign: -0.0 and +0.0 both 2^(w-1), without a test of their own), all ones for a NaN; the
- * negation by the sign's mask s, (|x| ^ s) - s. Float keys take no bit range, so only the
- * order of these numbers matters (the form before, ~bits below zero, was one below these and
- * cost three instructions more a key on sm_90). */
+ * sign: -0.0 and +0.0 both 2^(w-1), without a test of their own), all ones for a NaN; made
+ * as (bits ^ (s | 2^(w-1))) - s with s the sign's mask (all ones below zero: ~bits + 1). Float
+ * keys take no bit range, so only the order of these numbers matters (the form before, ~bits
+ * below zero, was one below these and cost three instructions more a key on sm_90: f32 keys
+ * at 2^28 7.746 -> 7.531 ms, H100, 2026-11-27, commit 7f314ce, same process). */
 enum { PP_SORT_KIND_UNSIGNED = 0, PP_SORT_KIND_SIGNED = 1, PP_SORT_KIND_FLOAT = 2 };
 
 PP_HD uint32_t pp_sort_key_u32(uint32_t bits, int kind, uint32_t flip)
