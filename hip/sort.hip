@@ -17,7 +17,8 @@
  *                   its last block to finish (sort_starts) turns them into each pass's digit
  *                   starts (an exclusive scan of the counts) and whether one digit holds every
  *                   key (then the pass is skipped);
- *   onesweep_pass   per pass, a tile (SORT_BLOCK x ITEMS keys, taken in ticket order) is ranked
+ *   onesweep_pass   per pass, a tile (SORT_BLOCK x ITEMS keys, or a wide tile: 512 x ITEMS keys,
+ *                   384 x 16 pairs; run_onesweep_sized; taken in ticket order) is ranked
  *                   by its digit in registers and shared memory (radix_rank.h: match ranking),
  *                   each digit's count is published and the counts of the tiles before it are
  *                   looked back (lookback.h, pp_lookback_counter: one counter per thread), the
@@ -241,7 +242,8 @@ PP_DEVICE void sort_copy_out(const sort_bufs<K, V> &b, unsigned from, int argsor
 }
 
 /* One onesweep pass j (digit bits [shift, shift + bits)) over tiles of BLOCK x ITEMS keys (BLOCK:
- * SORT_BLOCK, or a wide tile's SORT_WIDE_BLOCK with the fused ranking only).
+ * SORT_BLOCK, or a wide tile's SORT_WIDE_BLOCK / SORT_PAIRS_WIDE_BLOCK with the fused ranking
+ * only).
  * The pass writes X when an even number of running passes follow it, else Y, so that the last
  * running pass writes X (the output) and no copy is needed after the passes; where that is the
  * buffer it reads (in place: the input is X), it writes the other one, and sort_fixup copies at
