@@ -451,7 +451,9 @@ static void t_sort_onesweep_variants(void **state)
  * specials), random,
  * few-distinct, sorted and reversed, ascending and descending, the whole key and a range of 2
  * passes, in place and not; each must run wide (the plan's tile, param[2]) and give the
- * oracle's bits. Pairs and argsort with the option set must still sort (by narrow tiles). */
+ * oracle's bits. Then 4-byte keys (u32, i32, f32) with 4-byte values, pairs and argsort's u32
+ * indices, on their own wide tiles (384 x 16 = 6144) at sizes around one tile and of many, in
+ * place and not; u64 pairs and argsort with the option set must still sort (by narrow tiles). */
 static void t_sort_wide_tiles(void **state)
 {
     tc_env *env = tc_envp(state);
