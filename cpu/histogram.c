@@ -340,6 +340,8 @@ typedef struct range_grid {
     uint32_t cells;
     uint32_t multi;             /* the sentinel base of a cell with several edges: nbins + 2 */
     float lo_f, inv_f;          /* f32 samples */
+    uint32_t log_f;             /* f32 samples: the octave grid (grid_t_flog), cells in cell_w */
+    uint32_t bmin_f, sh_f, tmax_f; /* the octave grid: its first cell's bits, shift, largest t */
     double lo_d, inv_d;         /* other samples */
     const uint32_t *base;       /* cells: start[j], or the sentinel */
     const uint32_t *start;      /* cells + 1: the edges in the cells below j */
@@ -348,6 +350,7 @@ typedef struct range_grid {
         uint32_t base;
         float split;
     } *cell_f;
+    const uint32_t *cell_w;     /* the octave grid's cells: base << (sh + 1) | code */
     const double *key_d;        /* other samples: the edges, then 2 NaN */
     /* f32 samples: the loop of GRID_BLOCK for this CPU */
     int (*loop_f)(const struct range_grid *, const float *, size_t, uint32_t, uint32_t, uint32_t *);
@@ -360,12 +363,48 @@ static inline uint32_t grid_cell_f(float x, float lo, float inv, float top)
     t = t < top ? t : top;
     return (uint32_t)(int32_t)t;
 }
+/*
+ * The octave grid of f32 samples (the first finite key lo): from the bits of y = x - lo
+ * (rounded, so a non-decreasing function of x) read as a signed integer,
+ *     t(x) = min(max(bits(y), bmin) - bmin, tmax),  cell(x) = t >> sh,  off(x) = t & (2^sh - 1),
+ * with tmax = cells 2^sh - 1. For y >= +0 the bits grow with y; every y < 0 (negative bits)
+ * and every y below the float with bits bmin has t = 0: t is non-decreasing in x, NaN aside.
+ * Each octave of y gets 2^(23 - sh) cells, narrow near lo and wide far from it, so edges whose
+ * widths grow with their distance from the first edge (the bench's quadratic edges) resolve
+ * with few cells, and samples spread evenly fall mostly in the top octaves' cells, half of
+ * them in the top octave's, which stay in the L1 cache.
+ * A cell is 4 bytes, base << (sh + 1) | code: base as in the linear grid (start[j], or the
+ * multi-edge sentinel), code = off(e) for the cell's edge e, 2^sh for a cell with none. Since
+ * t is non-decreasing, t(x) > t(e) implies x > e and t(x) < t(e) implies x < e: the count of
+ * edges <= x is base + (off(x) > code), except where off(x) == code: x and e may be in either
+ * order, and the sample is redone by binary search, as in a multi-edge cell (about one sample
+ * in 2000 with the bench's edges), unless x < lo (t = 0 there: x is below the cell's edge,
+ * whose key is >= lo).
+ */
+static inline uint32_t grid_t_flog(float x, float lo, uint32_t bmin, uint32_t tmax)
+{
+    const float y = x - lo;
+    int32_t b;
+    memcpy(&b, &y, sizeof b);
+    const uint32_t t = b > (int32_t)bmin ? (uint32_t)b - bmin : 0u;
+    return t < tmax ? t : tmax;
+}
 static inline uint32_t grid_cell_d(double x, double lo, double inv, double top)
 {
     double t = (x - lo) * inv;
     t = t > 0.0 ? t : 0.0;
     t = t < top ? t : top;
     return (uint32_t)(int32_t)t;
+}
+
+static inline uint32_t grid_cell_of_f(const range_grid *g, float x)
+{
+    return g->log_f ? grid_t_flog(x, g->lo_f, g->bmin_f, g->tmax_f) >> g->sh_f
+                    : grid_cell_f(x, g->lo_f, g->inv_f, (float)(g->cells - 1));
+}
+static inline uint32_t grid_cell_of_d(const range_grid *g, double x)
+{
+    return grid_cell_d(x, g->lo_d, g->inv_d, (double)(g->cells - 1));
 }
 
 /* The edges of a multi-edge cell j that are <= x, counted by binary search. */
@@ -419,7 +458,6 @@ static inline uint32_t grid_cell_d(double x, double lo, double inv, double top)
             return;                                                                               \
         }                                                                                         \
         if (!LOOP(g, x, len, bn->r0, bn->rb, idx)) return;                                        \
-        const K lo = g->lo_##SFX, inv = g->inv_##SFX, top = (K)(g->cells - 1);                    \
         const K *e = KEY_EDGES;                                                                   \
         for (size_t i0 = 0; i0 < len; i0 += 16) { /* 16 at a time: a vectorized test first */  \
             const size_t i1 = min_size(len, i0 + 16);                                             \
@@ -428,7 +466,7 @@ static inline uint32_t grid_cell_d(double x, double lo, double inv, double top)
             for (size_t i = i0; any && i < i1; ++i) {                                             \
                 if (idx[i] != GRID_REDO) continue;                                                \
                 const K v = (K)x[i];                                                              \
-                const uint32_t j = grid_cell_##SFX(v, lo, inv, top);                              \
+                const uint32_t j = grid_cell_of_##SFX(g, v);                                      \
                 uint32_t c = g->start[j], hi = g->start[j + 1];                                   \
                 GRID_COUNT(K, e, c, hi, v);                                                       \
                 idx[i] = rel(v == v ? c - 1u : PP_HIST_NOBIN, bn->r0, bn->rb);                    \
@@ -476,6 +514,28 @@ GRID_LOOP(range_f32, float, float, f)
 GRID_LOOP(range_i32, int32_t, double, d)
 GRID_LOOP(range_u32, uint32_t, double, d)
 GRID_LOOP(range_f64, double, double, d)
+/* The octave grid's loop (grid_t_flog). */
+PP_WIDE_CLONES static int range_f32log_loop(const range_grid *g, const float *restrict x, size_t len, uint32_t r0,
+                                            uint32_t rb, uint32_t *restrict idx)
+{
+    const float lo = g->lo_f;
+    const uint32_t bmin = g->bmin_f, sh = g->sh_f, tmax = g->tmax_f, mask = (1u << sh) - 1u, multi_b = g->multi;
+    const uint32_t *restrict cell = g->cell_w;
+    uint32_t multi = 0;
+    for (size_t i = 0; i < len; ++i) {
+        const float v = x[i];
+        const uint32_t t = grid_t_flog(v, lo, bmin, tmax), w = cell[t >> sh];
+        const uint32_t off = t & mask, code = w & (2u * mask + 1u), b = w >> (sh + 1u);
+        const uint32_t above = v >= lo; /* false for NaN, dropped below anyway */
+        const uint32_t bin = b + (uint32_t)(off > code) - 1u; /* x < lo: off = 0, never above */
+        uint32_t k = (v == v ? bin : PP_HIST_NOBIN) - r0;
+        k = k < rb ? k : rb;
+        const uint32_t redo = (b == multi_b) | (above & (off == code));
+        multi |= redo;
+        idx[i] = redo ? GRID_REDO : k;
+    }
+    return multi != 0;
+}
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 /* range_f32_loop with AVX-512: the same operations (max / min are the clamps' selects, NaN
  * to 0; _CMP_GE_OQ is C's >=, false with a NaN), the two table loads as gathers. */
@@ -514,6 +574,43 @@ __attribute__((target("avx512f"))) static int range_f32_loop_v16(const range_gri
         _mm512_storeu_si512(idx + i, k);
     }
     return range_f32_loop(g, x + i, len - i, r0, rb, idx + i) | (multi != 0);
+}
+/* range_f32log_loop with AVX-512: one 16-lane gather of the 4-byte cells. */
+__attribute__((target("avx512f"))) static int range_f32log_loop_v16(const range_grid *g, const float *x, size_t len,
+                                                                    uint32_t r0, uint32_t rb, uint32_t *idx)
+{
+    const __m512 lo = _mm512_set1_ps(g->lo_f);
+    const uint32_t mask_s = (1u << g->sh_f) - 1u;
+    const __m512i bmin = _mm512_set1_epi32((int)g->bmin_f), tmax = _mm512_set1_epi32((int)g->tmax_f);
+    const __m512i mask = _mm512_set1_epi32((int)mask_s), cmask = _mm512_set1_epi32((int)(2u * mask_s + 1u));
+    const __m128i sh = _mm_cvtsi32_si128((int)g->sh_f), sh1 = _mm_cvtsi32_si128((int)g->sh_f + 1);
+    const __m512i vr0 = _mm512_set1_epi32((int)r0), vrb = _mm512_set1_epi32((int)rb);
+    const __m512i one = _mm512_set1_epi32(1), none = _mm512_set1_epi32(-1);
+    const __m512i multi_b = _mm512_set1_epi32((int)g->multi);
+    const int *cell = (const int *)g->cell_w;
+    __mmask16 multi = 0;
+    size_t i = 0;
+    for (; i + 16 <= len; i += 16) {
+        const __m512 v = _mm512_loadu_ps(x + i);
+        const __m512i y = _mm512_castps_si512(_mm512_sub_ps(v, lo));
+        const __m512i t = _mm512_min_epu32(_mm512_sub_epi32(_mm512_max_epi32(y, bmin), bmin), tmax);
+        const __m512i w = _mm512_i32gather_epi32(_mm512_srl_epi32(t, sh), cell, 4);
+        const __m512i off = _mm512_and_si512(t, mask), code = _mm512_and_si512(w, cmask);
+        const __m512i b = _mm512_srl_epi32(w, sh1);
+        const __mmask16 above = _mm512_cmp_ps_mask(v, lo, _CMP_GE_OQ);
+        const __mmask16 gt = _mm512_cmpgt_epu32_mask(off, code);
+        const __mmask16 eq = _mm512_mask_cmpeq_epi32_mask(above, off, code);
+        const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        __m512i bin = _mm512_sub_epi32(b, one);
+        bin = _mm512_mask_add_epi32(bin, gt, bin, one);
+        bin = _mm512_mask_mov_epi32(bin, nan, none);
+        __m512i k = _mm512_min_epu32(_mm512_sub_epi32(bin, vr0), vrb);
+        const __mmask16 m = _mm512_cmpeq_epi32_mask(b, multi_b) | eq;
+        k = _mm512_mask_mov_epi32(k, m, none); /* GRID_REDO */
+        multi |= m;
+        _mm512_storeu_si512(idx + i, k);
+    }
+    return range_f32log_loop(g, x + i, len - i, r0, rb, idx + i) | (multi != 0);
 }
 _Static_assert(GRID_REDO == 0xFFFFFFFFu, "the AVX-512 loop's all-ones lanes");
 #define PP_GRID_V16 1
@@ -733,6 +830,69 @@ static pp_status check_edges(pp_context *ctx, const double *e, size_t nbins)
     return PP_OK;
 }
 
+/* The choice between the two grids of f32 samples, for samples spread evenly over the finite
+ * edges (the only guess the edges allow): each grid's expected cost a sample, in loads that
+ * miss the L1 cache (those outside the GRID_HOT_BYTES of cells most samples fall in) plus
+ * GRID_REDO_COST for a sample in a multi-edge cell (its binary search). The octave grid takes
+ * the shift with the least cost, and wins where its top octaves hold most of the width in
+ * fewer bytes than the linear grid's cells. */
+#define GRID_HOT_BYTES ((size_t)16 << 10) /* half the 32 KiB L1 data cache */
+#define GRID_REDO_COST 64.0
+static double grid_cost_linear(const float *key, size_t kf, size_t kl, float lo, float inv, uint32_t cells)
+{
+    const float top = (float)(cells - 1);
+    double multi = 0;
+    for (size_t k = kf; k < kl;) { /* the cells holding several finite edges */
+        const uint32_t j = grid_cell_f(key[k], lo, inv, top);
+        size_t e = k + 1;
+        while (e <= kl && grid_cell_f(key[e], lo, inv, top) == j) ++e;
+        multi += e - k > 1;
+        k = e;
+    }
+    const size_t hot_cells = GRID_HOT_BYTES / sizeof(struct grid_cell_f);
+    const double hot = cells <= hot_cells ? 1.0 : (double)hot_cells / cells;
+    return (1.0 - hot) + GRID_REDO_COST * multi / cells;
+}
+static float grid_float_of(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+/* The octave grid's cost with shift sh, its bmin (the top edge at the start of the last cell)
+ * and tmax, or HUGE_VAL where it cannot serve (no finite width, or base and code do not fit
+ * 32 bits). */
+static double grid_cost_log(const float *key, size_t kf, size_t kl, size_t nb, float lo, uint32_t cells,
+                            uint32_t sh, uint32_t *bmin_out, uint32_t *tmax_out)
+{
+    const float ytop = key[kl] - lo;
+    uint32_t btop;
+    memcpy(&btop, &ytop, sizeof btop);
+    if (!(ytop > 0.0f) || !isfinite(ytop) || sh < 1 || sh > 23 || nb + 2 >= (size_t)1 << (31 - sh)) return HUGE_VAL;
+    const uint64_t span = (uint64_t)(cells - 1) << sh, tm = ((uint64_t)cells << sh) - 1;
+    const uint32_t bmin = btop > span ? btop - (uint32_t)span : 0u, tmax = tm < INT32_MAX ? (uint32_t)tm : INT32_MAX;
+    *bmin_out = bmin;
+    *tmax_out = tmax;
+    const uint32_t top = cells - 1;
+    double multi = 0, hot = 0; /* the widths (in y) of the multi-edge cells and the hot cells */
+    for (size_t k = kf; k < kl;) {
+        const uint32_t j = grid_t_flog(key[k], lo, bmin, tmax) >> sh;
+        size_t e = k + 1;
+        while (e <= kl && grid_t_flog(key[e], lo, bmin, tmax) >> sh == j) ++e;
+        if (e - k > 1) {
+            const uint64_t ba = bmin + ((uint64_t)j << sh), bb = ba + ((uint64_t)1 << sh);
+            const double a = j && ba < btop ? grid_float_of((uint32_t)ba) : 0.0;
+            const double b = j < top && bb < btop ? grid_float_of((uint32_t)bb) : ytop;
+            multi += (b < ytop ? b : ytop) - a;
+        }
+        k = e;
+    }
+    const uint64_t hot_cells = GRID_HOT_BYTES / sizeof(uint32_t);
+    const uint64_t jh = cells > hot_cells ? cells - hot_cells : 0, bh = bmin + (jh << sh);
+    hot = !jh ? ytop : bh < btop ? ytop - grid_float_of((uint32_t)bh) : 0.0;
+    return (1.0 - hot / ytop) + GRID_REDO_COST * multi / ytop;
+}
+
 /* The grid of a range histogram (see GRID_BLOCK) in one allocation (*mem, freed by the
  * caller), or none (*mem NULL) for u8 samples (counted by value), more than GRID_MAX_BINS
  * bins, or too few samples to repay it (fewer than 4 (cells + nbins)). */
@@ -758,6 +918,7 @@ static pp_status range_grid_build(pp_context *ctx, const pp_histogram_args *a, r
     float *key_f = f32 ? (float *)p : NULL;
     double *key_d = f32 ? NULL : (double *)p;
     struct grid_cell_f *cell_f = f32 ? (struct grid_cell_f *)(p + key_bytes) : NULL;
+    uint32_t *cell_w = (uint32_t *)cell_f; /* the octave grid's cells, in the same bytes */
     uint32_t *base = (uint32_t *)(p + key_bytes + cell_bytes);
     uint32_t *start = base + cells;
     const double *e = a->edges;
@@ -788,21 +949,35 @@ static pp_status range_grid_build(pp_context *ctx, const pp_histogram_args *a, r
     g->multi = (uint32_t)nb + 2;
     g->lo_f = (float)lo;
     g->inv_f = (float)inv;
+    g->log_f = g->bmin_f = g->sh_f = g->tmax_f = 0;
+    const int64_t want = pp__option(ctx, PP_OPTION_CPU_HIST_GRID); /* 1: linear, 2: octave */
+    if (f32 && kf < kl && want != 1) { /* the octave grid where it costs less (grid_cost_linear) */
+        double best = want == 2 ? HUGE_VAL : grid_cost_linear(key_f, kf, kl, g->lo_f, g->inv_f, g->cells);
+        for (uint32_t sh = 1; sh <= 23; ++sh) {
+            uint32_t bmin, tmax;
+            const double c = grid_cost_log(key_f, kf, kl, nb, g->lo_f, g->cells, sh, &bmin, &tmax);
+            if (c < best || (want == 2 && !g->log_f && c < HUGE_VAL))
+                best = c, g->log_f = 1, g->sh_f = sh, g->bmin_f = bmin, g->tmax_f = tmax;
+        }
+    }
     g->lo_d = lo;
     g->inv_d = inv;
     /* start[j]: the edges in the cells below j (an edge's cell never decreases along the
      * sorted edges, so one walk assigns them) */
-    const float topf = (float)(cells - 1);
-    const double topd = (double)(cells - 1);
     size_t k = 0;
     for (size_t j = 0; j < cells; ++j) {
         start[j] = (uint32_t)k;
         if (f32)
-            while (k <= nb && grid_cell_f(key_f[k], g->lo_f, g->inv_f, topf) == j) ++k;
+            while (k <= nb && grid_cell_of_f(g, key_f[k]) == j) ++k;
         else
-            while (k <= nb && grid_cell_d(key_d[k], lo, inv, topd) == j) ++k;
+            while (k <= nb && grid_cell_of_d(g, key_d[k]) == j) ++k;
         base[j] = k - start[j] <= 1 ? start[j] : g->multi;
-        if (f32) cell_f[j] = (struct grid_cell_f){base[j], key_f[base[j]]};
+        if (g->log_f) /* the octave grid's cell (grid_t_flog) */
+            cell_w[j] = base[j] << (g->sh_f + 1) |
+                        (k - start[j] == 1 ? grid_t_flog(key_f[start[j]], g->lo_f, g->bmin_f, g->tmax_f) & ((1u << g->sh_f) - 1u)
+                                           : 1u << g->sh_f);
+        else if (f32)
+            cell_f[j] = (struct grid_cell_f){base[j], key_f[base[j]]};
     }
     start[cells] = (uint32_t)k; /* nb + 1 */
     g->base = base;
@@ -810,9 +985,12 @@ static pp_status range_grid_build(pp_context *ctx, const pp_histogram_args *a, r
     g->key_f = key_f;
     g->key_d = key_d;
     g->cell_f = cell_f;
-    g->loop_f = range_f32_loop;
+    g->cell_w = cell_w;
+    g->loop_f = g->log_f ? range_f32log_loop : range_f32_loop;
 #ifdef PP_GRID_V16
-    if (__builtin_cpu_supports("avx512f")) g->loop_f = range_f32_loop_v16;
+    const int64_t lanes = pp__option(ctx, PP_OPTION_CPU_HIST_LANES); /* 4, 8: the scalar loops (tests) */
+    if (__builtin_cpu_supports("avx512f") && lanes != 4 && lanes != 8)
+        g->loop_f = g->log_f ? range_f32log_loop_v16 : range_f32_loop_v16;
 #endif
     return PP_OK;
 }
@@ -841,11 +1019,12 @@ pp_status pp__cpu_histogram(pp_context *ctx, const pp_histogram_args *a)
 /* The plan: strategy "u8" (counted by value), "private" (private tables, `tiles` = passes
  * over the samples, one per range of bins) or "atomic"; param[0] = the lanes of the f32
  * even-bin vectors (0: doubles or not f32 even bins), param[1] = the range search (0: even
- * bins, 1: the cell grid, 2: lockstep binary searches), param[2] = samples per round of the
+ * bins, 1: the cell grid of equal cells, 2: lockstep binary searches, 3: the octave grid of
+ * f32 samples), param[2] = samples per round of the
  * private tables, param[3] = threads. */
 static void hist_plan(pp_context *ctx, const binner *bn, const char *strategy, size_t passes, size_t threads)
 {
-    const int64_t search = bn->a->kind == PP_HIST_EVEN ? 0 : bn->grid ? 1 : 2;
+    const int64_t search = bn->a->kind == PP_HIST_EVEN ? 0 : !bn->grid ? 2 : bn->grid->log_f ? 3 : 1;
     pp__set_plan(ctx, "histogram", strategy, 0, passes, bn->lanes, search, (int64_t)bn->round, (int64_t)threads);
 }
 

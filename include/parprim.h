@@ -909,7 +909,8 @@ typedef enum pp_option {
     PP_OPTION_RBI_STRATEGY = 12,        /* AUTO, SHARED or GLOBAL */
     PP_OPTION_RBI_COPIES = 13,          /* 0 (chooser) .. 32 */
     /* CPU histogram: float-vector width of the f32 even histogram (0: the widest the CPU runs;
-     * a width it lacks falls back to the widest it has). */
+     * a width it lacks falls back to the widest it has); 4 or 8 also run the range grid's
+     * loops of f32 samples without their AVX-512 forms. */
     PP_OPTION_CPU_HIST_LANES = 14,      /* 0, 4, 8, 16 */
     /* CPU histogram: samples counted into the private tables before they are added to the
      * counts (0: 2^31); small values let tests run many rounds. */
@@ -966,6 +967,9 @@ typedef enum pp_option {
      * other than AUTO or FUSED keeps narrow tiles) (0: the device's tuning row; 1: never;
      * 2: wherever the pass has them). No value changes a result. */
     PP_OPTION_SORT_WIDE_TILES = 27,      /* 0 .. 2 */
+    /* CPU range histogram of f32 samples: the cell grid (0: the chooser; 1: cells of equal
+     * width; 2: the octave grid, cells by the bits of x - edges[0], where it can serve). */
+    PP_OPTION_CPU_HIST_GRID = 28,        /* 0 .. 2 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

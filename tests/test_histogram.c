@@ -580,12 +580,38 @@ static void t_range_uneven(void **state)
     free(host);
 }
 
-/* CPU: the range search through the cell grid (cpu/histogram.c, GRID_BLOCK; the plan's
- * param[1] = 1 says it ran), with enough samples for the grid: edges that bunch (the bench's
- * quadratic ones, and many edges in one tiny interval: cells with several edges), runs of
- * equal edges, infinite edges at and next to the ends, more bins than cells (2^19 bins);
- * samples uniform, exactly at the edges (as the type stores them) and next to them, NaN,
- * infinities, zeros; f32, f64 and i32 samples. */
+/* The CPU grids, form g = 0 .. 5 but 3: the chooser's, each of the two grids forced
+ * (PP_OPTION_CPU_HIST_GRID 1: equal cells, 2: the octave grid) with the AVX-512 loops where
+ * the CPU has them, and the two forced again with the scalar loops (PP_OPTION_CPU_HIST_LANES
+ * 4). f32 samples take every form, the others (equal cells always) only the chooser's.
+ * grid_force sets form g on ctx and returns a label; g % 3 is the grid. */
+static const char *grid_force(pp_context *ctx, int g)
+{
+    static const int64_t v[] = {0, 1, 2, 0, 1, 2}, lanes[] = {0, 0, 0, 0, 4, 4};
+    static const char *const name[] = {"the chooser's grid", "equal cells", "the octave grid", "",
+                                       "equal cells, scalar loop", "the octave grid, scalar loop"};
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_CPU_HIST_GRID, v[g]));
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_CPU_HIST_LANES, lanes[g]));
+    return name[g];
+}
+
+/* After a call with grid form g: the plan's range search (param[1]) is a grid of that form;
+ * the octave grid forced may fall back to equal cells where it cannot serve (edges that span
+ * no finite width, or too many bins for its cells' bits): *octave counts the calls it ran. */
+static void grid_check(pp_context *ctx, int g, const char *what, int *octave)
+{
+    const long long s = (long long)last_plan(ctx).param[1];
+    TC_CHECK(s == 1 || s == 3, "%s: the range search was %lld, want 1 or 3 (a grid)", what, s);
+    TC_CHECK(g % 3 != 1 || s == 1, "%s: equal cells forced, the search was %lld", what, s);
+    *octave += s == 3;
+}
+
+/* CPU: the range search through the cell grids (cpu/histogram.c, GRID_BLOCK and
+ * grid_t_flog; the plan's param[1] = 1 or 3 says which ran), with enough samples for the grid:
+ * edges that bunch (the bench's quadratic ones, and many edges in one tiny interval: cells
+ * with several edges), runs of equal edges, infinite edges at and next to the ends, more bins
+ * than cells (2^19 bins); samples uniform, exactly at the edges (as the type stores them) and
+ * next to them, NaN, infinities, zeros; f32 samples through each grid, f64 and i32. */
 static void t_range_grid(void **state)
 {
     tc_env *env = tc_envp(state);
@@ -595,6 +621,7 @@ static void t_range_grid(void **state)
     const size_t nmax = 6 * nb_big + 1; /* n / 4 >= cells + nbins */
     void *host = tc_xmalloc(nmax * 8);
     static const pp_dtype types[] = {PP_F32, PP_F64, PP_I32};
+    int octave = 0;
     for (int kind = 0; kind < 5; ++kind) {
         const size_t nb = kind == 4 ? nb_big : kind == 3 ? 300 : 4096;
         if (kind == 4 && !tc_thorough()) continue;
@@ -619,18 +646,21 @@ static void t_range_grid(void **state)
             default: name = "more bins than cells"; e[k] = -100.0 + 200.0 * f; break;
             }
         }
-        for (size_t ti = 0; ti < 3; ++ti) {
+        for (size_t tg = 0; tg < 3 * 6; ++tg) {
+            const size_t ti = tg / 6;
+            const int g = (int)(tg % 6);
             const pp_dtype st = types[ti];
-            if (kind == 4 && st != PP_F32) continue;
+            if ((kind == 4 && st != PP_F32) || g == 3 || (g > 0 && st != PP_F32)) continue;
             const hspec h = {st, nb, 1, 0, 0, e, ti & 1 ? PP_U64 : PP_U32};
             const size_t n = kind == 4 ? nmax : 4 * 33 * nb + 1001; /* 4 (cells + nbins), cells <= 32 nbins */
             const double lo = isinf(e[0]) ? -150 : e[0] - 10, hi = isinf(e[nb]) ? 150 : e[nb] + 10;
-            char what[128];
-            snprintf(what, sizeof what, "%s, uniform", name);
+            const char *grid = grid_force(ctx, g);
+            char what[160];
+            snprintf(what, sizeof what, "%s, uniform, %s", name, grid);
             fill_uniform(&r, host, n, st, lo, hi);
             check_hist(env, host, n, &h, what);
-            const pp_plan p = last_plan(ctx);
-            TC_CHECK(p.param[1] == 1, "%s: the range search was %lld, want 1 (the grid)", what, (long long)p.param[1]);
+            grid_check(ctx, g, what, &octave);
+            TC_CHECK(!(kind == 0 && g % 3 == 2) || last_plan(ctx).param[1] == 3, "%s: not the octave grid", what);
             for (size_t i = 0; i < n; ++i) {
                 long double v;
                 const unsigned pick = (unsigned)tc_below(&r, 16);
@@ -653,12 +683,14 @@ static void t_range_grid(void **state)
                 }
                 store(host, i, st, v);
             }
-            snprintf(what, sizeof what, "%s, at and next to the edges, NaN, infinities", name);
+            snprintf(what, sizeof what, "%s, at and next to the edges, NaN, infinities, %s", name, grid);
             check_hist(env, host, n, &h, what);
-            TC_CHECK(last_plan(ctx).param[1] == 1, "%s: not the grid", what);
+            grid_check(ctx, g, what, &octave);
         }
         free(e);
     }
+    grid_force(ctx, 0);
+    TC_CHECK(octave >= 8, "the octave grid ran %d times, want at least 8", octave);
     free(host);
 }
 
@@ -729,6 +761,7 @@ static void t_range_grid_random(void **state)
     const int trials = tc_thorough() ? 6 : 2;
     const size_t nmax = 4 * (((size_t)16 << 12) + 4096) + 4099; /* n / 4 >= cells + nbins at 4096 bins */
     void *host = tc_xmalloc(nmax * 8);
+    int octave = 0;
     for (int trial = 0; trial < trials; ++trial)
         for (size_t bi = 0; bi < sizeof nbs / sizeof nbs[0]; ++bi) {
             const size_t nb = nbs[bi];
@@ -738,18 +771,23 @@ static void t_range_grid_random(void **state)
             size_t cells = 1;
             while (cells < 16 * nb && cells < ((size_t)1 << 18)) cells *= 2;
             const size_t n = 4 * (cells + nb) + 1 + (size_t)tc_below(&r, 64);
-            for (size_t ti = 0; ti < 3; ++ti) {
+            for (size_t tg = 0; tg < 3 * 6; ++tg) {
+                const size_t ti = tg / 6;
+                const int g = (int)(tg % 6);
                 const pp_dtype st = types[ti];
+                if (g == 3 || (g > 0 && st != PP_F32)) continue;
                 const hspec h = {st, nb, 1, 0, 0, e, (trial + ti) & 1 ? PP_U64 : PP_U32};
-                char what[160];
-                snprintf(what, sizeof what, "random edges (trial %d, edges %.9g .. %.9g)", trial, e[0], e[nb]);
+                const char *grid = grid_force(ctx, g);
+                char what[200];
+                snprintf(what, sizeof what, "random edges (trial %d, edges %.9g .. %.9g), %s", trial, e[0], e[nb], grid);
                 for (size_t i = 0; i < n; ++i) store(host, i, st, sample_near(&r, e, nb, st));
                 check_hist(env, host, n, &h, what);
-                const pp_plan p = last_plan(ctx);
-                TC_CHECK(p.param[1] == 1, "%s: the range search was %lld, want 1 (the grid)", what, (long long)p.param[1]);
+                grid_check(ctx, g, what, &octave);
             }
             free(e);
         }
+    grid_force(ctx, 0);
+    TC_CHECK(octave >= trials, "the octave grid ran %d times, want at least %d", octave, trials);
     free(host);
 }
 
