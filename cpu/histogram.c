@@ -835,7 +835,12 @@ static pp_status check_edges(pp_context *ctx, const double *e, size_t nbins)
  * miss the L1 cache (those outside the GRID_HOT_BYTES of cells most samples fall in) plus
  * GRID_REDO_COST for a sample in a multi-edge cell (its binary search). The octave grid takes
  * the shift with the least cost, and wins where its top octaves hold most of the width in
- * fewer bytes than the linear grid's cells. */
+ * fewer bytes than the linear grid's cells. Measured here (AMD EPYC with AVX-512, one thread,
+ * 2^24 f32 uniform over [-1, 1), the bench's 4096 quadratic edges, 65536 cells, best of 3-5
+ * processes, 2026-11-27): equal cells 1.39-1.44 ns a sample; the octave grid (sh = 12: 2048
+ * cells an octave) 1.16-1.20, and 1.19-1.21 with 8-byte cells (base and the edge's float, two
+ * 8-lane gathers). Only f32 samples have it (the bench's row); the double keys of the other
+ * types would take the same form on the bits of a double. */
 #define GRID_HOT_BYTES ((size_t)16 << 10) /* half the 32 KiB L1 data cache */
 #define GRID_REDO_COST 64.0
 static double grid_cost_linear(const float *key, size_t kf, size_t kl, float lo, float inv, uint32_t cells)
