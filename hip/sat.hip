@@ -372,6 +372,58 @@ PP_DEVICE void rs_make(const rs_raw<typename P::in_t, N> &v, bool row, uint32_t 
     for (int k = 0; k < N; ++k) x[k] = row && (uint32_t)k < valid ? P::make(v.get(k), 0) : P::op::identity();
 }
 
+/* Whether rs_sums takes the packed-byte path (rs_sums_bytes): u8 elements summed into an
+ * unsigned integer type, a lane's run of 4 bytes. Its sums are exact (at most 1024 x 255 down a
+ * band, 4 x 255 x PP_WAVE along a tile row), so each cast to A is the wrapping sum the
+ * element-by-element path computes: the same bits. */
+template <typename P> constexpr bool rs_bytes()
+{
+    using A = typename P::acc_t;
+    return std::is_same<typename P::in_t, uint8_t>::value && std::is_unsigned<A>::value &&
+           std::is_same<typename P::op, pp_op_sum<A>>::value && SAT_RS_ITEMS == 4;
+}
+
+/* rs_sums for rs_bytes: a row's 4 bytes w taken apart as two words of 16-bit halves, lo = bytes
+ * 0 and 2, hi = bytes 1 and 3 (an and, a shift and an and), added down the chunk into two packed
+ * column sums (a chunk's halves stay below 2^16: CH x 255) and to each other for the row's
+ * packed sum, reduced over the wave packed (PP_WAVE x 510 < 2^16) and unpacked once: about 8
+ * instructions a row, where unpacking each byte to a 32-bit sum took 48 a row (ncu, H100: the
+ * kernel ALU-bound at 82% with DRAM at 46%). */
+template <typename P, int CH>
+PP_DEVICE void rs_sums_bytes(const uint8_t *__restrict__ in, const rs_params &p, uint64_t r0, uint64_t r1, uint64_t cb,
+                             uint32_t valid, typename P::acc_t *rsum, typename P::acc_t *csum)
+{
+    using A = typename P::acc_t;
+    const unsigned lane = pp_lane_id();
+    const uint32_t nrows = (uint32_t)(r1 - r0);
+    uint32_t col[4] = {0u, 0u, 0u, 0u};
+    rs_raw<uint8_t, 4> v[CH] = {};
+    rs_load<uint8_t, CH, 4>(in, p, r0, r1, cb, valid, v);
+    for (uint32_t rc = 0; rc < nrows; rc += CH) {
+        uint32_t t[CH], clo = 0u, chi = 0u;
+#pragma unroll
+        for (int r = 0; r < CH; ++r) {
+            const uint32_t w = rc + (uint32_t)r < nrows ? v[r].w : 0u;
+            if (rc + (uint32_t)(CH + r) < nrows && valid > 0)
+                v[r].load(in + (r0 + rc + CH + r) * p.in_pitch + cb, valid, p.vec_in);
+            const uint32_t lo = w & 0x00FF00FFu, hi = (w >> 8) & 0x00FF00FFu;
+            clo += lo;
+            chi += hi;
+            t[r] = lo + hi;
+        }
+        col[0] += clo & 0xFFFFu;
+        col[1] += chi & 0xFFFFu;
+        col[2] += clo >> 16;
+        col[3] += chi >> 16;
+        const uint32_t tot = pp_wave_reduce_many<pp_op_sum<uint32_t>, CH>(t);
+        const uint32_t mine = pp_shfl_any(tot, (int)((lane % (unsigned)CH) * (unsigned)(PP_WAVE / CH)));
+        if (lane < (unsigned)CH && rc + lane < nrows) rsum[r0 + rc + lane] = A((mine & 0xFFFFu) + (mine >> 16));
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+        if ((uint32_t)k < valid) csum[cb + k] = A(col[k]);
+}
+
 template <typename P>
 __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typename P::in_t))) void rs_sums(const typename P::in_t *__restrict__ in,
                                                                            rs_params p)
@@ -387,37 +439,41 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
     const uint64_t r1 = p.rows - r0 < (uint64_t)p.band ? p.rows : r0 + p.band;
     const uint32_t valid = cb < p.cols ? (p.cols - cb < (uint64_t)N ? (uint32_t)(p.cols - cb) : N) : 0;
     A *rsum = reinterpret_cast<A *>(p.rsum) + j * p.rows;
-    A col[N];
+    if constexpr (rs_bytes<P>()) {
+        rs_sums_bytes<P, CH>(in, p, r0, r1, cb, valid, rsum, reinterpret_cast<A *>(p.csum) + b * p.cols);
+    } else {
+        A col[N];
 #pragma unroll
-    for (int k = 0; k < N; ++k) col[k] = Op::identity();
-    /* a rolling chunk: each row's slot is reloaded with the row CH below it as soon as it has
-     * been made into sums, so CH rows' loads stay in flight with CH raw runs of registers (a
-     * copy of the chunk beside the next one's loads, as rs_table keeps, held twice that) */
-    rs_raw<In, N> v[CH] = {};
-    rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
-    for (uint64_t rc = r0; rc < r1; rc += CH) {
-        A s[CH]; /* the lane's part of each row's sum */
+        for (int k = 0; k < N; ++k) col[k] = Op::identity();
+        /* a rolling chunk: each row's slot is reloaded with the row CH below it as soon as it has
+         * been made into sums, so CH rows' loads stay in flight with CH raw runs of registers (a
+         * copy of the chunk beside the next one's loads, as rs_table keeps, held twice that) */
+        rs_raw<In, N> v[CH] = {};
+        rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
+        for (uint64_t rc = r0; rc < r1; rc += CH) {
+            A s[CH]; /* the lane's part of each row's sum */
 #pragma unroll
-        for (int r = 0; r < CH; ++r) {
-            A x[N];
-            rs_make<P, N>(v[r], rc + r < r1, valid, x);
-            if (rc + CH + r < r1 && valid > 0) v[r].load(in + (rc + CH + r) * p.in_pitch + cb, valid, p.vec_in);
-            s[r] = x[0];
+            for (int r = 0; r < CH; ++r) {
+                A x[N];
+                rs_make<P, N>(v[r], rc + r < r1, valid, x);
+                if (rc + CH + r < r1 && valid > 0) v[r].load(in + (rc + CH + r) * p.in_pitch + cb, valid, p.vec_in);
+                s[r] = x[0];
 #pragma unroll
-            for (int k = 1; k < N; ++k) s[r] = Op::apply(s[r], x[k]);
+                for (int k = 1; k < N; ++k) s[r] = Op::apply(s[r], x[k]);
 #pragma unroll
-            for (int k = 0; k < N; ++k) col[k] = Op::apply(col[k], x[k]);
+                for (int k = 0; k < N; ++k) col[k] = Op::apply(col[k], x[k]);
+            }
+            /* the chunk's row sums over the wave at once (one pp_wave_reduce a row was 5 shuffles a
+             * row; 8 rows: 9 shuffles, 16: 16), then lane r of the chunk takes row rc + r's */
+            const A tot = pp_wave_reduce_many<Op, CH>(s);
+            const A mine = pp_shfl_any(tot, (int)((lane % (unsigned)CH) * (unsigned)(PP_WAVE / CH)));
+            if (lane < (unsigned)CH && rc + lane < r1) rsum[rc + lane] = mine;
         }
-        /* the chunk's row sums over the wave at once (one pp_wave_reduce a row was 5 shuffles a
-         * row; 8 rows: 9 shuffles, 16: 16), then lane r of the chunk takes row rc + r's */
-        const A tot = pp_wave_reduce_many<Op, CH>(s);
-        const A mine = pp_shfl_any(tot, (int)((lane % (unsigned)CH) * (unsigned)(PP_WAVE / CH)));
-        if (lane < (unsigned)CH && rc + lane < r1) rsum[rc + lane] = mine;
-    }
-    A *csum = reinterpret_cast<A *>(p.csum) + b * p.cols;
+        A *csum = reinterpret_cast<A *>(p.csum) + b * p.cols;
 #pragma unroll
-    for (int k = 0; k < N; ++k)
-        if ((uint32_t)k < valid) csum[cb + k] = col[k];
+        for (int k = 0; k < N; ++k)
+            if ((uint32_t)k < valid) csum[cb + k] = col[k];
+    }
 }
 
 /* Thread t < rows: row t's sums along the tile columns, exclusive; then thread rows + c: column
