@@ -538,6 +538,66 @@ template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_prefi
     }
 }
 
+/* rs_table for rs_bytes: a lane's 4 bytes w of a row, prefix-summed in the lane; two rows' lane
+ * totals (at most 4 x 255) packed into the halves of one word and scanned over the wave at
+ * once (an inclusive scan of at most PP_WAVE x 1020 < 2^16 a half), each row's exclusive
+ * prefix its half less its own total (no shuffle); the column sums kept with the band's carry
+ * P already added (colp = P + col): about 3/4 of the element-by-element path's instructions a
+ * row. Exact integer sums in A, so the same bits. */
+template <typename P, int CH>
+PP_DEVICE void rs_table_bytes(const uint8_t *__restrict__ in, typename P::out_t *__restrict__ out, const rs_params &p,
+                              uint64_t r0, uint64_t r1, uint64_t cb, uint32_t valid, uint64_t j,
+                              const typename P::acc_t *hrow, const typename P::acc_t *pb)
+{
+    using Out = typename P::out_t;
+    using A = typename P::acc_t;
+    static_assert(CH % 2 == 0, "rows scanned in pairs");
+    const unsigned lane = pp_lane_id();
+    const uint32_t nrows = (uint32_t)(r1 - r0);
+    A colp[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) colp[k] = (uint32_t)k < valid ? pb[cb + k] : A(0);
+    A crun = A(0);
+    rs_raw<uint8_t, 4> v[CH] = {};
+    rs_load<uint8_t, CH, 4>(in, p, r0, r1, cb, valid, v);
+    for (uint32_t rc = 0; rc < nrows; rc += CH) {
+        uint32_t cur[CH];
+#pragma unroll
+        for (int r = 0; r < CH; ++r) cur[r] = rc + (uint32_t)r < nrows ? v[r].w : 0u;
+        if (SAT_RS_PREFETCH && rc + CH < nrows) rs_load<uint8_t, CH, 4>(in, p, r0 + rc + CH, r1, cb, valid, v);
+        const A h = lane < (unsigned)CH && rc + lane < nrows ? hrow[r0 + rc + lane] : A(0);
+        if (p.border && j == 0 && lane < (unsigned)CH && rc + lane < nrows)
+            reinterpret_cast<Out *>(p.border)[(r0 + rc + lane) * p.out_pitch] = Out(0);
+#pragma unroll
+        for (int r = 0; r < CH; r += 2) {
+            uint32_t x[2][4];
+#pragma unroll
+            for (int q = 0; q < 2; ++q) {
+                const uint32_t w = cur[r + q];
+                x[q][0] = w & 0xFFu;
+                x[q][1] = x[q][0] + ((w >> 8) & 0xFFu);
+                x[q][2] = x[q][1] + ((w >> 16) & 0xFFu);
+                x[q][3] = x[q][2] + (w >> 24);
+            }
+            const uint32_t s = pp_wave_scan_incl<pp_op_sum<uint32_t>>(x[0][3] | (x[1][3] << 16));
+            const uint32_t ex[2] = {(s & 0xFFFFu) - x[0][3], (s >> 16) - x[1][3]};
+#pragma unroll
+            for (int q = 0; q < 2; ++q) {
+                crun += pp_shfl_any(h, r + q);
+                Out y[4];
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    colp[k] += A(ex[q] + x[q][k]);
+                    y[k] = Out(colp[k] + crun);
+                }
+                if (rc + (uint32_t)(r + q) < nrows && valid > 0)
+                    pp_lane_store<Out, 4>(out + (r0 + rc + r + q) * p.out_pitch + cb, valid, p.vec_out, y);
+            }
+        }
+        if (!SAT_RS_PREFETCH && rc + CH < nrows) rs_load<uint8_t, CH, 4>(in, p, r0 + rc + CH, r1, cb, valid, v);
+    }
+}
+
 template <typename P>
 __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typename P::in_t))) void rs_table(const typename P::in_t *__restrict__ in,
                                                                             typename P::out_t *__restrict__ out,
@@ -556,40 +616,44 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
     const uint32_t valid = cb < p.cols ? (p.cols - cb < (uint64_t)N ? (uint32_t)(p.cols - cb) : N) : 0;
     const A *hrow = reinterpret_cast<const A *>(p.rsum) + j * p.rows;
     const A *pb = reinterpret_cast<const A *>(p.csum) + b * p.cols;
-    A pc[N], col[N];
+    if constexpr (rs_bytes<P>()) {
+        rs_table_bytes<P, CH>(in, out, p, r0, r1, cb, valid, j, hrow, pb);
+    } else {
+        A pc[N], col[N];
 #pragma unroll
-    for (int k = 0; k < N; ++k) {
-        pc[k] = (uint32_t)k < valid ? pb[cb + k] : Op::identity();
-        col[k] = Op::identity();
-    }
-    A crun = Op::identity();
-    rs_raw<In, N> v[CH] = {};
-    rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
-    for (uint64_t rc = r0; rc < r1; rc += CH) {
-        rs_raw<In, N> cur[CH];
-#pragma unroll
-        for (int r = 0; r < CH; ++r) cur[r] = v[r];
-        if (SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
-        const A h = lane < (unsigned)CH && rc + lane < r1 ? hrow[rc + lane] : Op::identity();
-        if (p.border && j == 0 && lane < (unsigned)CH && rc + lane < r1)
-            reinterpret_cast<Out *>(p.border)[(rc + lane) * p.out_pitch] = Out(0);
-#pragma unroll
-        for (int r = 0; r < CH; ++r) {
-            A x[N];
-            rs_make<P, N>(cur[r], rc + r < r1, valid, x);
-#pragma unroll
-            for (int k = 1; k < N; ++k) x[k] = Op::apply(x[k - 1], x[k]);
-            const A ex = pp_wave_excl_of_incl<Op>(pp_wave_scan_incl<Op>(x[N - 1]));
-            crun = Op::apply(crun, pp_shfl_any(h, r));
-            Out y[N];
-#pragma unroll
-            for (int k = 0; k < N; ++k) {
-                col[k] = Op::apply(col[k], Op::apply(ex, x[k]));
-                y[k] = Out(Op::apply(Op::apply(col[k], crun), pc[k]));
-            }
-            if (rc + r < r1 && valid > 0) pp_lane_store<Out, N>(out + (rc + r) * p.out_pitch + cb, valid, p.vec_out, y);
+        for (int k = 0; k < N; ++k) {
+            pc[k] = (uint32_t)k < valid ? pb[cb + k] : Op::identity();
+            col[k] = Op::identity();
         }
-        if (!SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
+        A crun = Op::identity();
+        rs_raw<In, N> v[CH] = {};
+        rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
+        for (uint64_t rc = r0; rc < r1; rc += CH) {
+            rs_raw<In, N> cur[CH];
+#pragma unroll
+            for (int r = 0; r < CH; ++r) cur[r] = v[r];
+            if (SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
+            const A h = lane < (unsigned)CH && rc + lane < r1 ? hrow[rc + lane] : Op::identity();
+            if (p.border && j == 0 && lane < (unsigned)CH && rc + lane < r1)
+                reinterpret_cast<Out *>(p.border)[(rc + lane) * p.out_pitch] = Out(0);
+#pragma unroll
+            for (int r = 0; r < CH; ++r) {
+                A x[N];
+                rs_make<P, N>(cur[r], rc + r < r1, valid, x);
+#pragma unroll
+                for (int k = 1; k < N; ++k) x[k] = Op::apply(x[k - 1], x[k]);
+                const A ex = pp_wave_excl_of_incl<Op>(pp_wave_scan_incl<Op>(x[N - 1]));
+                crun = Op::apply(crun, pp_shfl_any(h, r));
+                Out y[N];
+#pragma unroll
+                for (int k = 0; k < N; ++k) {
+                    col[k] = Op::apply(col[k], Op::apply(ex, x[k]));
+                    y[k] = Out(Op::apply(Op::apply(col[k], crun), pc[k]));
+                }
+                if (rc + r < r1 && valid > 0) pp_lane_store<Out, N>(out + (rc + r) * p.out_pitch + cb, valid, p.vec_out, y);
+            }
+            if (!SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
+        }
     }
 }
 
