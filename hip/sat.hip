@@ -399,13 +399,26 @@ PP_DEVICE void rs_sums_bytes(const uint8_t *__restrict__ in, const rs_params &p,
     uint32_t col[4] = {0u, 0u, 0u, 0u};
     rs_raw<uint8_t, 4> v[CH] = {};
     rs_load<uint8_t, CH, 4>(in, p, r0, r1, cb, valid, v);
+    /* whole 4-byte runs of aligned rows: a row's word loaded through a pointer that steps a row
+     * at a time, with no bound checks before the last two chunks (the general loads, a 64-bit
+     * product and a byte-by-byte fallback a row, were most of the kernel's instructions) */
+    const bool whole = p.vec_in && valid == 4u;
+    const uint32_t *q = reinterpret_cast<const uint32_t *>(in + (r0 + CH) * p.in_pitch + cb);
     for (uint32_t rc = 0; rc < nrows; rc += CH) {
         uint32_t t[CH], clo = 0u, chi = 0u;
+        const bool inner = whole && rc + 2u * CH <= nrows;
 #pragma unroll
         for (int r = 0; r < CH; ++r) {
-            const uint32_t w = rc + (uint32_t)r < nrows ? v[r].w : 0u;
-            if (rc + (uint32_t)(CH + r) < nrows && valid > 0)
-                v[r].load(in + (r0 + rc + CH + r) * p.in_pitch + cb, valid, p.vec_in);
+            uint32_t w;
+            if (inner) {
+                w = v[r].w;
+                v[r].w = *q;
+            } else {
+                w = rc + (uint32_t)r < nrows ? v[r].w : 0u;
+                if (rc + (uint32_t)(CH + r) < nrows && valid > 0)
+                    v[r].load(in + (r0 + rc + CH + r) * p.in_pitch + cb, valid, p.vec_in);
+            }
+            q = reinterpret_cast<const uint32_t *>(reinterpret_cast<const uint8_t *>(q) + p.in_pitch);
             const uint32_t lo = w & 0x00FF00FFu, hi = (w >> 8) & 0x00FF00FFu;
             clo += lo;
             chi += hi;
@@ -497,7 +510,8 @@ template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_carri
         return;
     }
     A acc = Op::identity();
-    constexpr int G = 8; /* loads in flight: a group's reads before its writes */
+    constexpr int G = 16; /* loads in flight: a group's reads before its writes (8 took a round
+                           * trip for every 8 of the 128 tile columns of 16384 columns) */
     for (uint64_t i0 = 0; i0 < n; i0 += G) {
         A v[G];
 #pragma unroll
@@ -516,7 +530,7 @@ template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_prefi
 {
     using A = typename P::acc_t;
     using Op = typename P::op;
-    constexpr int N = SAT_RS_ITEMS;
+    constexpr int N = SAT_RS_PREFIX_ITEMS;
     constexpr uint64_t SPAN = (uint64_t)SAT_RS_THREADS * N;
     A *v = reinterpret_cast<A *>(p.csum) + (uint64_t)blockIdx.x * p.cols;
     A carry = Op::identity();
