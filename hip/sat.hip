@@ -372,6 +372,71 @@ PP_DEVICE void rs_make(const rs_raw<typename P::in_t, N> &v, bool row, uint32_t 
     for (int k = 0; k < N; ++k) x[k] = row && (uint32_t)k < valid ? P::make(v.get(k), 0) : P::op::identity();
 }
 
+/* Whether rs_sums takes the packed-byte path (rs_sums_bytes): u8 elements summed into an
+ * unsigned integer type, a lane's run of 4 bytes. Its sums are exact (at most 1024 x 255 down a
+ * band, 4 x 255 x PP_WAVE along a tile row), so each cast to A is the wrapping sum the
+ * element-by-element path computes: the same bits. */
+template <typename P> constexpr bool rs_bytes()
+{
+    using A = typename P::acc_t;
+    return std::is_same<typename P::in_t, uint8_t>::value && std::is_unsigned<A>::value &&
+           std::is_same<typename P::op, pp_op_sum<A>>::value && SAT_RS_ITEMS == 4;
+}
+
+/* rs_sums for rs_bytes: a row's 4 bytes w taken apart as two words of 16-bit halves, lo = bytes
+ * 0 and 2, hi = bytes 1 and 3 (an and, a shift and an and), added down the chunk into two packed
+ * column sums (a chunk's halves stay below 2^16: CH x 255) and to each other for the row's
+ * packed sum, reduced over the wave packed (PP_WAVE x 510 < 2^16) and unpacked once: about 8
+ * instructions a row, where unpacking each byte to a 32-bit sum took 48 a row (ncu, H100: the
+ * kernel ALU-bound at 82% with DRAM at 46%). */
+template <typename P, int CH>
+PP_DEVICE void rs_sums_bytes(const uint8_t *__restrict__ in, const rs_params &p, uint64_t r0, uint64_t r1, uint64_t cb,
+                             uint32_t valid, typename P::acc_t *rsum, typename P::acc_t *csum)
+{
+    using A = typename P::acc_t;
+    const unsigned lane = pp_lane_id();
+    const uint32_t nrows = (uint32_t)(r1 - r0);
+    uint32_t col[4] = {0u, 0u, 0u, 0u};
+    rs_raw<uint8_t, 4> v[CH] = {};
+    rs_load<uint8_t, CH, 4>(in, p, r0, r1, cb, valid, v);
+    /* whole 4-byte runs of aligned rows: a row's word loaded through a pointer that steps a row
+     * at a time, with no bound checks before the last two chunks (the general loads, a 64-bit
+     * product and a byte-by-byte fallback a row, were most of the kernel's instructions) */
+    const bool whole = p.vec_in && valid == 4u;
+    const uint32_t *q = reinterpret_cast<const uint32_t *>(in + (r0 + CH) * p.in_pitch + cb);
+    for (uint32_t rc = 0; rc < nrows; rc += CH) {
+        uint32_t t[CH], clo = 0u, chi = 0u;
+        const bool inner = whole && rc + 2u * CH <= nrows;
+#pragma unroll
+        for (int r = 0; r < CH; ++r) {
+            uint32_t w;
+            if (inner) {
+                w = v[r].w;
+                v[r].w = *q;
+            } else {
+                w = rc + (uint32_t)r < nrows ? v[r].w : 0u;
+                if (rc + (uint32_t)(CH + r) < nrows && valid > 0)
+                    v[r].load(in + (r0 + rc + CH + r) * p.in_pitch + cb, valid, p.vec_in);
+            }
+            q = reinterpret_cast<const uint32_t *>(reinterpret_cast<const uint8_t *>(q) + p.in_pitch);
+            const uint32_t lo = w & 0x00FF00FFu, hi = (w >> 8) & 0x00FF00FFu;
+            clo += lo;
+            chi += hi;
+            t[r] = lo + hi;
+        }
+        col[0] += clo & 0xFFFFu;
+        col[1] += chi & 0xFFFFu;
+        col[2] += clo >> 16;
+        col[3] += chi >> 16;
+        const uint32_t tot = pp_wave_reduce_many<pp_op_sum<uint32_t>, CH>(t);
+        const uint32_t mine = pp_shfl_any(tot, (int)((lane % (unsigned)CH) * (unsigned)(PP_WAVE / CH)));
+        if (lane < (unsigned)CH && rc + lane < nrows) rsum[r0 + rc + lane] = A((mine & 0xFFFFu) + (mine >> 16));
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+        if ((uint32_t)k < valid) csum[cb + k] = A(col[k]);
+}
+
 template <typename P>
 __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typename P::in_t))) void rs_sums(const typename P::in_t *__restrict__ in,
                                                                            rs_params p)
@@ -387,37 +452,41 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
     const uint64_t r1 = p.rows - r0 < (uint64_t)p.band ? p.rows : r0 + p.band;
     const uint32_t valid = cb < p.cols ? (p.cols - cb < (uint64_t)N ? (uint32_t)(p.cols - cb) : N) : 0;
     A *rsum = reinterpret_cast<A *>(p.rsum) + j * p.rows;
-    A col[N];
+    if constexpr (rs_bytes<P>()) {
+        rs_sums_bytes<P, CH>(in, p, r0, r1, cb, valid, rsum, reinterpret_cast<A *>(p.csum) + b * p.cols);
+    } else {
+        A col[N];
 #pragma unroll
-    for (int k = 0; k < N; ++k) col[k] = Op::identity();
-    /* a rolling chunk: each row's slot is reloaded with the row CH below it as soon as it has
-     * been made into sums, so CH rows' loads stay in flight with CH raw runs of registers (a
-     * copy of the chunk beside the next one's loads, as rs_table keeps, held twice that) */
-    rs_raw<In, N> v[CH] = {};
-    rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
-    for (uint64_t rc = r0; rc < r1; rc += CH) {
-        A s[CH]; /* the lane's part of each row's sum */
+        for (int k = 0; k < N; ++k) col[k] = Op::identity();
+        /* a rolling chunk: each row's slot is reloaded with the row CH below it as soon as it has
+         * been made into sums, so CH rows' loads stay in flight with CH raw runs of registers (a
+         * copy of the chunk beside the next one's loads, as rs_table keeps, held twice that) */
+        rs_raw<In, N> v[CH] = {};
+        rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
+        for (uint64_t rc = r0; rc < r1; rc += CH) {
+            A s[CH]; /* the lane's part of each row's sum */
 #pragma unroll
-        for (int r = 0; r < CH; ++r) {
-            A x[N];
-            rs_make<P, N>(v[r], rc + r < r1, valid, x);
-            if (rc + CH + r < r1 && valid > 0) v[r].load(in + (rc + CH + r) * p.in_pitch + cb, valid, p.vec_in);
-            s[r] = x[0];
+            for (int r = 0; r < CH; ++r) {
+                A x[N];
+                rs_make<P, N>(v[r], rc + r < r1, valid, x);
+                if (rc + CH + r < r1 && valid > 0) v[r].load(in + (rc + CH + r) * p.in_pitch + cb, valid, p.vec_in);
+                s[r] = x[0];
 #pragma unroll
-            for (int k = 1; k < N; ++k) s[r] = Op::apply(s[r], x[k]);
+                for (int k = 1; k < N; ++k) s[r] = Op::apply(s[r], x[k]);
 #pragma unroll
-            for (int k = 0; k < N; ++k) col[k] = Op::apply(col[k], x[k]);
+                for (int k = 0; k < N; ++k) col[k] = Op::apply(col[k], x[k]);
+            }
+            /* the chunk's row sums over the wave at once (one pp_wave_reduce a row was 5 shuffles a
+             * row; 8 rows: 9 shuffles, 16: 16), then lane r of the chunk takes row rc + r's */
+            const A tot = pp_wave_reduce_many<Op, CH>(s);
+            const A mine = pp_shfl_any(tot, (int)((lane % (unsigned)CH) * (unsigned)(PP_WAVE / CH)));
+            if (lane < (unsigned)CH && rc + lane < r1) rsum[rc + lane] = mine;
         }
-        /* the chunk's row sums over the wave at once (one pp_wave_reduce a row was 5 shuffles a
-         * row; 8 rows: 9 shuffles, 16: 16), then lane r of the chunk takes row rc + r's */
-        const A tot = pp_wave_reduce_many<Op, CH>(s);
-        const A mine = pp_shfl_any(tot, (int)((lane % (unsigned)CH) * (unsigned)(PP_WAVE / CH)));
-        if (lane < (unsigned)CH && rc + lane < r1) rsum[rc + lane] = mine;
-    }
-    A *csum = reinterpret_cast<A *>(p.csum) + b * p.cols;
+        A *csum = reinterpret_cast<A *>(p.csum) + b * p.cols;
 #pragma unroll
-    for (int k = 0; k < N; ++k)
-        if ((uint32_t)k < valid) csum[cb + k] = col[k];
+        for (int k = 0; k < N; ++k)
+            if ((uint32_t)k < valid) csum[cb + k] = col[k];
+    }
 }
 
 /* Thread t < rows: row t's sums along the tile columns, exclusive; then thread rows + c: column
@@ -441,7 +510,8 @@ template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_carri
         return;
     }
     A acc = Op::identity();
-    constexpr int G = 8; /* loads in flight: a group's reads before its writes */
+    constexpr int G = 16; /* loads in flight: a group's reads before its writes (8 took a round
+                           * trip for every 8 of the 128 tile columns of 16384 columns) */
     for (uint64_t i0 = 0; i0 < n; i0 += G) {
         A v[G];
 #pragma unroll
@@ -460,7 +530,7 @@ template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_prefi
 {
     using A = typename P::acc_t;
     using Op = typename P::op;
-    constexpr int N = SAT_RS_ITEMS;
+    constexpr int N = SAT_RS_PREFIX_ITEMS;
     constexpr uint64_t SPAN = (uint64_t)SAT_RS_THREADS * N;
     A *v = reinterpret_cast<A *>(p.csum) + (uint64_t)blockIdx.x * p.cols;
     A carry = Op::identity();
@@ -482,6 +552,66 @@ template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_prefi
     }
 }
 
+/* rs_table for rs_bytes: a lane's 4 bytes w of a row, prefix-summed in the lane; two rows' lane
+ * totals (at most 4 x 255) packed into the halves of one word and scanned over the wave at
+ * once (an inclusive scan of at most PP_WAVE x 1020 < 2^16 a half), each row's exclusive
+ * prefix its half less its own total (no shuffle); the column sums kept with the band's carry
+ * P already added (colp = P + col): about 3/4 of the element-by-element path's instructions a
+ * row. Exact integer sums in A, so the same bits. */
+template <typename P, int CH>
+PP_DEVICE void rs_table_bytes(const uint8_t *__restrict__ in, typename P::out_t *__restrict__ out, const rs_params &p,
+                              uint64_t r0, uint64_t r1, uint64_t cb, uint32_t valid, uint64_t j,
+                              const typename P::acc_t *hrow, const typename P::acc_t *pb)
+{
+    using Out = typename P::out_t;
+    using A = typename P::acc_t;
+    static_assert(CH % 2 == 0, "rows scanned in pairs");
+    const unsigned lane = pp_lane_id();
+    const uint32_t nrows = (uint32_t)(r1 - r0);
+    A colp[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) colp[k] = (uint32_t)k < valid ? pb[cb + k] : A(0);
+    A crun = A(0);
+    rs_raw<uint8_t, 4> v[CH] = {};
+    rs_load<uint8_t, CH, 4>(in, p, r0, r1, cb, valid, v);
+    for (uint32_t rc = 0; rc < nrows; rc += CH) {
+        uint32_t cur[CH];
+#pragma unroll
+        for (int r = 0; r < CH; ++r) cur[r] = rc + (uint32_t)r < nrows ? v[r].w : 0u;
+        if (SAT_RS_PREFETCH && rc + CH < nrows) rs_load<uint8_t, CH, 4>(in, p, r0 + rc + CH, r1, cb, valid, v);
+        const A h = lane < (unsigned)CH && rc + lane < nrows ? hrow[r0 + rc + lane] : A(0);
+        if (p.border && j == 0 && lane < (unsigned)CH && rc + lane < nrows)
+            reinterpret_cast<Out *>(p.border)[(r0 + rc + lane) * p.out_pitch] = Out(0);
+#pragma unroll
+        for (int r = 0; r < CH; r += 2) {
+            uint32_t x[2][4];
+#pragma unroll
+            for (int q = 0; q < 2; ++q) {
+                const uint32_t w = cur[r + q];
+                x[q][0] = w & 0xFFu;
+                x[q][1] = x[q][0] + ((w >> 8) & 0xFFu);
+                x[q][2] = x[q][1] + ((w >> 16) & 0xFFu);
+                x[q][3] = x[q][2] + (w >> 24);
+            }
+            const uint32_t s = pp_wave_scan_incl<pp_op_sum<uint32_t>>(x[0][3] | (x[1][3] << 16));
+            const uint32_t ex[2] = {(s & 0xFFFFu) - x[0][3], (s >> 16) - x[1][3]};
+#pragma unroll
+            for (int q = 0; q < 2; ++q) {
+                crun += pp_shfl_any(h, r + q);
+                Out y[4];
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    colp[k] += A(ex[q] + x[q][k]);
+                    y[k] = Out(colp[k] + crun);
+                }
+                if (rc + (uint32_t)(r + q) < nrows && valid > 0)
+                    pp_lane_store<Out, 4>(out + (r0 + rc + r + q) * p.out_pitch + cb, valid, p.vec_out, y);
+            }
+        }
+        if (!SAT_RS_PREFETCH && rc + CH < nrows) rs_load<uint8_t, CH, 4>(in, p, r0 + rc + CH, r1, cb, valid, v);
+    }
+}
+
 template <typename P>
 __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typename P::in_t))) void rs_table(const typename P::in_t *__restrict__ in,
                                                                             typename P::out_t *__restrict__ out,
@@ -500,40 +630,44 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
     const uint32_t valid = cb < p.cols ? (p.cols - cb < (uint64_t)N ? (uint32_t)(p.cols - cb) : N) : 0;
     const A *hrow = reinterpret_cast<const A *>(p.rsum) + j * p.rows;
     const A *pb = reinterpret_cast<const A *>(p.csum) + b * p.cols;
-    A pc[N], col[N];
+    if constexpr (rs_bytes<P>()) {
+        rs_table_bytes<P, CH>(in, out, p, r0, r1, cb, valid, j, hrow, pb);
+    } else {
+        A pc[N], col[N];
 #pragma unroll
-    for (int k = 0; k < N; ++k) {
-        pc[k] = (uint32_t)k < valid ? pb[cb + k] : Op::identity();
-        col[k] = Op::identity();
-    }
-    A crun = Op::identity();
-    rs_raw<In, N> v[CH] = {};
-    rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
-    for (uint64_t rc = r0; rc < r1; rc += CH) {
-        rs_raw<In, N> cur[CH];
-#pragma unroll
-        for (int r = 0; r < CH; ++r) cur[r] = v[r];
-        if (SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
-        const A h = lane < (unsigned)CH && rc + lane < r1 ? hrow[rc + lane] : Op::identity();
-        if (p.border && j == 0 && lane < (unsigned)CH && rc + lane < r1)
-            reinterpret_cast<Out *>(p.border)[(rc + lane) * p.out_pitch] = Out(0);
-#pragma unroll
-        for (int r = 0; r < CH; ++r) {
-            A x[N];
-            rs_make<P, N>(cur[r], rc + r < r1, valid, x);
-#pragma unroll
-            for (int k = 1; k < N; ++k) x[k] = Op::apply(x[k - 1], x[k]);
-            const A ex = pp_wave_excl_of_incl<Op>(pp_wave_scan_incl<Op>(x[N - 1]));
-            crun = Op::apply(crun, pp_shfl_any(h, r));
-            Out y[N];
-#pragma unroll
-            for (int k = 0; k < N; ++k) {
-                col[k] = Op::apply(col[k], Op::apply(ex, x[k]));
-                y[k] = Out(Op::apply(Op::apply(col[k], crun), pc[k]));
-            }
-            if (rc + r < r1 && valid > 0) pp_lane_store<Out, N>(out + (rc + r) * p.out_pitch + cb, valid, p.vec_out, y);
+        for (int k = 0; k < N; ++k) {
+            pc[k] = (uint32_t)k < valid ? pb[cb + k] : Op::identity();
+            col[k] = Op::identity();
         }
-        if (!SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
+        A crun = Op::identity();
+        rs_raw<In, N> v[CH] = {};
+        rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
+        for (uint64_t rc = r0; rc < r1; rc += CH) {
+            rs_raw<In, N> cur[CH];
+#pragma unroll
+            for (int r = 0; r < CH; ++r) cur[r] = v[r];
+            if (SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
+            const A h = lane < (unsigned)CH && rc + lane < r1 ? hrow[rc + lane] : Op::identity();
+            if (p.border && j == 0 && lane < (unsigned)CH && rc + lane < r1)
+                reinterpret_cast<Out *>(p.border)[(rc + lane) * p.out_pitch] = Out(0);
+#pragma unroll
+            for (int r = 0; r < CH; ++r) {
+                A x[N];
+                rs_make<P, N>(cur[r], rc + r < r1, valid, x);
+#pragma unroll
+                for (int k = 1; k < N; ++k) x[k] = Op::apply(x[k - 1], x[k]);
+                const A ex = pp_wave_excl_of_incl<Op>(pp_wave_scan_incl<Op>(x[N - 1]));
+                crun = Op::apply(crun, pp_shfl_any(h, r));
+                Out y[N];
+#pragma unroll
+                for (int k = 0; k < N; ++k) {
+                    col[k] = Op::apply(col[k], Op::apply(ex, x[k]));
+                    y[k] = Out(Op::apply(Op::apply(col[k], crun), pc[k]));
+                }
+                if (rc + r < r1 && valid > 0) pp_lane_store<Out, N>(out + (rc + r) * p.out_pitch + cb, valid, p.vec_out, y);
+            }
+            if (!SAT_RS_PREFETCH && rc + CH < r1) rs_load<In, CH, N>(in, p, rc + CH, r1, cb, valid, v);
+        }
     }
 }
 

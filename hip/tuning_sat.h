@@ -73,6 +73,10 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
  * call as b3310c9): 737.1 / 741.9 -> 724.2 / 722.6 us; f32 1.190 / 1.197 ms. */
 #define SAT_RS_ITEMS 4
 #define SAT_RS_THREADS 256
+/* rs_prefix's elements a thread: a block scans its band's V in spans of SAT_RS_THREADS x this,
+ * one after another (4: 16 spans of 1024 at 16384 columns, each a block scan's round trip,
+ * with one block a band: 64 blocks at 16384 x 16384) */
+#define SAT_RS_PREFIX_ITEMS 16
 #define SAT_RS_PREFETCH 1 /* rs_table's; rs_sums reloads each row's slot once it is summed */
 template <typename In, typename A> constexpr int sat_rs_chunk() { return (sizeof(In) == 4 || sizeof(In) == 1) && sizeof(A) == 4 ? 8 : 4; }
 /* rs_sums' chunk, where it differs: 16 rows for 1-byte inputs into 4-byte sums. Why: rs_sums
