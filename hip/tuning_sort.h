@@ -71,7 +71,8 @@
  * pass at n = 2^16 runs 64 tiles, not 16 (each pass then took one 4096-key tile's latency,
  * 14 us under ncu on the H100) */
 #define SORT_ONESWEEP_SMALL_ITEMS 4
-/* the histogram's keys a thread per chunk, loaded at once */
+/* the histogram's keys a thread per chunk, loaded at once (half as many for 8-byte keys: sort.hip's
+ * sort_hist_items) */
 #define SORT_HIST_ITEMS 16
 
 struct pp_sort_tuning {
