@@ -172,6 +172,15 @@ PP_DEVICE void sort_starts(const sort_desc &sd, const unsigned long long *hist, 
  * runs in registers spilled 4 bytes on sm_90 at 80 registers; with 8, 64 registers and none). */
 template <typename K> constexpr int sort_hist_items() { return sizeof(K) > 4 ? SORT_HIST_ITEMS / 2 : SORT_HIST_ITEMS; }
 
+/* The histogram's copies of its counters (sort_histogram): 8 (32 KB of shared memory for 4-byte
+ * keys), 4 for 8-byte keys (8 passes' counters: 32 KB). */
+template <typename K> constexpr int sort_hist_copies() { return sizeof(K) > 4 ? 4 : 8; }
+
+/* (e >> sh) << L in 32 bits, for the digit's counter in a copy: 32-bit keys in one funnel
+ * shift a pass (the key widened and shifted once), 64-bit keys shifted, then scaled. */
+template <int L> PP_DEVICE unsigned sort_hist_scaled(uint32_t e, unsigned sh) { return (unsigned)(((uint64_t)e << L) >> sh); }
+template <int L> PP_DEVICE unsigned sort_hist_scaled(uint64_t e, unsigned sh) { return (unsigned)(e >> sh) << L; }
+
 /* f(std::integral_constant<int, P>) for the run-time pass count P in [NP, MAXP]: the histogram's
  * loops over passes unrolled for the count the sort has, with no test of it per key. */
 template <int NP, int MAXP, typename F> PP_DEVICE void sort_hist_passes(int P, F &&f)
@@ -206,25 +215,36 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_histogram(sort_desc sd, const
     /* 8-bit digits of a key of sizeof(K) bytes: at most one pass a byte (pp_hip_sort) */
     constexpr int MAXP = (int)sizeof(K);
     __shared__ int s_last;
-    /* the counters, then a spare word per lane that takes the adds of runs that go on */
-    __shared__ unsigned cnt[MAXP * PP_RADIX + PP_WAVE];
+    /* COPIES interleaved copies of the counters (counter k of copy g at k * COPIES + g; lane l
+     * adds to copy l % COPIES, so a wave's lanes of one copy share the banks that copy's words
+     * lie in: random digits put about 2.95 lanes on the busiest bank with 8 copies, 3.53 with one
+     * (a shared atomic takes a wavefront per lane on its busiest bank), then a spare word per
+     * lane (at (MAXP * PP_RADIX + l / COPIES) * COPIES + l % COPIES) that takes the adds of runs
+     * that go on */
+    constexpr int COPIES = sort_hist_copies<K>();
+    static_assert(PP_WAVE % COPIES == 0, "a wave's lanes split evenly over the copies");
+    __shared__ unsigned cnt[(MAXP * PP_RADIX + PP_WAVE / COPIES) * COPIES];
     const int P = sd.passes;
-    const unsigned spare = (unsigned)(MAXP * PP_RADIX) + pp_lane_id();
-    for (unsigned k = threadIdx.x; k < (unsigned)(P * PP_RADIX); k += SORT_BLOCK) cnt[k] = 0;
+    constexpr int LOG2C = COPIES == 8 ? 3 : COPIES == 4 ? 2 : COPIES == 2 ? 1 : 0;
+    static_assert((1 << LOG2C) == COPIES, "a power of two of copies");
+    unsigned *const mine = cnt + pp_lane_id() % COPIES; /* this lane's copy: counter k at mine[k << LOG2C] */
+    const unsigned spare = ((unsigned)(MAXP * PP_RADIX) + pp_lane_id() / COPIES) << LOG2C;
+    for (unsigned k = threadIdx.x; k < (unsigned)(P * PP_RADIX * COPIES); k += SORT_BLOCK) cnt[k] = 0;
     __syncthreads();
     constexpr int ITEMS = sort_hist_items<K>();
     constexpr uint64_t CHUNK = (uint64_t)SORT_BLOCK * ITEMS;
     const uint64_t stride = (uint64_t)gridDim.x * CHUNK;
     sort_hist_passes<1, MAXP>(P, [&](auto np_tag) {
         constexpr int NP = decltype(np_tag)::value;
-        /* per pass: the digit's shift and mask, and this thread's run of equal digits (the index
-         * of its counter, p * PP_RADIX + digit, and its length; a run of 0 at digit 0 to start) */
+        /* per pass: the digit's shift and mask (of the digit scaled by COPIES), and this thread's
+         * run of equal digits (its counter's word in the lane's copy, (p * PP_RADIX + digit) <<
+         * LOG2C, and its length; a run of 0 at digit 0 to start) */
         unsigned sh[NP], ms[NP], at[NP], run[NP];
 #pragma unroll
         for (int p = 0; p < NP; ++p) {
             sh[p] = (unsigned)sd.shift[p];
-            ms[p] = (1u << sd.bits[p]) - 1u;
-            at[p] = (unsigned)(p * PP_RADIX);
+            ms[p] = ((1u << sd.bits[p]) - 1u) << LOG2C;
+            at[p] = (unsigned)(p * PP_RADIX) << LOG2C;
             run[p] = 0;
         }
         /* this thread's keys of a chunk: kp[i * SORT_BLOCK] for i * SORT_BLOCK < have; FULL: have is
@@ -242,9 +262,9 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_histogram(sort_desc sd, const
                 const auto e = KIND < 0 ? sort_enc(kk[i], sd) : sort_enc_as<KIND == 1>(kk[i], sd);
 #pragma unroll
                 for (int p = 0; p < NP; ++p) {
-                    const unsigned a = ((unsigned)(e >> sh[p]) & ms[p]) | (unsigned)(p * PP_RADIX);
+                    const unsigned a = (sort_hist_scaled<LOG2C>(e, sh[p]) & ms[p]) | (unsigned)(p * PP_RADIX << LOG2C);
                     const bool flush = a != at[p];
-                    atomicAdd(&cnt[flush ? at[p] : spare], run[p]);
+                    atomicAdd(&mine[flush ? at[p] : spare], run[p]);
                     run[p] = flush ? 1u : run[p] + 1u;
                     at[p] = a;
                 }
@@ -260,11 +280,15 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_histogram(sort_desc sd, const
         if (c < sd.n) chunk(keys + c, (unsigned)(sd.n - c), std::false_type{}, std::integral_constant<int, -1>{});
 #pragma unroll
         for (int p = 0; p < NP; ++p)
-            if (run[p]) atomicAdd(&cnt[at[p]], run[p]);
+            if (run[p]) atomicAdd(&mine[at[p]], run[p]);
     });
     __syncthreads();
-    for (unsigned k = threadIdx.x; k < (unsigned)(P * PP_RADIX); k += SORT_BLOCK)
-        if (cnt[k]) atomicAdd(&hist[k], (unsigned long long)cnt[k]);
+    for (unsigned k = threadIdx.x; k < (unsigned)(P * PP_RADIX); k += SORT_BLOCK) {
+        unsigned c = 0;
+#pragma unroll
+        for (int g = 0; g < COPIES; ++g) c += cnt[k * COPIES + g];
+        if (c) atomicAdd(&hist[k], (unsigned long long)c);
+    }
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) s_last = atomicAdd(done, 1u) == gridDim.x - 1;
