@@ -172,9 +172,12 @@ PP_DEVICE void sort_starts(const sort_desc &sd, const unsigned long long *hist, 
  * runs in registers spilled 4 bytes on sm_90 at 80 registers; with 8, 64 registers and none). */
 template <typename K> constexpr int sort_hist_items() { return sizeof(K) > 4 ? SORT_HIST_ITEMS / 2 : SORT_HIST_ITEMS; }
 
-/* The histogram's copies of its counters (sort_histogram): 8 (32 KB of shared memory for 4-byte
- * keys), 4 for 8-byte keys (8 passes' counters: 32 KB). */
-template <typename K> constexpr int sort_hist_copies() { return sizeof(K) > 4 ? 4 : 8; }
+/* The histogram's copies of its counters (sort_histogram): SORT_HIST_COPIES (tuning_sort.h) for keys
+ * of at most 4 bytes, half as many for 8-byte keys (8 passes' counters in the same shared memory). */
+template <typename K> constexpr int sort_hist_copies()
+{
+    return sizeof(K) > 4 && SORT_HIST_COPIES > 1 ? SORT_HIST_COPIES / 2 : SORT_HIST_COPIES;
+}
 
 /* (e >> sh) << L in 32 bits, for the digit's counter in a copy: 32-bit keys in one funnel
  * shift a pass (the key widened and shifted once), 64-bit keys shifted, then scaled. */
