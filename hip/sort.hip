@@ -99,6 +99,25 @@ PP_DEVICE uint32_t sort_enc(uint8_t k, const sort_desc &s) { return pp_sort_key_
 PP_DEVICE uint32_t sort_enc(uint32_t k, const sort_desc &s) { return pp_sort_key_u32(k, s.kind, (uint32_t)s.flip); }
 PP_DEVICE uint64_t sort_enc(uint64_t k, const sort_desc &s) { return pp_sort_key_u64(k, s.kind, s.flip); }
 
+/* sort_enc with the float test decided outside a loop (FLOAT: s.kind is PP_SORT_KIND_FLOAT; else one
+ * of the integer kinds, whose encoding is one xor). */
+template <bool FLOAT> PP_DEVICE int sort_kind_as(const sort_desc &s)
+{
+    return FLOAT ? PP_SORT_KIND_FLOAT : s.kind == PP_SORT_KIND_SIGNED ? PP_SORT_KIND_SIGNED : PP_SORT_KIND_UNSIGNED;
+}
+template <bool FLOAT> PP_DEVICE uint32_t sort_enc_as(uint8_t k, const sort_desc &s)
+{
+    return pp_sort_key_u32(k, sort_kind_as<FLOAT>(s), (uint32_t)s.flip);
+}
+template <bool FLOAT> PP_DEVICE uint32_t sort_enc_as(uint32_t k, const sort_desc &s)
+{
+    return pp_sort_key_u32(k, sort_kind_as<FLOAT>(s), (uint32_t)s.flip);
+}
+template <bool FLOAT> PP_DEVICE uint64_t sort_enc_as(uint64_t k, const sort_desc &s)
+{
+    return pp_sort_key_u64(k, sort_kind_as<FLOAT>(s), s.flip);
+}
+
 template <typename K> PP_DEVICE unsigned sort_digit(K k, const sort_desc &s, int shift, int bits)
 {
     return (unsigned)(sort_enc(k, s) >> shift) & ((1u << bits) - 1u);
@@ -149,13 +168,46 @@ PP_DEVICE void sort_starts(const sort_desc &sd, const unsigned long long *hist, 
     if (d == 0) loc[0] = loc0;
 }
 
+/* The histogram's keys a thread per chunk: 8-byte keys take half as many (with 16, their 8 passes'
+ * runs in registers spilled 4 bytes on sm_90 at 80 registers; with 8, 64 registers and none). */
+template <typename K> constexpr int sort_hist_items() { return sizeof(K) > 4 ? SORT_HIST_ITEMS / 2 : SORT_HIST_ITEMS; }
+
+/* The histogram's copies of its counters (sort_histogram): SORT_HIST_COPIES (tuning_sort.h) for keys
+ * of at most 4 bytes, half as many for 8-byte keys (8 passes' counters in the same shared memory). */
+template <typename K> constexpr int sort_hist_copies()
+{
+    return sizeof(K) > 4 && SORT_HIST_COPIES > 1 ? SORT_HIST_COPIES / 2 : SORT_HIST_COPIES;
+}
+
+/* (e >> sh) << L in 32 bits, for the digit's counter in a copy: 32-bit keys in one funnel
+ * shift a pass (the key widened and shifted once), 64-bit keys shifted, then scaled. */
+template <int L> PP_DEVICE unsigned sort_hist_scaled(uint32_t e, unsigned sh) { return (unsigned)(((uint64_t)e << L) >> sh); }
+template <int L> PP_DEVICE unsigned sort_hist_scaled(uint64_t e, unsigned sh) { return (unsigned)(e >> sh) << L; }
+
+/* f(std::integral_constant<int, P>) for the run-time pass count P in [NP, MAXP]: the histogram's
+ * loops over passes unrolled for the count the sort has, with no test of it per key. */
+template <int NP, int MAXP, typename F> PP_DEVICE void sort_hist_passes(int P, F &&f)
+{
+    if constexpr (NP <= MAXP) {
+        if (P == NP) f(std::integral_constant<int, NP>{});
+        else sort_hist_passes<NP + 1, MAXP>(P, f);
+    }
+}
+
 /* Every pass's digit counts: hist[p * 256 + d] (zeroed before, as *done). The blocks take chunks
- * of SORT_HIST_ITEMS x SORT_BLOCK keys in a grid stride, each thread loading its SORT_HIST_ITEMS
+ * of sort_hist_items x SORT_BLOCK keys in a grid stride, each thread loading its sort_hist_items
  * keys of a chunk at once (the first version loaded one key per grid-stride step: 2^20 keys
  * sorted in 80.7 us then, 72.4 now, H100; at 2^16 the 16 blocks' kernel is slower under ncu,
- * 14.1-14.7 us against 10.4), and adds a run of equal digits with one shared atomic. The last
- * block to finish (a counter after a fence, as a one-kernel reduction) turns the counts into the passes'
- * digit starts (sort_starts): one launch fewer per sort than a kernel of its own. */
+ * 14.1-14.7 us against 10.4), and adds a run of equal digits with one shared atomic (so that
+ * sorted and all-equal inputs do not pile atomics on one counter). Per key and pass: the digit's
+ * counter index, one compare with the run's, a predicated atomic that flushes the run when they
+ * differ, the run's new length; the pass count is a compile-time constant of the loop
+ * (sort_hist_passes) and full chunks test no key's bound. The first version (a branch per pass
+ * and key around the flush, the pass count and the bound tested per key, the digit masks made
+ * per key) ran 97 instructions a key and took 1.01 ms for 2^28 u32 keys on the H100, issue
+ * bound at 1.07 TB/s, against CUB's histogram kernel's 0.456 ms (bench/NOTES.md, tenth session).
+ * The last block to finish (a counter after a fence, as a one-kernel reduction) turns the counts
+ * into the passes' digit starts (sort_starts): one launch fewer per sort than a kernel of its own. */
 template <typename K>
 __global__ __launch_bounds__(SORT_BLOCK) void sort_histogram(sort_desc sd, const K *__restrict__ keys,
                                                              unsigned long long *__restrict__ hist,
@@ -163,50 +215,83 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_histogram(sort_desc sd, const
                                                              unsigned *__restrict__ active, unsigned *__restrict__ loc,
                                                              unsigned loc0, unsigned *done)
 {
+    /* 8-bit digits of a key of sizeof(K) bytes: at most one pass a byte (pp_hip_sort) */
+    constexpr int MAXP = (int)sizeof(K);
     __shared__ int s_last;
-    __shared__ unsigned cnt[SORT_MAX_PASSES * PP_RADIX];
+    /* COPIES interleaved copies of the counters (counter k of copy g at k * COPIES + g; lane l
+     * adds to copy l % COPIES, so a wave's lanes of one copy share the banks that copy's words
+     * lie in: random digits put about 2.95 lanes on the busiest bank with 8 copies, 3.53 with one
+     * (a shared atomic takes a wavefront per lane on its busiest bank), then a spare word per
+     * lane (at (MAXP * PP_RADIX + l / COPIES) * COPIES + l % COPIES) that takes the adds of runs
+     * that go on */
+    constexpr int COPIES = sort_hist_copies<K>();
+    static_assert(PP_WAVE % COPIES == 0, "a wave's lanes split evenly over the copies");
+    __shared__ unsigned cnt[(MAXP * PP_RADIX + PP_WAVE / COPIES) * COPIES];
     const int P = sd.passes;
-    for (unsigned k = threadIdx.x; k < (unsigned)(P * PP_RADIX); k += SORT_BLOCK) cnt[k] = 0;
+    constexpr int LOG2C = COPIES == 8 ? 3 : COPIES == 4 ? 2 : COPIES == 2 ? 1 : 0;
+    static_assert((1 << LOG2C) == COPIES, "a power of two of copies");
+    unsigned *const mine = cnt + pp_lane_id() % COPIES; /* this lane's copy: counter k at mine[k << LOG2C] */
+    const unsigned spare = ((unsigned)(MAXP * PP_RADIX) + pp_lane_id() / COPIES) << LOG2C;
+    for (unsigned k = threadIdx.x; k < (unsigned)(P * PP_RADIX * COPIES); k += SORT_BLOCK) cnt[k] = 0;
     __syncthreads();
-    unsigned last[SORT_MAX_PASSES], run[SORT_MAX_PASSES];
-#pragma unroll
-    for (int p = 0; p < SORT_MAX_PASSES; ++p) {
-        last[p] = 0;
-        run[p] = 0;
-    }
-    constexpr uint64_t CHUNK = (uint64_t)SORT_BLOCK * SORT_HIST_ITEMS;
+    constexpr int ITEMS = sort_hist_items<K>();
+    constexpr uint64_t CHUNK = (uint64_t)SORT_BLOCK * ITEMS;
     const uint64_t stride = (uint64_t)gridDim.x * CHUNK;
-    for (uint64_t c = (uint64_t)blockIdx.x * CHUNK + threadIdx.x; c < sd.n; c += stride) {
-        /* this thread's keys of the chunk: kp[i * SORT_BLOCK] for i * SORT_BLOCK < rem */
-        const K *kp = keys + c;
-        const uint64_t rem = sd.n - c;
-        const unsigned have = rem < (uint64_t)CHUNK ? (unsigned)rem : (unsigned)CHUNK;
-        K kk[SORT_HIST_ITEMS];
+    sort_hist_passes<1, MAXP>(P, [&](auto np_tag) {
+        constexpr int NP = decltype(np_tag)::value;
+        /* per pass: the digit's shift and mask (of the digit scaled by COPIES), and this thread's
+         * run of equal digits (its counter's word in the lane's copy, (p * PP_RADIX + digit) <<
+         * LOG2C, and its length; a run of 0 at digit 0 to start) */
+        unsigned sh[NP], ms[NP], at[NP], run[NP];
 #pragma unroll
-        for (int i = 0; i < SORT_HIST_ITEMS; ++i) kk[i] = (unsigned)(i * SORT_BLOCK) < have ? kp[i * SORT_BLOCK] : K(0);
-#pragma unroll
-        for (int i = 0; i < SORT_HIST_ITEMS; ++i) {
-            if ((unsigned)(i * SORT_BLOCK) >= have) break;
-            const auto e = sort_enc(kk[i], sd);
-#pragma unroll
-            for (int p = 0; p < SORT_MAX_PASSES; ++p) {
-                if (p >= P) break;
-                const unsigned d = (unsigned)(e >> sd.shift[p]) & ((1u << sd.bits[p]) - 1u);
-                if (d != last[p] && run[p]) {
-                    atomicAdd(&cnt[p * PP_RADIX + last[p]], run[p]);
-                    run[p] = 0;
-                }
-                last[p] = d;
-                ++run[p];
-            }
+        for (int p = 0; p < NP; ++p) {
+            sh[p] = (unsigned)sd.shift[p];
+            ms[p] = ((1u << sd.bits[p]) - 1u) << LOG2C;
+            at[p] = (unsigned)(p * PP_RADIX) << LOG2C;
+            run[p] = 0;
         }
-    }
+        /* this thread's keys of a chunk: kp[i * SORT_BLOCK] for i * SORT_BLOCK < have; FULL: have is
+         * the whole chunk, and KIND (-1: any, else whether the keys are floats) decided outside */
+        const auto chunk = [&](const K *kp, unsigned have, auto full_tag, auto kind_tag) {
+            constexpr bool FULL = decltype(full_tag)::value;
+            constexpr int KIND = decltype(kind_tag)::value;
+            K kk[ITEMS];
 #pragma unroll
-    for (int p = 0; p < SORT_MAX_PASSES; ++p)
-        if (p < P && run[p]) atomicAdd(&cnt[p * PP_RADIX + last[p]], run[p]);
+            for (int i = 0; i < ITEMS; ++i)
+                kk[i] = FULL || (unsigned)(i * SORT_BLOCK) < have ? kp[i * SORT_BLOCK] : K(0);
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                if (!FULL && (unsigned)(i * SORT_BLOCK) >= have) break;
+                const auto e = KIND < 0 ? sort_enc(kk[i], sd) : sort_enc_as<KIND == 1>(kk[i], sd);
+#pragma unroll
+                for (int p = 0; p < NP; ++p) {
+                    const unsigned a = (sort_hist_scaled<LOG2C>(e, sh[p]) & ms[p]) | (unsigned)(p * PP_RADIX << LOG2C);
+                    const bool flush = a != at[p];
+                    atomicAdd(&mine[flush ? at[p] : spare], run[p]);
+                    run[p] = flush ? 1u : run[p] + 1u;
+                    at[p] = a;
+                }
+            }
+        };
+        /* the full chunks, then at most one partial chunk (the stride is at least a chunk) */
+        uint64_t c = (uint64_t)blockIdx.x * CHUNK + threadIdx.x;
+        const auto full_chunks = [&](auto kind_tag) {
+            for (; c < sd.n && sd.n - c >= CHUNK; c += stride) chunk(keys + c, (unsigned)CHUNK, std::true_type{}, kind_tag);
+        };
+        if (sd.kind == PP_SORT_KIND_FLOAT) full_chunks(std::integral_constant<int, 1>{});
+        else full_chunks(std::integral_constant<int, 0>{});
+        if (c < sd.n) chunk(keys + c, (unsigned)(sd.n - c), std::false_type{}, std::integral_constant<int, -1>{});
+#pragma unroll
+        for (int p = 0; p < NP; ++p)
+            if (run[p]) atomicAdd(&mine[at[p]], run[p]);
+    });
     __syncthreads();
-    for (unsigned k = threadIdx.x; k < (unsigned)(P * PP_RADIX); k += SORT_BLOCK)
-        if (cnt[k]) atomicAdd(&hist[k], (unsigned long long)cnt[k]);
+    for (unsigned k = threadIdx.x; k < (unsigned)(P * PP_RADIX); k += SORT_BLOCK) {
+        unsigned c = 0;
+#pragma unroll
+        for (int g = 0; g < COPIES; ++g) c += cnt[k * COPIES + g];
+        if (c) atomicAdd(&hist[k], (unsigned long long)c);
+    }
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) s_last = atomicAdd(done, 1u) == gridDim.x - 1;
@@ -715,8 +800,9 @@ pp_status run_onesweep(pp_context *ctx, const pp_sort_args *a, const sort_desc &
     if (zero_bytes) PP_HIP_TRY(ctx, hipMemsetAsync(zero, 0, zero_bytes, s));
     const unsigned loc0 = in_place ? LOC_X : LOC_IN;
     if (P > 0) {
-        /* a block a chunk of SORT_HIST_ITEMS keys a thread, at most stride_grid's cap */
-        sort_histogram<K><<<stride_grid(hs, (n + SORT_HIST_ITEMS - 1) / SORT_HIST_ITEMS), SORT_BLOCK, 0, s>>>(
+        /* a block a chunk of sort_hist_items keys a thread, at most stride_grid's cap */
+        constexpr uint64_t hi = (uint64_t)sort_hist_items<K>();
+        sort_histogram<K><<<stride_grid(hs, (n + hi - 1) / hi), SORT_BLOCK, 0, s>>>(
             sd, b.kin, hist, start, active, loc, loc0, tickets + P);
         PP_HIP_CHECK_LAUNCH(ctx, "sort_histogram");
     }

@@ -71,8 +71,22 @@
  * pass at n = 2^16 runs 64 tiles, not 16 (each pass then took one 4096-key tile's latency,
  * 14 us under ncu on the H100) */
 #define SORT_ONESWEEP_SMALL_ITEMS 4
-/* the histogram's keys a thread per chunk, loaded at once */
+/* the histogram's keys a thread per chunk, loaded at once (half as many for 8-byte keys: sort.hip's
+ * sort_hist_items) */
 #define SORT_HIST_ITEMS 16
+/* The histogram's interleaved copies of its counters (a power of two; sort.hip sort_histogram):
+ * NVIDIA 8 (33 KB of shared memory a block). H100 80GB HBM3, 2026-11-27, u32 keys at 2^28, ncu:
+ * one copy 524.6 us, 119.6 M shared wavefronts for 33.6 M atomics (commit b18e181, call 2);
+ * 8 copies 520 us, 104.7 M (1f91ee0, call 3); f32 keys 576 us with 8 copies, and the sort f32
+ * 7.12 -> 6.93 ms across the two calls (bench/NOTES.md, tenth session). AMD 1: not measured, and
+ * 33 KB of LDS would leave one 256-thread block a CU on gfx9. */
+#ifndef SORT_HIST_COPIES
+#if defined(PP_PORT_NVIDIA)
+#define SORT_HIST_COPIES 8
+#else
+#define SORT_HIST_COPIES 1
+#endif
+#endif
 
 struct pp_sort_tuning {
     const char *target;       /* as pp_hip_device::arch names it */
