@@ -537,6 +537,22 @@ PP_WIDE_CLONES static int range_f32log_loop(const range_grid *g, const float *re
     return multi != 0;
 }
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* The AVX-512 grid loops' last steps for 16 samples: the bin base - 1 + above (NaN lanes no
+ * bin), relative to the pass (rel), GRID_REDO in the lanes of a multi-edge cell (base ==
+ * multi_b) or of `redo`, stored at out; returns the redone lanes. */
+__attribute__((target("avx512f"), always_inline)) static inline __mmask16 grid_v16_store(
+    __m512i b, __mmask16 above, __mmask16 nan, __mmask16 redo, __m512i vr0, __m512i vrb, __m512i multi_b, uint32_t *out)
+{
+    const __m512i one = _mm512_set1_epi32(1), none = _mm512_set1_epi32(-1);
+    __m512i bin = _mm512_sub_epi32(b, one);
+    bin = _mm512_mask_add_epi32(bin, above, bin, one);
+    bin = _mm512_mask_mov_epi32(bin, nan, none);
+    __m512i k = _mm512_min_epu32(_mm512_sub_epi32(bin, vr0), vrb);
+    const __mmask16 m = _mm512_cmpeq_epi32_mask(b, multi_b) | redo;
+    k = _mm512_mask_mov_epi32(k, m, none); /* GRID_REDO */
+    _mm512_storeu_si512(out, k);
+    return m;
+}
 /* range_f32_loop with AVX-512: the same operations (max / min are the clamps' selects, NaN
  * to 0; _CMP_GE_OQ is C's >=, false with a NaN), the two table loads as gathers. */
 __attribute__((target("avx512f"))) static int range_f32_loop_v16(const range_grid *g, const float *x, size_t len,
@@ -545,7 +561,7 @@ __attribute__((target("avx512f"))) static int range_f32_loop_v16(const range_gri
     const __m512 lo = _mm512_set1_ps(g->lo_f), inv = _mm512_set1_ps(g->inv_f);
     const __m512 top = _mm512_set1_ps((float)(g->cells - 1)), zero = _mm512_setzero_ps();
     const __m512i vr0 = _mm512_set1_epi32((int)r0), vrb = _mm512_set1_epi32((int)rb);
-    const __m512i one = _mm512_set1_epi32(1), none = _mm512_set1_epi32(-1);
+    const __m512i one = _mm512_set1_epi32(1);
     const long long *cell = (const long long *)g->cell_f;
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_add_epi32(even, one);
@@ -564,14 +580,7 @@ __attribute__((target("avx512f"))) static int range_f32_loop_v16(const range_gri
         const __m512 sp = _mm512_castsi512_ps(_mm512_permutex2var_epi32(c0, odd, c1));
         const __mmask16 ge = _mm512_cmp_ps_mask(v, sp, _CMP_GE_OQ);
         const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-        __m512i bin = _mm512_sub_epi32(b, one);
-        bin = _mm512_mask_add_epi32(bin, ge, bin, one);
-        bin = _mm512_mask_mov_epi32(bin, nan, none);
-        __m512i k = _mm512_min_epu32(_mm512_sub_epi32(bin, vr0), vrb);
-        const __mmask16 m = _mm512_cmpeq_epi32_mask(b, multi_b);
-        k = _mm512_mask_mov_epi32(k, m, none);                /* GRID_REDO */
-        multi |= m;
-        _mm512_storeu_si512(idx + i, k);
+        multi |= grid_v16_store(b, ge, nan, 0, vr0, vrb, multi_b, idx + i);
     }
     return range_f32_loop(g, x + i, len - i, r0, rb, idx + i) | (multi != 0);
 }
@@ -585,7 +594,6 @@ __attribute__((target("avx512f"))) static int range_f32log_loop_v16(const range_
     const __m512i mask = _mm512_set1_epi32((int)mask_s), cmask = _mm512_set1_epi32((int)(2u * mask_s + 1u));
     const __m128i sh = _mm_cvtsi32_si128((int)g->sh_f), sh1 = _mm_cvtsi32_si128((int)g->sh_f + 1);
     const __m512i vr0 = _mm512_set1_epi32((int)r0), vrb = _mm512_set1_epi32((int)rb);
-    const __m512i one = _mm512_set1_epi32(1), none = _mm512_set1_epi32(-1);
     const __m512i multi_b = _mm512_set1_epi32((int)g->multi);
     const int *cell = (const int *)g->cell_w;
     __mmask16 multi = 0;
@@ -601,14 +609,7 @@ __attribute__((target("avx512f"))) static int range_f32log_loop_v16(const range_
         const __mmask16 gt = _mm512_cmpgt_epu32_mask(off, code);
         const __mmask16 eq = _mm512_mask_cmpeq_epi32_mask(above, off, code);
         const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-        __m512i bin = _mm512_sub_epi32(b, one);
-        bin = _mm512_mask_add_epi32(bin, gt, bin, one);
-        bin = _mm512_mask_mov_epi32(bin, nan, none);
-        __m512i k = _mm512_min_epu32(_mm512_sub_epi32(bin, vr0), vrb);
-        const __mmask16 m = _mm512_cmpeq_epi32_mask(b, multi_b) | eq;
-        k = _mm512_mask_mov_epi32(k, m, none); /* GRID_REDO */
-        multi |= m;
-        _mm512_storeu_si512(idx + i, k);
+        multi |= grid_v16_store(b, gt, nan, eq, vr0, vrb, multi_b, idx + i);
     }
     return range_f32log_loop(g, x + i, len - i, r0, rb, idx + i) | (multi != 0);
 }
