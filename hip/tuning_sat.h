@@ -75,7 +75,9 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
 #define SAT_RS_THREADS 256
 /* rs_prefix's elements a thread: a block scans its band's V in spans of SAT_RS_THREADS x this,
  * one after another (4: 16 spans of 1024 at 16384 columns, each a block scan's round trip,
- * with one block a band: 64 blocks at 16384 x 16384) */
+ * with one block a band: 64 blocks at 16384 x 16384). With 16: rs_prefix 30.6 us (ncu, H100,
+ * 16384 x 16384 u8 -> u32, 2026-11-27; 4 was not profiled, so the gain is not known), latency
+ * bound with 64 blocks: more blocks a band is what would cut it (bench/NOTES.md). */
 #define SAT_RS_PREFIX_ITEMS 16
 #define SAT_RS_PREFETCH 1 /* rs_table's; rs_sums reloads each row's slot once it is summed */
 template <typename In, typename A> constexpr int sat_rs_chunk() { return (sizeof(In) == 4 || sizeof(In) == 1) && sizeof(A) == 4 ? 8 : 4; }
