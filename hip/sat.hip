@@ -372,10 +372,10 @@ PP_DEVICE void rs_make(const rs_raw<typename P::in_t, N> &v, bool row, uint32_t 
     for (int k = 0; k < N; ++k) x[k] = row && (uint32_t)k < valid ? P::make(v.get(k), 0) : P::op::identity();
 }
 
-/* Whether rs_sums takes the packed-byte path (rs_sums_bytes): u8 elements summed into an
- * unsigned integer type, a lane's run of 4 bytes. Its sums are exact (at most 1024 x 255 down a
- * band, 4 x 255 x PP_WAVE along a tile row), so each cast to A is the wrapping sum the
- * element-by-element path computes: the same bits. */
+/* Whether rs_sums and rs_table take their packed-byte paths (rs_sums_bytes, rs_table_bytes):
+ * u8 elements summed into an unsigned integer type, a lane's run of 4 bytes. Their sums are
+ * exact (at most 1024 x 255 down a band, 4 x 255 x PP_WAVE along a tile row), so each cast to A
+ * is the wrapping sum the element-by-element path computes: the same bits. */
 template <typename P> constexpr bool rs_bytes()
 {
     using A = typename P::acc_t;
