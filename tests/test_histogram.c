@@ -580,29 +580,32 @@ static void t_range_uneven(void **state)
     free(host);
 }
 
-/* The CPU grids, form g = 0 .. 5 but 3: the chooser's, each of the two grids forced
+/* The CPU grids a test runs: the chooser's, each of the two grids forced
  * (PP_OPTION_CPU_HIST_GRID 1: equal cells, 2: the octave grid) with the AVX-512 loops where
  * the CPU has them, and the two forced again with the scalar loops (PP_OPTION_CPU_HIST_LANES
- * 4). f32 samples take every form, the others (equal cells always) only the chooser's.
- * grid_force sets form g on ctx and returns a label; g % 3 is the grid. */
-static const char *grid_force(pp_context *ctx, int g)
+ * 4). f32 samples take every form, the others (equal cells always) only the first. */
+static const struct grid_form {
+    int64_t grid, lanes;
+    const char *name;
+} grid_forms[] = {{0, 0, "the chooser's grid"},           {1, 0, "equal cells"}, {2, 0, "the octave grid"},
+                  {1, 4, "equal cells, scalar loop"}, {2, 4, "the octave grid, scalar loop"}};
+#define N_GRID_FORMS(st) ((st) == PP_F32 ? sizeof grid_forms / sizeof grid_forms[0] : 1)
+
+/* Sets form f on ctx (NULL: the defaults). */
+static void grid_force(pp_context *ctx, const struct grid_form *f)
 {
-    static const int64_t v[] = {0, 1, 2, 0, 1, 2}, lanes[] = {0, 0, 0, 0, 4, 4};
-    static const char *const name[] = {"the chooser's grid", "equal cells", "the octave grid", "",
-                                       "equal cells, scalar loop", "the octave grid, scalar loop"};
-    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_CPU_HIST_GRID, v[g]));
-    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_CPU_HIST_LANES, lanes[g]));
-    return name[g];
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_CPU_HIST_GRID, f ? f->grid : 0));
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_CPU_HIST_LANES, f ? f->lanes : 0));
 }
 
-/* After a call with grid form g: the plan's range search (param[1]) is a grid of that form;
- * the octave grid forced may fall back to equal cells where it cannot serve (edges that span
- * no finite width, or too many bins for its cells' bits): *octave counts the calls it ran. */
-static void grid_check(pp_context *ctx, int g, const char *what, int *octave)
+/* After a call with form f: the plan's range search (param[1]) is a grid of that form; the
+ * octave grid forced may fall back to equal cells where it cannot serve (edges that span no
+ * finite width, or too many bins for its cells' bits): *octave counts the calls it ran. */
+static void grid_check(pp_context *ctx, const struct grid_form *f, const char *what, int *octave)
 {
     const long long s = (long long)last_plan(ctx).param[1];
     TC_CHECK(s == 1 || s == 3, "%s: the range search was %lld, want 1 or 3 (a grid)", what, s);
-    TC_CHECK(g % 3 != 1 || s == 1, "%s: equal cells forced, the search was %lld", what, s);
+    TC_CHECK(f->grid != 1 || s == 1, "%s: equal cells forced, the search was %lld", what, s);
     *octave += s == 3;
 }
 
@@ -646,21 +649,21 @@ static void t_range_grid(void **state)
             default: name = "more bins than cells"; e[k] = -100.0 + 200.0 * f; break;
             }
         }
-        for (size_t tg = 0; tg < 3 * 6; ++tg) {
-            const size_t ti = tg / 6;
-            const int g = (int)(tg % 6);
+        for (size_t ti = 0; ti < 3; ++ti)
+          for (size_t fi = 0; fi < N_GRID_FORMS(types[ti]); ++fi) {
             const pp_dtype st = types[ti];
-            if ((kind == 4 && st != PP_F32) || g == 3 || (g > 0 && st != PP_F32)) continue;
+            const struct grid_form *form = &grid_forms[fi];
+            if (kind == 4 && st != PP_F32) continue;
             const hspec h = {st, nb, 1, 0, 0, e, ti & 1 ? PP_U64 : PP_U32};
             const size_t n = kind == 4 ? nmax : 4 * 33 * nb + 1001; /* 4 (cells + nbins), cells <= 32 nbins */
             const double lo = isinf(e[0]) ? -150 : e[0] - 10, hi = isinf(e[nb]) ? 150 : e[nb] + 10;
-            const char *grid = grid_force(ctx, g);
+            grid_force(ctx, form);
             char what[160];
-            snprintf(what, sizeof what, "%s, uniform, %s", name, grid);
+            snprintf(what, sizeof what, "%s, uniform, %s", name, form->name);
             fill_uniform(&r, host, n, st, lo, hi);
             check_hist(env, host, n, &h, what);
-            grid_check(ctx, g, what, &octave);
-            TC_CHECK(!(kind == 0 && g % 3 == 2) || last_plan(ctx).param[1] == 3, "%s: not the octave grid", what);
+            grid_check(ctx, form, what, &octave);
+            TC_CHECK(!(kind == 0 && form->grid == 2) || last_plan(ctx).param[1] == 3, "%s: not the octave grid", what);
             for (size_t i = 0; i < n; ++i) {
                 long double v;
                 const unsigned pick = (unsigned)tc_below(&r, 16);
@@ -683,13 +686,13 @@ static void t_range_grid(void **state)
                 }
                 store(host, i, st, v);
             }
-            snprintf(what, sizeof what, "%s, at and next to the edges, NaN, infinities, %s", name, grid);
+            snprintf(what, sizeof what, "%s, at and next to the edges, NaN, infinities, %s", name, form->name);
             check_hist(env, host, n, &h, what);
-            grid_check(ctx, g, what, &octave);
+            grid_check(ctx, form, what, &octave);
         }
         free(e);
     }
-    grid_force(ctx, 0);
+    grid_force(ctx, NULL);
     TC_CHECK(octave >= 8, "the octave grid ran %d times, want at least 8", octave);
     free(host);
 }
@@ -771,22 +774,21 @@ static void t_range_grid_random(void **state)
             size_t cells = 1;
             while (cells < 16 * nb && cells < ((size_t)1 << 18)) cells *= 2;
             const size_t n = 4 * (cells + nb) + 1 + (size_t)tc_below(&r, 64);
-            for (size_t tg = 0; tg < 3 * 6; ++tg) {
-                const size_t ti = tg / 6;
-                const int g = (int)(tg % 6);
+            for (size_t ti = 0; ti < 3; ++ti)
+              for (size_t fi = 0; fi < N_GRID_FORMS(types[ti]); ++fi) {
                 const pp_dtype st = types[ti];
-                if (g == 3 || (g > 0 && st != PP_F32)) continue;
+                const struct grid_form *form = &grid_forms[fi];
                 const hspec h = {st, nb, 1, 0, 0, e, (trial + ti) & 1 ? PP_U64 : PP_U32};
-                const char *grid = grid_force(ctx, g);
+                grid_force(ctx, form);
                 char what[200];
-                snprintf(what, sizeof what, "random edges (trial %d, edges %.9g .. %.9g), %s", trial, e[0], e[nb], grid);
+                snprintf(what, sizeof what, "random edges (trial %d, edges %.9g .. %.9g), %s", trial, e[0], e[nb], form->name);
                 for (size_t i = 0; i < n; ++i) store(host, i, st, sample_near(&r, e, nb, st));
                 check_hist(env, host, n, &h, what);
-                grid_check(ctx, g, what, &octave);
+                grid_check(ctx, form, what, &octave);
             }
             free(e);
         }
-    grid_force(ctx, 0);
+    grid_force(ctx, NULL);
     TC_CHECK(octave >= trials, "the octave grid ran %d times, want at least %d", octave, trials);
     free(host);
 }
