@@ -73,12 +73,11 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
  * call as b3310c9): 737.1 / 741.9 -> 724.2 / 722.6 us; f32 1.190 / 1.197 ms. */
 #define SAT_RS_ITEMS 4
 #define SAT_RS_THREADS 256
-/* rs_prefix's elements a thread: a block scans its band's V in spans of SAT_RS_THREADS x this,
- * one after another (4: 16 spans of 1024 at 16384 columns, each a block scan's round trip,
- * with one block a band: 64 blocks at 16384 x 16384). With 16: rs_prefix 30.6 us (ncu, H100,
- * 16384 x 16384 u8 -> u32, 2026-11-27; 4 was not profiled, so the gain is not known), latency
- * bound with 64 blocks: more blocks a band is what would cut it (bench/NOTES.md). */
-#define SAT_RS_PREFIX_ITEMS 16
+/* rs_carries' loads in flight a thread: a group of this many sums is read before any of it is
+ * written back (its threads walk 128 tile columns (H) or 64 bands (V, U) at 16384 x 16384).
+ * 8 took a round trip for every 8 tile columns; 16: rs_carries 18.8 us (ncu, H100, 16384 x 16384
+ * u8 -> u32, 2026-11-27, 8b951d3), latency bound (32768 threads, about one block an SM). */
+#define SAT_RS_CARRY_LOADS 16
 #define SAT_RS_PREFETCH 1 /* rs_table's; rs_sums reloads each row's slot once it is summed */
 template <typename In, typename A> constexpr int sat_rs_chunk() { return (sizeof(In) == 4 || sizeof(In) == 1) && sizeof(A) == 4 ? 8 : 4; }
 /* rs_sums' chunk, where it differs: 16 rows for 1-byte inputs into 4-byte sums. Why: rs_sums
