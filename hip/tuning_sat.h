@@ -75,9 +75,11 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
 #define SAT_RS_THREADS 256
 /* rs_carries' loads in flight a thread: a group of this many sums is read before any of it is
  * written back (its threads walk 128 tile columns (H) or 64 bands (V, U) at 16384 x 16384).
- * 8 took a round trip for every 8 tile columns; 16: rs_carries 18.8 us (ncu, H100, 16384 x 16384
- * u8 -> u32, 2026-11-27, 8b951d3), latency bound (32768 threads, about one block an SM). */
-#define SAT_RS_CARRY_LOADS 16
+ * 8 took a round trip for every 8 tile columns; 16: rs_carries 18.3-20.1 us (ncu, H100, 16384 x
+ * 16384 u8 -> u32, 2026-11-27, b7f5fcc), latency bound (32768 threads, about one block an SM).
+ * 32 against 16, H100 80GB HBM3, b7f5fcc, 2026-11-27 ~10:00 UTC (one process each, copy row
+ * 716-724 us): u8 -> u32 640.2 / 641.3 -> 631.8 us, f32 1.169 / 1.175 -> 1.161 ms. */
+#define SAT_RS_CARRY_LOADS 32
 #define SAT_RS_PREFETCH 1 /* rs_table's; rs_sums reloads each row's slot once it is summed */
 template <typename In, typename A> constexpr int sat_rs_chunk() { return (sizeof(In) == 4 || sizeof(In) == 1) && sizeof(A) == 4 ? 8 : 4; }
 /* rs_sums' chunk, where it differs: 16 rows for 1-byte inputs into 4-byte sums. Why: rs_sums
