@@ -302,7 +302,7 @@ pp_status grid_launch(pp_context *ctx, int mode, const void *in, uint64_t in_pit
  *              sums (csum[b][c]) and total (tsum[b][j]);
  *   rs_carries rsum scanned along j for every row (exclusive: H), csum down the bands for every
  *              column (exclusive: V) and tsum down the bands for every tile column (exclusive:
- *              U), a thread each;
+ *              U), each walk by a few lanes of a wave;
  *   rs_table   (a second read, one write) L + C + P, the integral table's zero column; each wave
  *              first makes its tile's P: K from U (the wave's lanes sum U(b, j') over j' < j) and
  *              the tile's V scanned across the wave.
@@ -321,6 +321,8 @@ struct rs_params {
     uint64_t rows, cols, in_pitch, out_pitch;
     uint64_t ntc, nb, tiles; /* wave tiles across, bands, tiles */
     uint64_t toff;           /* nb x cols: tsum's offset from csum, in elements */
+    uint64_t off_v, off_u;   /* rs_carries: the first threads of the V and U walks (multiples of 64) */
+    uint32_t sh_h, sh_v;     /* rs_carries: log2 of the lanes a walk of H, of V and U */
     uint32_t band;           /* rows of a band (a multiple of every chunk) */
     int vec_in, vec_out;
     void *rsum, *csum;       /* A [ntc][rows], A [2 nb][cols]: the column sums, then the tiles' totals
@@ -527,43 +529,68 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
     }
 }
 
-/* Thread t < rows: row t's sums along the tile columns, exclusive (H); then thread rows + c:
- * column c's sums down the bands, exclusive (V); then thread rows + cols + j: tile column j's
- * totals down the bands, exclusive (U). In place. */
+/* The exclusive scans of three sets of walks, in place: H, every row's sums along the tile
+ * columns (rsum[j][r], j < ntc); V, every column's sums down the bands (csum[b][c], b < nb); U,
+ * every tile column's totals down the bands (tsum[b][j]). A walk of n sums is split among
+ * S = 2^sh lanes of one wave (sh_h for H, sh_v for V and U: the host's choice, the fewest lanes
+ * that leave each at most SAT_RS_CARRY_LOADS sums): the wave's lanes take PP_WAVE / S walks,
+ * walk-fastest (so a load of one segment position is contiguous across the walks), each lane
+ * one segment of ceil(n / S) sums, loaded at once and summed; the segments' totals are scanned
+ * over the walk's S lanes by shuffles, then each lane writes its segment's prefixes. One round
+ * trip where a thread walking 128 tile columns 16 sums at a time took eight (rs_carries 18.3-20.1
+ * us at 16384 x 16384 on the H100, ncu, b7f5fcc). The thread ranges of H, V and U start at
+ * multiples of 64 (p.off_v, p.off_u), so that every wave lies in one of them. Bits: fixed by n
+ * (and the wave width) alone, so the same every run. */
 template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_carries(rs_params p)
 {
     using A = typename P::acc_t;
     using Op = typename P::op;
+    constexpr int G = SAT_RS_CARRY_LOADS;
     const uint64_t t = (uint64_t)blockIdx.x * SAT_RS_THREADS + threadIdx.x;
-    A *a;
-    uint64_t n, stride;
-    if (t < p.rows) {
-        a = reinterpret_cast<A *>(p.rsum) + t;
-        n = p.ntc;
-        stride = p.rows;
-    } else if (t - p.rows < p.cols) {
-        a = reinterpret_cast<A *>(p.csum) + (t - p.rows);
-        n = p.nb;
-        stride = p.cols;
-    } else if (t - p.rows - p.cols < p.ntc) {
-        a = rs_tsum<A>(p, 0) + (t - p.rows - p.cols);
-        n = p.nb;
-        stride = p.cols;
+    const unsigned lane = pp_lane_id();
+    uint64_t t0, walks, n, stride;
+    unsigned sh;
+    A *a0;
+    if (t < p.off_v) {
+        t0 = 0, sh = p.sh_h, walks = p.rows, n = p.ntc, stride = p.rows;
+        a0 = reinterpret_cast<A *>(p.rsum);
+    } else if (t < p.off_u) {
+        t0 = p.off_v, sh = p.sh_v, walks = p.cols, n = p.nb, stride = p.cols;
+        a0 = reinterpret_cast<A *>(p.csum);
     } else {
-        return;
+        t0 = p.off_u, sh = p.sh_v, walks = p.ntc, n = p.nb, stride = p.cols;
+        a0 = rs_tsum<A>(p, 0);
     }
-    A acc = Op::identity();
-    constexpr int G = SAT_RS_CARRY_LOADS; /* loads in flight: a group's reads before its writes */
-    for (uint64_t i0 = 0; i0 < n; i0 += G) {
-        A v[G];
+    const unsigned per = (unsigned)PP_WAVE >> sh;             /* walks a wave */
+    const unsigned k = lane / per;                            /* the lane's segment */
+    const uint64_t w = (t - t0) / PP_WAVE * per + lane % per; /* its walk */
+    const uint64_t seg = (n + (1u << sh) - 1) >> sh;
+    const uint64_t i0 = w < walks && k * seg < n ? k * seg : n, i1 = n - i0 < seg ? n : i0 + seg;
+    A *a = a0 + (w < walks ? w : 0);
+    A v[G], tot = Op::identity();
 #pragma unroll
-        for (int g = 0; g < G; ++g) v[g] = i0 + g < n ? a[(i0 + g) * stride] : Op::identity();
+    for (int g = 0; g < G; ++g) {
+        v[g] = i0 + g < i1 ? a[(i0 + g) * stride] : Op::identity();
+        tot = Op::apply(tot, v[g]);
+    }
+    for (uint64_t i = i0 + G; i < i1; ++i) tot = Op::apply(tot, a[i * stride]); /* n > S x G */
+    A incl = tot;                                                                 /* over the walk's S lanes */
+    for (unsigned d = 1; d < (1u << sh); d <<= 1) {
+        const A y = pp_shfl_any(incl, (int)(k >= d ? lane - d * per : lane));
+        if (k >= d) incl = Op::apply(y, incl);
+    }
+    A acc = pp_shfl_any(incl, (int)(k >= 1 ? lane - per : lane));
+    if (k == 0) acc = Op::identity();
 #pragma unroll
-        for (int g = 0; g < G; ++g)
-            if (i0 + g < n) {
-                a[(i0 + g) * stride] = acc;
-                acc = Op::apply(acc, v[g]);
-            }
+    for (int g = 0; g < G; ++g)
+        if (i0 + g < i1) {
+            a[(i0 + g) * stride] = acc;
+            acc = Op::apply(acc, v[g]);
+        }
+    for (uint64_t i = i0 + G; i < i1; ++i) {
+        const A x = a[i * stride];
+        a[i * stride] = acc;
+        acc = Op::apply(acc, x);
     }
 }
 
@@ -721,8 +748,14 @@ pp_status rs_launch(pp_context *ctx, Out *out, const pp_grid_args *a, void *bord
     while (band < 1024 && (a->rows + band - 1) / band * ntc > aim) band *= 2;
     const uint64_t nb = (a->rows + band - 1) / band, tiles = nb * ntc;
     const uint64_t wpb = SAT_RS_THREADS / (uint64_t)hs->dev.wave;
+    /* rs_carries: lanes a walk (the fewest leaving each lane at most SAT_RS_CARRY_LOADS sums, at
+     * most a wave), the H, V and U ranges of threads each from a multiple of 64 */
+    uint32_t sh_h = 0, sh_v = 0;
+    while ((ntc + (1u << sh_h) - 1) >> sh_h > SAT_RS_CARRY_LOADS && (1u << sh_h) < (unsigned)hs->dev.wave) ++sh_h;
+    while ((nb + (1u << sh_v) - 1) >> sh_v > SAT_RS_CARRY_LOADS && (1u << sh_v) < (unsigned)hs->dev.wave) ++sh_v;
+    const uint64_t off_v = ((a->rows << sh_h) + 63) / 64 * 64, off_u = off_v + ((a->cols << sh_v) + 63) / 64 * 64;
     const uint64_t blocks = (tiles + wpb - 1) / wpb,
-                   cblocks = (a->rows + a->cols + ntc + SAT_RS_THREADS - 1) / SAT_RS_THREADS;
+                   cblocks = (off_u + (ntc << sh_v) + SAT_RS_THREADS - 1) / SAT_RS_THREADS;
     if (blocks > 0x7FFFFFFFull || cblocks > 0x7FFFFFFFull)
         return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_summed_area_table: more than 2^31 blocks of tiles");
     const size_t rbytes = pp_align256((size_t)(ntc * a->rows * sizeof(A)));
@@ -740,6 +773,10 @@ pp_status rs_launch(pp_context *ctx, Out *out, const pp_grid_args *a, void *bord
     p.nb = nb;
     p.tiles = tiles;
     p.toff = nb * a->cols;
+    p.off_v = off_v;
+    p.off_u = off_u;
+    p.sh_h = sh_h;
+    p.sh_v = sh_v;
     p.band = (uint32_t)band;
     p.vec_in = rows_aligned(a->in, a->in_pitch, sizeof(In), SAT_RS_ITEMS * sizeof(In));
     p.vec_out = rows_aligned(out, a->out_pitch, sizeof(Out), SAT_RS_ITEMS * sizeof(Out));
