@@ -293,25 +293,41 @@ pp_status grid_launch(pp_context *ctx, int mode, const void *in, uint64_t in_pit
  *   L(r, c) = sum of the tile's elements in rows [bB, r] and columns [jTW, c] (the tile's own
  *             table: each row's prefix within the wave, summed down the band in registers),
  *   C(r)    = sum over rows r' in [bB, r] of H(r', j), H(r', j) = sum of row r' left of the tile,
- *   P(b, c) = sum over columns c' <= c of V(b, c'), V(b, c') = sum of column c' above the band.
- * Four launches, no look-back:
- *   rs_sums    (one read of the image) every tile's row sums (transposed: rsum[j][r]) and
- *              column sums (csum[b][c]);
- *   rs_carries rsum scanned along j for every row (exclusive: H) and csum down the bands for
- *              every column (exclusive: V), a thread each;
- *   rs_prefix  each band's V scanned along the columns (inclusive: P), a block a band;
- *   rs_table   (a second read, one write) L + C + P, the integral table's zero column.
+ *   P(b, c) = sum over columns c' <= c of V(b, c'), V(b, c') = sum of column c' above the band,
+ *           = K(b, j) + the sum of V(b, c') over the tile's columns c' <= c, with the corner
+ *   K(b, j) = sum of the image above the band and left of the tile = sum over tiles j' < j of
+ *             U(b, j'), U(b, j') = sum over bands b' < b of S(b', j'), S the tiles' totals.
+ * Three launches, no look-back:
+ *   rs_sums    (one read of the image) every tile's row sums (transposed: rsum[j][r]), column
+ *              sums (csum[b][c]) and total (tsum[b][j]);
+ *   rs_carries rsum scanned along j for every row (exclusive: H), csum down the bands for every
+ *              column (exclusive: V) and tsum down the bands for every tile column (exclusive:
+ *              U), each walk by a few lanes of a wave;
+ *   rs_table   (a second read, one write) L + C + P, the integral table's zero column; each wave
+ *              first makes its tile's P: K from U (the wave's lanes sum U(b, j') over j' < j) and
+ *              the tile's V scanned across the wave.
+ * (A fourth launch, a block a band scanning V along the columns, made P before: 30.6 us of
+ * latency at 16384 x 16384 u8 -> u32 on the H100, ncu; bench/NOTES.md.)
  * Traffic: the image read twice and the table written once, plus (rows x tile columns + bands x
  * cols) sums read and written twice; bits: fixed orders (no atomics), other than the one-pass
  * form's for floats. Float depth of a term: its column sum within a band (<= B) and the bands
- * above (<= b), then the row prefix of V (<= c), or the row sums' pieces: within parprim.h's
- * D = (r + 1) + (c + 1) + PP_SAT_DEPTH_SLACK since bB + b <= r + 1 above the band. */
+ * above (<= b), then P's pieces: an S term also passes the lane's 4 columns (3) and the wave's
+ * reduce (w = log2(PP_WAVE)), K's lane sum (<= j / PP_WAVE) and reduce (w), and the two adds of
+ * K, the wave's exclusive V and the lane's prefix (<= 3 + w for a V term): at most
+ * B + b + 2w + 5 + j / PP_WAVE (<= B + b + 17 + c), where the four launches' row prefix of V took
+ * B + b + c; or the row sums' pieces: within parprim.h's D = (r + 1) + (c + 1) +
+ * PP_SAT_DEPTH_SLACK (24) since bB + b <= r + 1 above the band (b >= 1; a band b = 0 has no P). */
 struct rs_params {
     uint64_t rows, cols, in_pitch, out_pitch;
     uint64_t ntc, nb, tiles; /* wave tiles across, bands, tiles */
+    uint64_t toff;           /* nb x cols: tsum's offset from csum, in elements */
+    uint64_t off_v, off_u;   /* rs_carries: the first threads of the V and U walks (multiples of 64) */
+    uint32_t sh_h, sh_v;     /* rs_carries: log2 of the lanes a walk of H, of V and U */
     uint32_t band;           /* rows of a band (a multiple of every chunk) */
     int vec_in, vec_out;
-    void *rsum, *csum;       /* A [ntc][rows], A [nb][cols] */
+    void *rsum, *csum;       /* A [ntc][rows], A [2 nb][cols]: the column sums, then the tiles' totals
+                              * (tsum: A [nb][cols], of whose rows only the first ntc entries are
+                              * used, so that a total's slot follows from the column sums' row) */
     void *border;            /* integral table: the first element of its zero column (row 1), else NULL */
 };
 
@@ -383,6 +399,23 @@ template <typename P> constexpr bool rs_bytes()
            std::is_same<typename P::op, pp_op_sum<A>>::value && SAT_RS_ITEMS == 4;
 }
 
+/* The tiles' totals of band b: tsum[b][j], nb rows of column sums after csum[b]. */
+template <typename A> PP_DEVICE A *rs_tsum(const rs_params &p, uint64_t b)
+{
+    return reinterpret_cast<A *>(p.csum) + p.toff + b * p.cols;
+}
+
+/* S(b, j), the tile's total, from each lane's sum of its columns (the identity past the
+ * matrix; the lane's first column cb): a wave reduce, written by lane 0 to tsum[b][j], found
+ * from csum_b = csum[b] (b and j are not kept to the end: at 64 registers rs_sums u8 -> u32
+ * spilled 16 bytes when they were). */
+template <typename P>
+PP_DEVICE void rs_tile_total(const rs_params &p, typename P::acc_t *csum_b, uint64_t cb, typename P::acc_t lane_sum)
+{
+    const typename P::acc_t t = pp_wave_reduce<typename P::op>(lane_sum);
+    if (pp_lane_id() == 0u) csum_b[p.toff + cb / (uint64_t)(SAT_RS_ITEMS * PP_WAVE)] = t;
+}
+
 /* rs_sums for rs_bytes: a row's 4 bytes w taken apart as two words of 16-bit halves, lo = bytes
  * 0 and 2, hi = bytes 1 and 3 (an and, a shift and an and), added down the chunk into two packed
  * column sums (a chunk's halves stay below 2^16: CH x 255) and to each other for the row's
@@ -437,6 +470,7 @@ PP_DEVICE void rs_sums_bytes(const uint8_t *__restrict__ in, const rs_params &p,
 #pragma unroll
     for (int k = 0; k < 4; ++k)
         if ((uint32_t)k < valid) csum[cb + k] = A(col[k]);
+    rs_tile_total<P>(p, csum, cb, A(col[0]) + A(col[1]) + A(col[2]) + A(col[3]));
 }
 
 template <typename P>
@@ -485,73 +519,102 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
             if (lane < (unsigned)CH && rc + lane < r1) rsum[rc + lane] = mine;
         }
         A *csum = reinterpret_cast<A *>(p.csum) + b * p.cols;
+        A tot = col[0];
 #pragma unroll
-        for (int k = 0; k < N; ++k)
+        for (int k = 0; k < N; ++k) {
             if ((uint32_t)k < valid) csum[cb + k] = col[k];
+            if (k > 0) tot = Op::apply(tot, col[k]);
+        }
+        rs_tile_total<P>(p, csum, cb, tot);
     }
 }
 
-/* Thread t < rows: row t's sums along the tile columns, exclusive; then thread rows + c: column
- * c's sums down the bands, exclusive. In place. */
+/* The exclusive scans of three sets of walks, in place: H, every row's sums along the tile
+ * columns (rsum[j][r], j < ntc); V, every column's sums down the bands (csum[b][c], b < nb); U,
+ * every tile column's totals down the bands (tsum[b][j]). A walk of n sums is split among
+ * S = 2^sh lanes of one wave (sh_h for H, sh_v for V and U: the host's choice, the fewest lanes
+ * that leave each at most SAT_RS_CARRY_LOADS sums): the wave's lanes take PP_WAVE / S walks,
+ * walk-fastest (so a load of one segment position is contiguous across the walks), each lane
+ * one segment of ceil(n / S) sums, loaded at once and summed; the segments' totals are scanned
+ * over the walk's S lanes by shuffles, then each lane writes its segment's prefixes. One round
+ * trip where a thread walking 128 tile columns 16 sums at a time took eight (rs_carries 18.3-20.1
+ * us at 16384 x 16384 on the H100, ncu, b7f5fcc). The thread ranges of H, V and U start at
+ * multiples of 64 (p.off_v, p.off_u), so that every wave lies in one of them. Bits: fixed by n
+ * (and the wave width) alone, so the same every run. */
 template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_carries(rs_params p)
 {
     using A = typename P::acc_t;
     using Op = typename P::op;
+    constexpr int G = SAT_RS_CARRY_LOADS;
     const uint64_t t = (uint64_t)blockIdx.x * SAT_RS_THREADS + threadIdx.x;
-    A *a;
-    uint64_t n, stride;
-    if (t < p.rows) {
-        a = reinterpret_cast<A *>(p.rsum) + t;
-        n = p.ntc;
-        stride = p.rows;
-    } else if (t - p.rows < p.cols) {
-        a = reinterpret_cast<A *>(p.csum) + (t - p.rows);
-        n = p.nb;
-        stride = p.cols;
+    const unsigned lane = pp_lane_id();
+    uint64_t t0, walks, n, stride;
+    unsigned sh;
+    A *a0;
+    if (t < p.off_v) {
+        t0 = 0, sh = p.sh_h, walks = p.rows, n = p.ntc, stride = p.rows;
+        a0 = reinterpret_cast<A *>(p.rsum);
+    } else if (t < p.off_u) {
+        t0 = p.off_v, sh = p.sh_v, walks = p.cols, n = p.nb, stride = p.cols;
+        a0 = reinterpret_cast<A *>(p.csum);
     } else {
-        return;
+        t0 = p.off_u, sh = p.sh_v, walks = p.ntc, n = p.nb, stride = p.cols;
+        a0 = rs_tsum<A>(p, 0);
     }
-    A acc = Op::identity();
-    constexpr int G = 16; /* loads in flight: a group's reads before its writes (8 took a round
-                           * trip for every 8 of the 128 tile columns of 16384 columns) */
-    for (uint64_t i0 = 0; i0 < n; i0 += G) {
-        A v[G];
+    const unsigned per = (unsigned)PP_WAVE >> sh;             /* walks a wave */
+    const unsigned k = lane / per;                            /* the lane's segment */
+    const uint64_t w = (t - t0) / PP_WAVE * per + lane % per; /* its walk */
+    const uint64_t seg = (n + (1u << sh) - 1) >> sh;
+    const uint64_t i0 = w < walks && k * seg < n ? k * seg : n, i1 = n - i0 < seg ? n : i0 + seg;
+    A *a = a0 + (w < walks ? w : 0);
+    A v[G], tot = Op::identity();
 #pragma unroll
-        for (int g = 0; g < G; ++g) v[g] = i0 + g < n ? a[(i0 + g) * stride] : Op::identity();
+    for (int g = 0; g < G; ++g) {
+        v[g] = i0 + g < i1 ? a[(i0 + g) * stride] : Op::identity();
+        tot = Op::apply(tot, v[g]);
+    }
+    for (uint64_t i = i0 + G; i < i1; ++i) tot = Op::apply(tot, a[i * stride]); /* n > S x G */
+    A incl = tot;                                                                 /* over the walk's S lanes */
+    for (unsigned d = 1; d < (1u << sh); d <<= 1) {
+        const A y = pp_shfl_any(incl, (int)(k >= d ? lane - d * per : lane));
+        if (k >= d) incl = Op::apply(y, incl);
+    }
+    A acc = pp_shfl_any(incl, (int)(k >= 1 ? lane - per : lane));
+    if (k == 0) acc = Op::identity();
 #pragma unroll
-        for (int g = 0; g < G; ++g)
-            if (i0 + g < n) {
-                a[(i0 + g) * stride] = acc;
-                acc = Op::apply(acc, v[g]);
-            }
+    for (int g = 0; g < G; ++g)
+        if (i0 + g < i1) {
+            a[(i0 + g) * stride] = acc;
+            acc = Op::apply(acc, v[g]);
+        }
+    for (uint64_t i = i0 + G; i < i1; ++i) {
+        const A x = a[i * stride];
+        a[i * stride] = acc;
+        acc = Op::apply(acc, x);
     }
 }
 
-/* Block b: band b's column carries V scanned along the columns (inclusive), in place: P. */
-template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_prefix(rs_params p)
+/* P(b, c) of the lane's N columns [cb, cb + N) of tile (b, j) (rs_launch's comment): the corner
+ * K(b, j), U(b, j') summed over j' < j by the wave's lanes, plus the tile's V scanned across the
+ * wave (the lane's run, then the lanes' totals). Every lane of the wave calls it. */
+template <typename P, int N>
+PP_DEVICE void rs_band_prefix(const rs_params &p, uint64_t b, uint64_t j, uint64_t cb, uint32_t valid,
+                              typename P::acc_t (&pc)[N])
 {
     using A = typename P::acc_t;
     using Op = typename P::op;
-    constexpr int N = SAT_RS_PREFIX_ITEMS;
-    constexpr uint64_t SPAN = (uint64_t)SAT_RS_THREADS * N;
-    A *v = reinterpret_cast<A *>(p.csum) + (uint64_t)blockIdx.x * p.cols;
-    A carry = Op::identity();
-    for (uint64_t c0 = 0; c0 < p.cols; c0 += SPAN) {
-        const uint64_t cb = c0 + (uint64_t)threadIdx.x * N;
-        A x[N];
+    const A *v = reinterpret_cast<const A *>(p.csum) + b * p.cols;
+    const A *u = rs_tsum<A>(p, b);
 #pragma unroll
-        for (int k = 0; k < N; ++k) x[k] = cb + k < p.cols ? v[cb + k] : Op::identity();
+    for (int k = 0; k < N; ++k) pc[k] = (uint32_t)k < valid ? v[cb + k] : Op::identity();
+    A corner = Op::identity();
+    for (uint64_t q = pp_lane_id(); q < j; q += PP_WAVE) corner = Op::apply(corner, u[q]);
+    corner = pp_wave_reduce<Op>(corner);
 #pragma unroll
-        for (int k = 1; k < N; ++k) x[k] = Op::apply(x[k - 1], x[k]);
-        A total;
-        const A ex = pp_block_scan<Op, SAT_RS_THREADS, false>(x[N - 1], &total);
-        const A base = Op::apply(carry, ex);
+    for (int k = 1; k < N; ++k) pc[k] = Op::apply(pc[k - 1], pc[k]);
+    const A base = Op::apply(corner, pp_wave_excl_of_incl<Op>(pp_wave_scan_incl<Op>(pc[N - 1])));
 #pragma unroll
-        for (int k = 0; k < N; ++k)
-            if (cb + k < p.cols) v[cb + k] = Op::apply(base, x[k]);
-        carry = Op::apply(carry, total);
-        __syncthreads(); /* the block scan's shared totals are reused by the next span */
-    }
+    for (int k = 0; k < N; ++k) pc[k] = Op::apply(base, pc[k]);
 }
 
 /* rs_table for rs_bytes: a lane's 4 bytes w of a row, prefix-summed in the lane; two rows' lane
@@ -562,20 +625,19 @@ template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_prefi
  * row. Exact integer sums in A, so the same bits. */
 template <typename P, int CH>
 PP_DEVICE void rs_table_bytes(const uint8_t *__restrict__ in, typename P::out_t *__restrict__ out, const rs_params &p,
-                              uint64_t r0, uint64_t r1, uint64_t cb, uint32_t valid, uint64_t j,
-                              const typename P::acc_t *hrow, const typename P::acc_t *pb)
+                              uint64_t r0, uint64_t r1, uint64_t cb, uint32_t valid, uint64_t b, uint64_t j,
+                              const typename P::acc_t *hrow)
 {
     using Out = typename P::out_t;
     using A = typename P::acc_t;
     static_assert(CH % 2 == 0, "rows scanned in pairs");
     const unsigned lane = pp_lane_id();
     const uint32_t nrows = (uint32_t)(r1 - r0);
-    A colp[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) colp[k] = (uint32_t)k < valid ? pb[cb + k] : A(0);
     A crun = A(0);
     rs_raw<uint8_t, 4> v[CH] = {};
     rs_load<uint8_t, CH, 4>(in, p, r0, r1, cb, valid, v);
+    A colp[4]; /* the band's P, from its sums' loads while the first chunk's are in flight */
+    rs_band_prefix<P, 4>(p, b, j, cb, valid, colp);
     for (uint32_t rc = 0; rc < nrows; rc += CH) {
         uint32_t cur[CH];
 #pragma unroll
@@ -631,19 +693,16 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
     const uint64_t r1 = p.rows - r0 < (uint64_t)p.band ? p.rows : r0 + p.band;
     const uint32_t valid = cb < p.cols ? (p.cols - cb < (uint64_t)N ? (uint32_t)(p.cols - cb) : N) : 0;
     const A *hrow = reinterpret_cast<const A *>(p.rsum) + j * p.rows;
-    const A *pb = reinterpret_cast<const A *>(p.csum) + b * p.cols;
     if constexpr (rs_bytes<P>()) {
-        rs_table_bytes<P, CH>(in, out, p, r0, r1, cb, valid, j, hrow, pb);
+        rs_table_bytes<P, CH>(in, out, p, r0, r1, cb, valid, b, j, hrow);
     } else {
         A pc[N], col[N];
 #pragma unroll
-        for (int k = 0; k < N; ++k) {
-            pc[k] = (uint32_t)k < valid ? pb[cb + k] : Op::identity();
-            col[k] = Op::identity();
-        }
+        for (int k = 0; k < N; ++k) col[k] = Op::identity();
         A crun = Op::identity();
         rs_raw<In, N> v[CH] = {};
         rs_load<In, CH, N>(in, p, r0, r1, cb, valid, v);
+        rs_band_prefix<P, N>(p, b, j, cb, valid, pc);
         for (uint64_t rc = r0; rc < r1; rc += CH) {
             rs_raw<In, N> cur[CH];
 #pragma unroll
@@ -673,7 +732,7 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
     }
 }
 
-/* The four launches of the reduce-then-scan table over the matrix of `a`; *band_out: the band. */
+/* The three launches of the reduce-then-scan table over the matrix of `a`; *band_out: the band. */
 template <typename P, typename Out>
 pp_status rs_launch(pp_context *ctx, Out *out, const pp_grid_args *a, void *border, uint64_t *tiles_out,
                     uint64_t *band_out)
@@ -689,12 +748,19 @@ pp_status rs_launch(pp_context *ctx, Out *out, const pp_grid_args *a, void *bord
     while (band < 1024 && (a->rows + band - 1) / band * ntc > aim) band *= 2;
     const uint64_t nb = (a->rows + band - 1) / band, tiles = nb * ntc;
     const uint64_t wpb = SAT_RS_THREADS / (uint64_t)hs->dev.wave;
-    const uint64_t blocks = (tiles + wpb - 1) / wpb, cblocks = (a->rows + a->cols + SAT_RS_THREADS - 1) / SAT_RS_THREADS;
-    if (blocks > 0x7FFFFFFFull || cblocks > 0x7FFFFFFFull || nb > 0x7FFFFFFFull)
+    /* rs_carries: lanes a walk (the fewest leaving each lane at most SAT_RS_CARRY_LOADS sums, at
+     * most a wave), the H, V and U ranges of threads each from a multiple of 64 */
+    uint32_t sh_h = 0, sh_v = 0;
+    while ((ntc + (1u << sh_h) - 1) >> sh_h > SAT_RS_CARRY_LOADS && (1u << sh_h) < (unsigned)hs->dev.wave) ++sh_h;
+    while ((nb + (1u << sh_v) - 1) >> sh_v > SAT_RS_CARRY_LOADS && (1u << sh_v) < (unsigned)hs->dev.wave) ++sh_v;
+    const uint64_t off_v = ((a->rows << sh_h) + 63) / 64 * 64, off_u = off_v + ((a->cols << sh_v) + 63) / 64 * 64;
+    const uint64_t blocks = (tiles + wpb - 1) / wpb,
+                   cblocks = (off_u + (ntc << sh_v) + SAT_RS_THREADS - 1) / SAT_RS_THREADS;
+    if (blocks > 0x7FFFFFFFull || cblocks > 0x7FFFFFFFull)
         return pp__fail(ctx, PP_ERROR_UNSUPPORTED, "pp_summed_area_table: more than 2^31 blocks of tiles");
     const size_t rbytes = pp_align256((size_t)(ntc * a->rows * sizeof(A)));
     void *sp = nullptr;
-    PP_TRY(pp__scratch(ctx, rbytes + pp_align256((size_t)(nb * a->cols * sizeof(A))), &sp));
+    PP_TRY(pp__scratch(ctx, rbytes + pp_align256((size_t)(2 * nb * a->cols * sizeof(A))), &sp));
     if (border) /* the integral table's zero row (the kernel writes the zero column) */
         PP_HIP_TRY(ctx, hipMemsetAsync((Out *)border - a->out_pitch, 0, (a->cols + 1) * sizeof(Out), hs->stream));
     rs_params p;
@@ -706,6 +772,11 @@ pp_status rs_launch(pp_context *ctx, Out *out, const pp_grid_args *a, void *bord
     p.ntc = ntc;
     p.nb = nb;
     p.tiles = tiles;
+    p.toff = nb * a->cols;
+    p.off_v = off_v;
+    p.off_u = off_u;
+    p.sh_h = sh_h;
+    p.sh_v = sh_v;
     p.band = (uint32_t)band;
     p.vec_in = rows_aligned(a->in, a->in_pitch, sizeof(In), SAT_RS_ITEMS * sizeof(In));
     p.vec_out = rows_aligned(out, a->out_pitch, sizeof(Out), SAT_RS_ITEMS * sizeof(Out));
@@ -718,8 +789,6 @@ pp_status rs_launch(pp_context *ctx, Out *out, const pp_grid_args *a, void *bord
     PP_HIP_CHECK_LAUNCH(ctx, "rs_sums");
     rs_carries<GP><<<(unsigned)cblocks, SAT_RS_THREADS, 0, s>>>(p);
     PP_HIP_CHECK_LAUNCH(ctx, "rs_carries");
-    rs_prefix<GP><<<(unsigned)nb, SAT_RS_THREADS, 0, s>>>(p);
-    PP_HIP_CHECK_LAUNCH(ctx, "rs_prefix");
     rs_table<GP><<<(unsigned)blocks, SAT_RS_THREADS, 0, s>>>((const In *)a->in, out, p);
     PP_HIP_CHECK_LAUNCH(ctx, "rs_table");
     *tiles_out = tiles;

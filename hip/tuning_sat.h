@@ -73,12 +73,15 @@ constexpr int SAT_TILE_COLS = SAT_THREADS * SAT_ITEMS;
  * call as b3310c9): 737.1 / 741.9 -> 724.2 / 722.6 us; f32 1.190 / 1.197 ms. */
 #define SAT_RS_ITEMS 4
 #define SAT_RS_THREADS 256
-/* rs_prefix's elements a thread: a block scans its band's V in spans of SAT_RS_THREADS x this,
- * one after another (4: 16 spans of 1024 at 16384 columns, each a block scan's round trip,
- * with one block a band: 64 blocks at 16384 x 16384). With 16: rs_prefix 30.6 us (ncu, H100,
- * 16384 x 16384 u8 -> u32, 2026-11-27; 4 was not profiled, so the gain is not known), latency
- * bound with 64 blocks: more blocks a band is what would cut it (bench/NOTES.md). */
-#define SAT_RS_PREFIX_ITEMS 16
+/* rs_carries' loads in flight a thread: a group of this many sums is read before any of it is
+ * written back (its threads walk 128 tile columns (H) or 64 bands (V, U) at 16384 x 16384).
+ * 8 took a round trip for every 8 tile columns; 16: rs_carries 18.3-20.1 us (ncu, H100, 16384 x
+ * 16384 u8 -> u32, 2026-11-27, b7f5fcc), latency bound (32768 threads, about one block an SM).
+ * 32 against 16, H100 80GB HBM3, 2026-11-27: call 1 (b7f5fcc; separate processes) u8 -> u32
+ * 640.2 / 641.3 -> 631.8 us, but call 2 (8cc3283, alternating processes, two rounds) 16384^2
+ * u8 -> u32 631.0 / 631.7 us with 16 against 631.5 / 635.2 with 32, f32 1.149 / 1.151 against
+ * 1.151 / 1.149 ms, 1920 x 1080 u8 -> u32 16.09 / 16.02 against 16.48 / 16.71 us: no gain, 16. */
+#define SAT_RS_CARRY_LOADS 16
 #define SAT_RS_PREFETCH 1 /* rs_table's; rs_sums reloads each row's slot once it is summed */
 template <typename In, typename A> constexpr int sat_rs_chunk() { return (sizeof(In) == 4 || sizeof(In) == 1) && sizeof(A) == 4 ? 8 : 4; }
 /* rs_sums' chunk, where it differs: 16 rows for 1-byte inputs into 4-byte sums. Why: rs_sums
@@ -117,16 +120,21 @@ struct pp_sat_tuning {
 };
 
 /* Sleeps not measured on any target yet: the shortest back-off and no delay everywhere.
- * AUTO on sm_90: reduce-then-scan from 2^22 elements. H100 80GB HBM3, 2026-11-26 ~17:00 UTC,
- * commit 0d46800: 16384 x 16384 f32 -> f32 1.198 ms against the one-pass form's 1.665, u8 -> u32
- * 1.092 against 1.608; 1920 x 1080 (2^21) f32 24.6 us against 25.6, u8 -> u32 26.5 (chunk 8) /
- * 34.2 (chunk 4) against 26.0: the one-pass form below 2^22. rs_waves_per_cu 64 not varied.
+ * AUTO on sm_90: reduce-then-scan at every size. H100 80GB HBM3, 2026-11-27 ~10:05 UTC, commit
+ * 8cc3283 (three launches), us per call for square images (bench --only sat_square --n N, f32 ->
+ * f32 / u8 -> u32), one-pass form against reduce-then-scan: 128^2 15.2 / 15.7 against 13.7 /
+ * 12.9; 256^2 17.5 / 17.3 against 14.1 / 13.4; 512^2 19.1 / 19.3 against 14.7 / 13.9; 1024^2
+ * 24.3 / 24.4 against 15.9 / 15.3; 1448^2 27.8 / 27.8 against 20.6 / 18.5; 1920 x 1080 26.1 /
+ * 26.3 against 17.6 / 16.6; 2048^2 39.5 / 34.9 against 23.5 / 20.7; 4096^2 128.2 / 121.3
+ * against 99.5 / 58.5; tall 16384 x 64: 100.5 / 100.4 against 43.6 / 43.0; 16384 x 256 108.9 /
+ * 101.8 against 57.3 / 55.8. (With four launches, 2026-11-26, commit 0d46800, 1920 x 1080 had
+ * the one-pass form ahead: 24.6 / 26.5 against 25.6 / 26.0 us, and AUTO switched at 2^22.)
  * sm_80 follows sm_90 (not measured); AMD keeps the one-pass form (not measured: no AMD GPU
  * here). The first row of a platform is its fallback. */
 static const pp_sat_tuning pp_sat_tuning_table[] = {
     /* target  pause delay  AUTO runs                   from          waves/CU */
-    {"sm_90", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 1ull << 22, 64},
-    {"sm_80", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 1ull << 22, 64},
+    {"sm_90", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 0, 64},
+    {"sm_80", 0, 0, PP_SAT_STRATEGY_REDUCE_SCAN, 0, 64},
     {"gfx90a", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 0, 64},
     {"gfx940", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 0, 64},
     {"gfx1030", 0, 0, PP_SAT_STRATEGY_ONE_PASS, 0, 64},

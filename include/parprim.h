@@ -783,10 +783,11 @@ typedef enum pp_sat_form {
  * GPU (HIP backend), by the device's tuning row (PP_OPTION_SAT_STRATEGY forces one): one pass
  * over tiles, each combining the row prefixes of the tiles to its left and the column carries
  * of the tiles above it, published through a decoupled look-back (the image read once and
- * written once); or, on NVIDIA for tables of 2^22 elements and more, reduce-then-scan: the row
- * and column sums of every tile of a band of rows (one read), their scans, then each tile's
- * table from them (a second read, one write), no tile waiting on another -- faster on the H100
- * (bench/RESULTS.md). Float bits depend on the form (each within the bound above). */
+ * written once); or, on NVIDIA at every size, reduce-then-scan: the row and column sums and
+ * the totals of every tile of a band of rows (one read), their scans, then each tile's table
+ * from them (a second read, one write), no tile waiting on another -- faster on the H100 from
+ * 128 x 128 to 16384 x 16384 (bench/RESULTS.md). Float bits depend on the form (each within
+ * the bound above). */
 PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t rows, size_t cols, size_t in_pitch,
                                       pp_dtype in_type, void *out, size_t out_pitch, pp_dtype out_type,
                                       pp_sat_form form);

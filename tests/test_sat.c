@@ -297,7 +297,11 @@ static void t_sat_two_pass(void **state)
 
 /* Every strategy forced (HIP: the plan says it ran; the CPU ignores the option) over the edges
  * of the reduce-then-scan form's bands (multiples of 8 rows) and wave tiles (128 or 256
- * columns) and of the one-pass form's tiles, against the oracle. */
+ * columns) and of the one-pass form's tiles, against the oracle. 40 x 4500 and 24 x 16700 have
+ * more wave tiles across than a wave has lanes (36 and 131 of 128 columns, 66 of 256), so that
+ * a lane sums more than one tile into the corner of the bands' prefix; 8300 x 2 (519 bands of
+ * 16 rows) and 3 x 66000 (516 tile columns) give rs_carries walks longer than a wave's lanes
+ * hold at once (32 x 16 sums), on a wave of 32. */
 static void t_sat_strategies(void **state)
 {
     tc_env *env = tc_envp(state);
@@ -305,7 +309,9 @@ static void t_sat_strategies(void **state)
         int strategy;
         const char *name;
     } forced[] = {{PP_SAT_STRATEGY_REDUCE_SCAN, "reduce_scan"}, {PP_SAT_STRATEGY_ONE_PASS, "one_pass"}};
-    const shape sh[] = {{2, 1}, {8, 128}, {9, 129}, {17, 127}, {7, 255}, {63, 257}, {65, 513}, {300, 1031}, {1029, 3}};
+    const shape sh[] = {{2, 1},      {8, 128},  {9, 129},   {17, 127},  {7, 255},    {63, 257},
+                        {65, 513},   {300, 1031}, {1029, 3}, {40, 4500}, {24, 16700}, {8300, 2},
+                        {3, 66000}};
     for (size_t f = 0; f < 2; ++f) {
         TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_SAT_STRATEGY, forced[f].strategy));
         for (size_t k = 0; k < sizeof sh / sizeof sh[0]; ++k)
