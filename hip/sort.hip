@@ -412,9 +412,10 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
     /* An argsort's keys are the sort's own (scratch, never returned): the first pass that moves
      * them (from the input) stages and writes their encodings, so that the passes after it and
      * every scatter take them as unsigned integers (sdk), with no float encoding (f32 keys made
-     * each values pass 0.6-0.8 ms slower, H100 at 2^28: bench/NOTES.md, eleventh session).
-     * sdl: how the loaded keys are encoded. 4-byte keys with u32 / u64 indices only: the other
-     * widths' integer keys gain nothing, and the u8 and u64 passes spilled with it on sm_90. */
+     * a values pass up to 0.8 ms slower than u32: argsort f32 at 2^28 12.07 -> 10.09 ms, H100,
+     * 2026-11-27, 012fa28, CUB 8.38; bench/NOTES.md, eleventh session). sdl: how the loaded keys
+     * are encoded. 4-byte keys with u32 / u64 indices only: the other widths' integer keys gain
+     * nothing, and the u8 and u64 passes spilled with it on sm_90. */
     constexpr bool ENC_KEYS = sizeof(K) == 4 && (VB == 4 || VB == 8);
     const bool enc_keys = ENC_KEYS && argsort;
     const sort_desc sdl = sort_as_encoded(sd, enc_keys && from != LOC_IN), sdk = sort_as_encoded(sd, enc_keys);
