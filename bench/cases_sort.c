@@ -1,7 +1,8 @@
 /* cases_sort.c -- the radix sort family's rows (issue 20): pp_sort_keys (u32, f32, u64 at n / 2,
- * i32 with 16 distinct values, u32 already sorted), pp_sort_pairs u32 / u32, pp_argsort f32 (u32
- * indices), the latency of sorts of 1024, 2^16 and 2^20 u32 keys, and the tile sort + bitonic
- * merge forced at 2^20 and at the run's n. Output buffers in context memory; ascending.
+ * i32 with 16 distinct values, u32 already sorted), pp_sort_pairs u32 / u32 and f32 / u32,
+ * pp_argsort f32 and u32 (u32 indices), the latency of sorts of 1024, 2^16 and 2^20 u32 keys,
+ * and the tile sort + bitonic merge forced at 2^20 and at the run's n. Output buffers in context
+ * memory; ascending.
  * Peers: CUB's DeviceRadixSort (SortKeys; SortPairs, with an index payload for the argsort) on
  * the GPU; oneTBB's parallel_sort and std::sort (keys copied, then sorted in place) on the CPU.
  * Verified on every backend by the order, stability and a multiset hash of the keys (pairs and
@@ -35,6 +36,10 @@ static const pb_case cases[] = {
     PB_ROW("sort_pairs", PP_U32, PP_U32, PP_OP_SUM, pairs),
     {"sort_keys_half_n", PP_U64, PP_U64, PP_OP_SUM, 0, 0, NULL, &u64},
     PB_ROW("argsort", PP_F32, PP_U32, PP_OP_SUM, args),
+    /* the argsort's cost split (eleventh session): its key type against the pairs' (f32 keys with
+     * u32 values 0 .. n-1; u32 keys argsorted) */
+    PB_ROW("sort_pairs", PP_F32, PP_U32, PP_OP_SUM, pairs),
+    PB_ROW("argsort", PP_U32, PP_U32, PP_OP_SUM, args),
     PB_ROW("sort_keys_16_distinct", PP_I32, PP_I32, PP_OP_SUM, few),
     PB_ROW("sort_keys_sorted", PP_U32, PP_U32, PP_OP_SUM, sorted),
     PB_ROW("sort_keys_vs_std", PP_U32, PP_U32, PP_OP_SUM, keys_std),
@@ -267,9 +272,9 @@ static void teardown(pb_run *r, pb_state *s)
 
 const pb_family pb_family_sort = {
     "sort", cases, sizeof cases / sizeof cases[0], setup, call, verify, peer, teardown, NULL,
-    "  sort_keys u32, f32 (random; f32 uniform in [-1, 1)), sort_pairs u32 / u32 (values 0 .. n-1),\n"
-    "  sort_keys_half_n u64 (random bits, n / 2 keys), argsort f32 (u32 indices), sort_keys_16_distinct\n"
-    "  i32, sort_keys_sorted u32, sort_keys_vs_std u32 (CPU peer: std::sort), latency_sort u32 at\n"
-    "  n = 1024 / 2^16 / 2^20 (time per call), sort_tile_merge u32 at 2^20 and n (the tile sort +\n"
-    "  bitonic merge forced); ascending, out of place; peers: CUB DeviceRadixSort (SortKeys,\n"
-    "  SortPairs; the argsort as SortPairs with an index payload), oneTBB parallel_sort\n"};
+    "  sort_keys u32, f32 (random; f32 uniform in [-1, 1)), sort_pairs u32 / u32 and f32 / u32 (values\n"
+    "  0 .. n-1), sort_keys_half_n u64 (random bits, n / 2 keys), argsort f32 and u32 (u32 indices),\n"
+    "  sort_keys_16_distinct i32, sort_keys_sorted u32, sort_keys_vs_std u32 (CPU peer: std::sort),\n"
+    "  latency_sort u32 at n = 1024 / 2^16 / 2^20 (time per call), sort_tile_merge u32 at 2^20 and n\n"
+    "  (the tile sort + bitonic merge forced); ascending, out of place; peers: CUB DeviceRadixSort\n"
+    "  (SortKeys, SortPairs; the argsort as SortPairs with an index payload), oneTBB parallel_sort\n"};

@@ -6,8 +6,9 @@
  * Keys. Every key moves as its own bits, as a 1-, 4- or 8-byte unsigned word; its digits come
  * from its sort encoding (src/key_encoding.h: parprim.h's order, -0.0 == +0.0, every NaN last,
  * complemented when descending), whose kind and flip are run-time values, so one kernel serves
- * every key type of a width. Values move as 1-, 4- or 8-byte words; argsort's values are the
- * positions 0, 1, ... written by the first pass that moves them.
+ * every key type of a width. An argsort's 4-byte keys, which no caller sees, move as their
+ * encodings from the first onesweep pass that moves them on. Values move as 1-, 4- or 8-byte
+ * words; argsort's values are the positions 0, 1, ... written by the first pass that moves them.
  *
  * Onesweep (large inputs; Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix
  * Sort for GPUs", 2022):
@@ -121,6 +122,18 @@ template <bool FLOAT> PP_DEVICE uint64_t sort_enc_as(uint64_t k, const sort_desc
 template <typename K> PP_DEVICE unsigned sort_digit(K k, const sort_desc &s, int shift, int bits)
 {
     return (unsigned)(sort_enc(k, s) >> shift) & ((1u << bits) - 1u);
+}
+
+/* s, or (encoded) s for keys that are their own encodings already: unsigned, not complemented (an
+ * argsort's keys after the first pass that moves them, onesweep_pass) */
+PP_DEVICE sort_desc sort_as_encoded(const sort_desc &s, bool encoded)
+{
+    sort_desc r = s;
+    if (encoded) {
+        r.kind = PP_SORT_KIND_UNSIGNED;
+        r.flip = 0;
+    }
+    return r;
 }
 
 /* The compared field of a key (all its bits for the whole key; 0 for an empty range). */
@@ -396,6 +409,16 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
     const unsigned cnt = (unsigned)(sd.n - base < (uint64_t)TILE ? sd.n - base : (uint64_t)TILE);
     const K *ksrc = sort_src(from, b.kin, b.kx, b.ky);
     K *kdst = to == LOC_X ? b.kx : b.ky;
+    /* An argsort's keys are the sort's own (scratch, never returned): the first pass that moves
+     * them (from the input) stages and writes their encodings, so that the passes after it and
+     * every scatter take them as unsigned integers (sdk), with no float encoding (f32 keys made
+     * a values pass up to 0.8 ms slower than u32: argsort f32 at 2^28 12.07 -> 10.09 ms, H100,
+     * 2026-11-27, 012fa28, CUB 8.38; bench/NOTES.md, eleventh session). sdl: how the loaded keys
+     * are encoded. 4-byte keys with u32 / u64 indices only: the other widths' integer keys gain
+     * nothing, and the u8 and u64 passes spilled with it on sm_90. */
+    constexpr bool ENC_KEYS = sizeof(K) == 4 && (VB == 4 || VB == 8);
+    const bool enc_keys = ENC_KEYS && argsort;
+    const sort_desc sdl = sort_as_encoded(sd, enc_keys && from != LOC_IN), sdk = sort_as_encoded(sd, enc_keys);
     const unsigned lane = pp_lane_id(), w = pp_wave_id(), first = w * PP_WAVE * ITEMS + lane;
     /* The tile's work, for a full tile (FULL: no element's bound tested; the fused pass, whose
      * tiles are all full but the last) or any tile. */
@@ -409,7 +432,9 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
         for (int i = 0; i < ITEMS; ++i) {
             const unsigned e = first + (unsigned)(i * PP_WAVE);
             k[i] = FULL || e < cnt ? ksrc[base + e] : K(0);
-            dr[i] = sort_digit(k[i], sd, shift, bits) << PP_RADIX_DR_SHIFT;
+            const auto enc = sort_enc(k[i], sdl);
+            if (enc_keys) k[i] = (K)enc;
+            dr[i] = ((unsigned)(enc >> shift) & ((1u << bits) - 1u)) << PP_RADIX_DR_SHIFT;
         }
         const auto load_values = [&]() {
             if constexpr (VB > 0) {
@@ -496,7 +521,7 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
                 if (FULL || e < cnt) {
                     const unsigned p = stage_slot(e);
                     const K kk = skeys[p];
-                    const uint32_t g = sdlo[pp_radix_slot(sort_digit(kk, sd, shift, bits))] + e;
+                    const uint32_t g = sdlo[pp_radix_slot(sort_digit(kk, sdk, shift, bits))] + e;
                     if (write_keys) kdst[g] = kk;
                     if constexpr (VB > 0) vdst[g] = svals[p];
                 }
@@ -508,7 +533,7 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
                 if (FULL || e < cnt) {
                     const unsigned p = stage_slot(e);
                     const K kk = skeys[p];
-                    const unsigned slot = pp_radix_slot(sort_digit(kk, sd, shift, bits));
+                    const unsigned slot = pp_radix_slot(sort_digit(kk, sdk, shift, bits));
                     const uint64_t g = ((uint64_t)sdhi[slot] << 32 | sdlo[slot]) + e;
                     if (write_keys) kdst[g] = kk;
                     if constexpr (VB > 0) vdst[g] = svals[p];

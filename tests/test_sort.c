@@ -528,6 +528,42 @@ static void t_sort_wide_tiles(void **state)
     }
 }
 
+/* Argsort of 4-byte keys (f32 with specials, i32, u32) whose low digits are constant, so that
+ * the first running pass is not pass 0 (HIP: the keys move as their encodings from the first
+ * running pass on, which reads the input), or whose top digit is constant (the last pass is
+ * skipped); both orders, u32 and u64 indices, at sizes of the onesweep's small, narrow and wide
+ * tiles (auto, then wide tiles forced), and the tile sort below them. */
+static void t_sort_argsort_skips(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    const size_t sizes[] = {1000, 20000, 300001};
+    const pp_dtype types[] = {PP_F32, PP_I32, PP_U32};
+    /* the bits each key keeps: low 8 zero, low 16 zero, the top 8 of the input's first key */
+    const uint32_t masks[] = {0xFFFFFF00u, 0xFFFF0000u, 0x00FFFFFFu};
+    tc_rng r = tc_rng_for("sort argsort skips");
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+        for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ++ti)
+            for (size_t mi = 0; mi < sizeof masks / sizeof masks[0]; ++mi) {
+                const pp_dtype t = types[ti];
+                const size_t n = sizes[si];
+                uint32_t *keys = (uint32_t *)tc_xmalloc(n * 4);
+                /* specials only with the top digit kept: a NaN's key (all ones) has no constant low digit */
+                fill_layout(&r, keys, n, t, tc_is_float(t) && mi == 2 ? L_SPECIAL : L_RANDOM);
+                const uint32_t top = keys[0] & ~masks[mi];
+                for (size_t i = 0; i < n; ++i) keys[i] = (keys[i] & masks[mi]) | (mi == 2 ? top : 0u);
+                for (int wide = 0; wide <= (env->backend == PP_BACKEND_HIP); ++wide) {
+                    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_WIDE_TILES, wide ? 2 : 0));
+                    for (int desc = 0; desc <= 1; ++desc) {
+                        sort_call c = {SK_ARGSORT, t, (si + mi + (size_t)desc) % 2 ? PP_U64 : PP_U32, desc, 0, 0, 0};
+                        run_check(env, &c, keys, n, wide ? "constant digits, wide tiles asked for" : "constant digits");
+                    }
+                }
+                TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SORT_WIDE_TILES, 0));
+                free(keys);
+            }
+}
+
 /* CPU: the parallel passes with 1, 2, 3 and 5 threads (uneven chunks; the next pass's counts
  * kept per owning thread), above the size that sorts on one thread. */
 static void t_cpu_threads(void **state)
@@ -581,6 +617,8 @@ int main(void)
         TC_HIP(t_sort_onesweep_variants),
         /* wide onesweep tiles (eighth session) */
         TC_HIP(t_sort_wide_tiles),
+        /* argsort's keys as their encodings (eleventh session) */
+        TC_BOTH(t_sort_argsort_skips),
     };
     return TC_RUN("sort", tests);
 }
