@@ -4,8 +4,8 @@
 # first; a run that would pass the budget is cut (timeout) and the rest are skipped. BUILD: an
 # NVIDIA build of this tree holding bench/parprim-bench. No rebuild: every variant is a context
 # option (parprim-bench --option; include/parprim.h's experimental section):
-#   compact_publish    1 the tile's count after the staging, 2 right after the block scan, 3 with
-#                      the look-back there too
+#   compact_publish    1 the tile's count after the staging, 2 right after the block scan (3, the
+#                      staging during the look-back, was removed in the eleventh session)
 #   compact_blocks     1 a block per tile, 2 persistent blocks loading the next tile ahead
 #   compact_partition  1 rejected reversed by a second kernel, 2 a count pass first
 #   scan_delay_ns / scan_pause_ns: the look-back's sleeps (before the first poll / between polls)
@@ -32,10 +32,8 @@ lt1=compact_select_if_lt1
 # the variants at the table's sleeps (sm_90: delay 1500, pause 700)
 run "first version" $lt1 compact_publish=1 compact_blocks=1
 run "publish 2" $lt1 compact_publish=2 compact_blocks=1
-run "publish 3" $lt1 compact_publish=3 compact_blocks=1
 run "persistent" $lt1 compact_publish=1 compact_blocks=2
 run "persistent publish 2" $lt1 compact_publish=2 compact_blocks=2
-run "persistent publish 3" $lt1 compact_publish=3 compact_blocks=2
 # the sleeps
 for s in 0:0 0:100 300:100; do
     run "publish 2 d${s%%:*} p${s#*:}" $lt1 compact_publish=2 compact_blocks=1 scan_delay_ns=${s%%:*} scan_pause_ns=${s#*:}

@@ -18,12 +18,16 @@
  *             positions (2 bytes an element, dynamic shared memory) and the payload gathered;
  *             no block barrier: the wave read its part of the buffer itself;
  *   carry  -- one block barrier for the waves' counts; wave 0 scans them, publishes the tile's
- *             count and looks back for the count before it; a second barrier. When is a
- *             variant (PP_OPTION_COMPACT_PUBLISH, the tuning table): 1 and 2 stage before the
- *             first barrier (2 publishes the count before the look-back's own publication),
- *             3 stages while wave 0 looks back. A payload written in place (payload_out ==
- *             payload) is read by the gather, so such a call publishes after it (1): in place,
- *             a later tile may overwrite this tile's input once it knows its offset;
+ *             count and looks back for the count before it; a second barrier. Every wave
+ *             stages before the first barrier; when the count is published is a variant
+ *             (PP_OPTION_COMPACT_PUBLISH, the tuning table): 1 as the look-back starts, 2
+ *             before it, right after the block scan. A payload written in place (payload_out
+ *             == payload) is read by the gather, so such a call publishes after it (1): in
+ *             place, a later tile may overwrite this tile's input once it knows its offset.
+ *             (A third variant staged while wave 0 looked back: it measured as noise against
+ *             1 and 2, and, the order being a run-time choice, it kept each lane's elements
+ *             live across the barrier and the look-back in every kernel: at 32 registers the
+ *             4-byte run-length kernel spilled 80 / 208 bytes with it, none without it);
  *   write  -- each wave writes its outputs, consecutive lanes consecutive places: the kept
  *             values contiguously at the tile's offset plus the waves' before it (and the
  *             payload, and the indices); the last tile writes the count.
@@ -142,7 +146,7 @@ struct compact_params {
     pp_keep32 k32;          /* pred prepared for 4-byte elements */
     unsigned psz, isz;
     int enc, partition, write_vals, vec_in, vec_flags;
-    int publish;            /* 1 .. 3 (tuning_compaction.h) */
+    int publish;            /* 1 .. 2 (tuning_compaction.h) */
     int persistent;         /* blocks loop over tiles, loading the next one ahead */
     int by_index;           /* a block per tile, the tile its block index (no ticket) */
     const uint64_t *kept_total; /* partition counted first: the number kept, else NULL */
@@ -178,14 +182,22 @@ template <int KW> constexpr size_t ibuf_vecs() { return (size_t)compact_shape<KW
 template <int KW> constexpr size_t pos_vecs() { return (size_t)compact_shape<KW>::tile * 2 / 16; }
 
 /* Start the loads of wave w's run of tile u (of TILE elements) into its part of buffer b, if
- * the run is whole and aligned; whether it did. */
+ * the run is whole and aligned; whether it did. bv (run heads; else null): with them, lane 0
+ * copies the 16 bytes before the run (its last element the one before the wave's first) into
+ * the wave's slot bv[w], in the same batch, so that the element before the wave arrives with
+ * the run and no load waits on the run's wait. */
 template <typename K, int ITEMS, uint64_t TILE>
-PP_DEVICE bool compact_prefetch(const K *in, const compact_params &prm, uint64_t u, unsigned w, pp_vec16 *b)
+PP_DEVICE bool compact_prefetch(const K *in, const compact_params &prm, uint64_t u, unsigned w, pp_vec16 *b,
+                                pp_vec16 *bv)
 {
     using L = pp_lane_run<K, ITEMS>;
     const uint64_t base = u * TILE + (uint64_t)w * L::RUN;
     const bool ok = prm.vec_in && base < prm.n && prm.n - base >= L::RUN;
-    if (ok) pp_tile_load_start<K, ITEMS>(in + base, b + w * L::VECS);
+    if (ok) {
+        /* base is a multiple of the run (whole vectors), so base - EPV is a whole vector too */
+        if (bv && base > 0 && pp_lane_id() == 0) pp_copy16_async(bv + w, in + base - L::EPV);
+        pp_tile_load_start<K, ITEMS>(in + base, b + w * L::VECS);
+    }
     return ok;
 }
 
@@ -302,6 +314,10 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
      * index of the head before each wave's first (~0: the last one before the tile, tile_head) */
     __shared__ uint32_t wlast[RLE ? WAVES : 1];
     __shared__ uint64_t wprev[RLE ? WAVES : 1], tile_head;
+    /* run heads: the 16 bytes before each wave's run, copied with it (compact_prefetch), one
+     * slot a wave and input buffer */
+    constexpr bool HEADS = MODE == PP_KEEP_RUN_HEAD;
+    __shared__ pp_vec16 bvec[PERSIST ? 2 : 1][HEADS ? WAVES : 1];
     /* dynamic: the payload of the tile's outputs (psz > 0), the positions list (place i of a
      * wave's outputs: its element; with a payload or indices only), the second input buffer
      * (persistent) */
@@ -318,7 +334,7 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
     const pp_keep32 k32 = prm.k32;
     const pp_lb_sleeps sleeps = prm.sleeps; /* a copy: no reference into the parameters */
     const unsigned psz = prm.psz, isz = prm.isz;
-    const int publish = COMPACT_VARIANTS_BUILT ? prm.publish : 1;
+    const int publish = COMPACT_VARIANTS_BUILT && prm.publish == 2 ? 2 : 1; /* 1 or 2, nothing else */
     /* the tile: a ticket, or (by_index, NVIDIA only) the block's index, as CUB does: blocks
      * start in index order there, so a tile still waits only on tiles that have started */
     if (threadIdx.x == 0)
@@ -329,7 +345,7 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
     uint64_t t = tile_no[0];
     if (t >= prm.tiles) return;
     int cur = 0;
-    bool pre = compact_prefetch<K, ITEMS, TILE>(in, prm, t, w, buf0);
+    bool pre = compact_prefetch<K, ITEMS, TILE>(in, prm, t, w, buf0, HEADS ? bvec[0] : nullptr);
     for (;;) {
         pp_vec16 *const xb = cur ? buf1 : buf0;
         const uint64_t tbase = t * TILE;
@@ -343,13 +359,6 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
         uint32_t fm = 0;
         if constexpr (MODE == PP_KEEP_FLAGS)
             fm = pp_tile_load_flags<ITEMS>(prm.flags + wbase, valid, whole && prm.vec_flags);
-        /* run-length encoding: the element before the wave (lane 0), its load issued before the
-         * wait for the tile's, so that their latencies overlap (unique keeps the load after it:
-         * the value held across the wait took the 4-byte kernel's spills from 12 / 36 to 16 / 52
-         * bytes at its 32 registers, the 8-byte one's from 0 to 4 / 4; RLE's stay at 40, none) */
-        K before_wave = 0;
-        if constexpr (RLE)
-            if (lane == 0 && valid && wbase > 0) before_wave = in[wbase - 1];
         K x[ITEMS];
         pp_tile_load_finish<K, ITEMS>(in + wbase, valid, pre, xb + w * L::VECS, xb + w * L::VECS, x);
 
@@ -372,9 +381,13 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) keep |= (uint32_t)(pp_keep_eval(&pred, (uint64_t)x[k], KW, enc) != 0) << k;
         } else {
-            /* the element before x[0]: the lane before's last, or the one before the wave */
+            /* the element before x[0]: the lane before's last, or the one before the wave (its
+             * slot, copied with the run, or a load where the run was not copied) */
             K prev = (K)pp_shfl_any((S)x[ITEMS - 1], lane ? (int)lane - 1 : 0);
-            if (lane == 0) prev = RLE ? before_wave : mine && wbase > 0 ? in[wbase - 1] : (K)0;
+            if (lane == 0)
+                prev = !mine || wbase == 0 ? (K)0
+                       : pre               ? pp_vec_elem<K>(bvec[PERSIST ? cur : 0][w], L::EPV - 1)
+                                           : in[wbase - 1];
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 bool kk;
@@ -397,10 +410,9 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
         uint16_t *const pw = pos + w0;
         unsigned char *const psw = pstage + (size_t)w0 * psz;
         const uint32_t outs = prm.partition ? valid : kw;
-        /* The staging, in the variant's order: before the tile's count is known (publish 1, 2:
-         * every read of the tile's inputs, the payload's too, done before the publication), or
-         * (3) while wave 0 looks back. */
-        if (publish != 3) compact_stage<ITEMS, RLE>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
+        /* The staging, before the tile's count is known: every read of the tile's inputs, the
+         * payload's too, done before the publication. */
+        compact_stage<ITEMS, RLE>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
         __syncthreads(); /* the waves' counts */
         if (w == 0) {
             uint64_t head = 0; /* RLE: the tile's last head (of its last wave with one) */
@@ -416,13 +428,12 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
                 head = tbase + pp_shfl(vlast, heads ? pp_wavemask_top(heads) : 0);
             }
             const uint32_t total = pp_block_scan_waves<pp_op_sum<uint32_t>, WAVES>(wsum);
-            /* publish 2, 3: the count first (compact_lookback then does not) */
+            /* publish 2: the count first (compact_lookback then does not) */
             if (publish != 1 && prm.tiles > 1 && lane == 0) {
                 auto *st = reinterpret_cast<pp_lb_entry<SO> *>(prm.state);
                 if (t == 0) pp_lb_publish<SO>(st + prm.tiles, 0, tile_agg<SO>(total, head));
                 else pp_lb_publish<SO>(st, t, tile_agg<SO>(total, head));
             }
-            if (publish == 3) compact_stage<ITEMS, RLE>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
             const typename SO::T before =
                 compact_lookback<PERSIST, SO>(prm, t, total, head, sleeps, &tile_prefix, &tile_no[1]);
             if constexpr (RLE)
@@ -433,15 +444,14 @@ __global__ __launch_bounds__(COMPACT_THREADS, (compact_min_blocks<PERSIST, MODE,
                         put_sized(prm.len, before.v.runs + total - 1, prm.lsz,
                                   prm.n - (total ? head : before.v.head));
                 }
-        } else if (publish == 3) {
-            compact_stage<ITEMS, RLE>(prm, keep, x, o, kw, first, w0, outs, tbase, vw, pw, psw);
         }
         __syncthreads(); /* the prefix, the waves' offsets */
 
         /* ---- the next tile's loads (persistent), in flight while this one is written ---- */
         const uint64_t t_next = PERSIST ? tile_no[1] : prm.tiles;
         const bool pre_next =
-            t_next < prm.tiles && compact_prefetch<K, ITEMS, TILE>(in, prm, t_next, w, cur ? buf0 : buf1);
+            t_next < prm.tiles &&
+            compact_prefetch<K, ITEMS, TILE>(in, prm, t_next, w, cur ? buf0 : buf1, HEADS ? bvec[PERSIST ? cur ^ 1 : 0] : nullptr);
 
         /* ---- write: each wave its outputs, consecutive lanes consecutive places ---- */
         const uint64_t at = tile_prefix + wsum[w]; /* the wave's first kept place */

@@ -50,11 +50,17 @@ template <int KW> struct compact_shape {
  * few local accesses per tile: ncu counted 8 spill requests a tile for select flagged; at 6
  * blocks the flags kernel took 40 registers and spilled 40 bytes), 5 for 8-byte flags (48
  * registers, no spill; 32 bytes of spill at 8), 6 for the other 1- and 8-byte kernels (40
- * registers, no spill; 56 bytes for 1-byte run heads at 8); 6 for run-length encoding of 1-
- * and 4-byte keys (40 registers, no spill; the 4-byte kernel spills 80 / 196 bytes at 8), 5 for
- * 8-byte keys (48 registers, no spill; at 512 threads a block, 3 blocks of 40 registers
- * spilled 28 / 76 bytes, 2 of them none; at 256, 6 blocks would do); not measured on a GPU
- * yet. Measured on the H100 (2^28 f32, bench/NOTES.md "compaction: third session"):
+ * registers, no spill; 56 bytes for 1-byte run heads at 8). Run-length encoding (eleventh
+ * session, after the staging-during-look-back variant was removed: bench/NOTES.md "Eleventh
+ * session: compaction"): 8 for 4-byte keys (32 registers, 8 / 20 bytes of spill; before the
+ * removal 80 / 208 bytes at 8, hence 6 blocks of 40 registers: 3 of 512 threads, 75%
+ * occupancy), 6 for 1-byte keys (40 registers, no spill; 16 / 40 bytes at 8), 6 for 8-byte keys
+ * (40 registers, no spill; it was 5 at 48: 2 blocks of 512 threads). H100 80GB HBM3, 2^28 u32
+ * in runs of 4, 2026-11-27 09:43-09:59 UTC, main 60e49cf against 4b39bd9 (this cap and the
+ * vector before each wave copied with the run), alternating, CUB 3.0.1 in the same process:
+ * RLE 835.2 / 833.3 -> 698.6 / 697.9 us (CUB 838-847), unique 573.6 / 569.1 / 567.4 -> 551.5 /
+ * 548.8 / 550.0 us (CUB 615-620); ncu: RLE achieved occupancy 97.5%. Measured on the H100
+ * (2^28 f32, bench/NOTES.md "compaction: third session"):
  * select flagged 999 -> 717 us with the flags
  * kernel at 8 blocks (achieved occupancy 61% -> 98%) together with the staging change.
  * Persistent blocks (PP_OPTION_COMPACT_BLOCKS 2): 4 (56-64 registers). AMD: the first
@@ -64,8 +70,9 @@ template <int KW> struct compact_shape {
 #define COMPACT_VARIANTS_BUILT 1
 #define COMPACT_PRED_MIN_BLOCKS 8
 #define COMPACT_RUN_MIN_BLOCKS 8
-#define COMPACT_RLE_MIN_BLOCKS 6
-#define COMPACT_RLE8_MIN_BLOCKS 5
+#define COMPACT_RLE_MIN_BLOCKS 8
+#define COMPACT_RLE1_MIN_BLOCKS 6
+#define COMPACT_RLE8_MIN_BLOCKS 6
 #define COMPACT_FLAGS_MIN_BLOCKS 8
 #define COMPACT_FLAGS8_MIN_BLOCKS 5
 #define COMPACT_OTHER_MIN_BLOCKS 6
@@ -75,6 +82,7 @@ template <int KW> struct compact_shape {
 #define COMPACT_PRED_MIN_BLOCKS 1
 #define COMPACT_RUN_MIN_BLOCKS 1
 #define COMPACT_RLE_MIN_BLOCKS 1
+#define COMPACT_RLE1_MIN_BLOCKS 1
 #define COMPACT_RLE8_MIN_BLOCKS 1
 #define COMPACT_FLAGS_MIN_BLOCKS 1
 #define COMPACT_FLAGS8_MIN_BLOCKS 1
@@ -87,7 +95,7 @@ template <bool PERSIST, int MODE, int KW, bool RLE> constexpr int compact_min_bl
 {
     return PERSIST                  ? COMPACT_PERSIST_MIN_BLOCKS
            : MODE == PP_KEEP_FLAGS ? (KW == 8 ? COMPACT_FLAGS8_MIN_BLOCKS : COMPACT_FLAGS_MIN_BLOCKS)
-           : RLE                   ? (KW == 8 ? COMPACT_RLE8_MIN_BLOCKS : COMPACT_RLE_MIN_BLOCKS)
+           : RLE ? (KW == 8 ? COMPACT_RLE8_MIN_BLOCKS : KW == 1 ? COMPACT_RLE1_MIN_BLOCKS : COMPACT_RLE_MIN_BLOCKS)
            : KW != 4               ? COMPACT_OTHER_MIN_BLOCKS
            : MODE == PP_KEEP_PRED  ? COMPACT_PRED_MIN_BLOCKS
                                    : COMPACT_RUN_MIN_BLOCKS;

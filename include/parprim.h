@@ -934,14 +934,14 @@ typedef enum pp_option {
     PP_OPTION_SORT_ONESWEEP = 19,       /* PP_SORT_ONESWEEP_AUTO .. PP_SORT_ONESWEEP_FUSED */
     /* compaction family (issue 19), HIP: variants of the tile kernel (0: the device's table).
      * Publish: 1 the tile's count after the staging (first version), 2 right after the block
-     * scan (the look-back after the staging), 3 right after the block scan with the look-back
-     * there too; a call with payload_out == payload publishes after the staging whatever this
-     * says. Blocks: 1 one tile per block (by ticket), 2 persistent blocks (as many as fit, capped
+     * scan (the look-back after the staging); a call with payload_out == payload publishes after
+     * the staging whatever this says. (3, the staging during the look-back, is gone: noise, and
+     * it cost the kernels registers.) Blocks: 1 one tile per block (by ticket), 2 persistent blocks (as many as fit, capped
      * by PP_OPTION_SCAN_MAX_BLOCKS) loading their next tile during the current one's writes, 3
      * one tile per block, the tile its block index (no ticket; blocks start in index order).
      * Partition: 1 rejected written from the back then reversed by a second kernel, 2 a count
      * pass first, then the rejected written in order. No variant changes a result. */
-    PP_OPTION_COMPACT_PUBLISH = 20,     /* 0 .. 3 */
+    PP_OPTION_COMPACT_PUBLISH = 20,     /* 0 .. 2 */
     PP_OPTION_COMPACT_BLOCKS = 21,      /* 0 .. 3 */
     PP_OPTION_COMPACT_PARTITION = 22,   /* 0 .. 2 */
     /* segmented sort (issue 22), HIP: the longest segments packed several to a block, as log2

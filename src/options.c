@@ -37,7 +37,7 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     /* radix sort performance (issue 20, s2-sortperf) */
     [PP_OPTION_SORT_ONESWEEP] = {"sort_onesweep", PP_SORT_ONESWEEP_AUTO, PP_SORT_ONESWEEP_FUSED, 0},
     /* compaction family (issue 19) */
-    [PP_OPTION_COMPACT_PUBLISH] = {"compact_publish", 0, 3, 0},
+    [PP_OPTION_COMPACT_PUBLISH] = {"compact_publish", 0, 2, 0},
     [PP_OPTION_COMPACT_BLOCKS] = {"compact_blocks", 0, 3, 0},
     [PP_OPTION_COMPACT_PARTITION] = {"compact_partition", 0, 2, 0},
     /* segmented sort (issue 22) */
