@@ -936,9 +936,10 @@ typedef enum pp_option {
      * Publish: 1 the tile's count after the staging (first version), 2 right after the block
      * scan (the look-back after the staging); a call with payload_out == payload publishes after
      * the staging whatever this says. (3, the staging during the look-back, is gone: noise, and
-     * it cost the kernels registers.) Blocks: 1 one tile per block (by ticket), 2 persistent blocks (as many as fit, capped
-     * by PP_OPTION_SCAN_MAX_BLOCKS) loading their next tile during the current one's writes, 3
-     * one tile per block, the tile its block index (no ticket; blocks start in index order).
+     * it cost the kernels registers.) Blocks: 1 one tile per block (by ticket), 2 persistent
+     * blocks (as many as fit, capped by PP_OPTION_SCAN_MAX_BLOCKS) loading their next tile
+     * during the current one's writes, 3 one tile per block, the tile its block index (no
+     * ticket; blocks start in index order).
      * Partition: 1 rejected written from the back then reversed by a second kernel, 2 a count
      * pass first, then the rejected written in order. No variant changes a result. */
     PP_OPTION_COMPACT_PUBLISH = 20,     /* 0 .. 2 */
