@@ -596,7 +596,13 @@ template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_carri
 
 /* P(b, c) of the lane's N columns [cb, cb + N) of tile (b, j) (rs_launch's comment): the corner
  * K(b, j), U(b, j') summed over j' < j by the wave's lanes, plus the tile's V scanned across the
- * wave (the lane's run, then the lanes' totals). Every lane of the wave calls it. */
+ * wave (the lane's run, then the lanes' totals). Every lane of the wave calls it. Cost: up to
+ * ntc / PP_WAVE loads a lane (4 at 16384 columns on a wave of 32), so a band's corners cost
+ * ntc^2 / 2 loads in all: quadratic in the tile columns of very wide images (2^20 columns: 8192
+ * tile columns, up to 256 loads a lane; not measured). The four launches' scan of V was linear
+ * but one block a band (16384 columns: 30.6 us). A look-back over the corners (U is complete
+ * before rs_table starts, so a wave can add U(b, j - 1) and look further back until it finds a
+ * published K) would make it short at every width: left for the next session (bench/NOTES.md). */
 template <typename P, int N>
 PP_DEVICE void rs_band_prefix(const rs_params &p, uint64_t b, uint64_t j, uint64_t cb, uint32_t valid,
                               typename P::acc_t (&pc)[N])
