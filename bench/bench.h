@@ -39,10 +39,11 @@ typedef struct pb_case {
                          * by name: auto, shared, global, cluster, u8); NULL: the defaults.
                          * A row NAME@X shares the reference of the row NAME. */
     const void *spec;
+    int on_demand; /* run only when --only names it (not in a default run) */
 } pb_case;
 
 /* A row with the run's n and no tuning; `spec`: the family's static parameters. */
-#define PB_ROW(name, in, out, op, spec) {name, in, out, op, 0, 0, NULL, &(spec)}
+#define PB_ROW(name, in, out, op, spec) {name, in, out, op, 0, 0, NULL, &(spec), 0}
 
 /* The peer jobs of a row (generic path), filled with its fields (in, n, dtypes, stream, reps,
  * batch; result: zeroed host memory of out_bytes, >= 16; out: s->out; offsets, flags, indices:

@@ -34,8 +34,8 @@ static const pb_case cases[] = {
     PB_ROW("compact_unique_runs4", PP_U32, PP_U32, PP_OP_SUM, uniq),
     PB_ROW("compact_rle_runs4", PP_U32, PP_U32, PP_OP_SUM, rle),
     PB_ROW("compact_nonzero", PP_U8, PP_U64, PP_OP_SUM, nonzero),
-    {"latency_compact_select", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &sel_flags},
-    {"latency_compact_select", PP_F32, PP_F32, PP_OP_SUM, (size_t)1 << 16, 0, NULL, &sel_flags},
+    {"latency_compact_select", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &sel_flags, 0},
+    {"latency_compact_select", PP_F32, PP_F32, PP_OP_SUM, (size_t)1 << 16, 0, NULL, &sel_flags, 0},
 };
 
 typedef struct cpriv {

@@ -6,7 +6,7 @@
 
 #include "bench.h"
 
-static const pb_case cases[] = {{"copy", PP_F32, PP_F32, PP_OP_SUM, 0, 0, NULL, NULL}};
+static const pb_case cases[] = {{"copy", PP_F32, PP_F32, PP_OP_SUM, 0, 0, NULL, NULL, 0}};
 
 static int setup(pb_run *r, pb_state *s)
 {

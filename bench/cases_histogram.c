@@ -16,10 +16,10 @@ typedef struct hist_spec {
 
 #define B20 ((size_t)1 << 20)
 #define SPEC(kind, nbins, skew) (&(const hist_spec){kind, nbins, skew})
-#define EVEN(name, nbins, skew, tuning) {name, PP_F32, PP_U32, PP_OP_SUM, 0, 0, tuning, SPEC(HIST_EVEN, nbins, skew)}
-#define EVEN_U8(name, tuning) {name, PP_U8, PP_U32, PP_OP_SUM, 0, 4, tuning, SPEC(HIST_EVEN, 256, 0)}
-#define RANGE(name, tuning) {name, PP_F32, PP_U32, PP_OP_SUM, 0, 0, tuning, SPEC(HIST_RANGE, 4096, 0)}
-#define RBI(name, tuning) {name, PP_F32, PP_F32, PP_OP_SUM, 0, 0, tuning, SPEC(HIST_RBI, PB_RBI_OUTPUTS, 0)}
+#define EVEN(name, nbins, skew, tuning) {name, PP_F32, PP_U32, PP_OP_SUM, 0, 0, tuning, SPEC(HIST_EVEN, nbins, skew), 0}
+#define EVEN_U8(name, tuning) {name, PP_U8, PP_U32, PP_OP_SUM, 0, 4, tuning, SPEC(HIST_EVEN, 256, 0), 0}
+#define RANGE(name, tuning) {name, PP_F32, PP_U32, PP_OP_SUM, 0, 0, tuning, SPEC(HIST_RANGE, 4096, 0), 0}
+#define RBI(name, tuning) {name, PP_F32, PP_F32, PP_OP_SUM, 0, 0, tuning, SPEC(HIST_RBI, PB_RBI_OUTPUTS, 0), 0}
 #define HS "hist_strategy="
 
 static const pb_case cases[] = {

@@ -32,8 +32,8 @@ static const pb_case cases[] = {
     PB_ROW("argmin", PP_F64, PP_F64, PP_OP_MIN, arg),
     PB_ROW("segreduce_sum_len256", PP_F32, PP_F32, PP_OP_SUM, seg256),
     PB_ROW("segreduce_sum_64segs", PP_F32, PP_F32, PP_OP_SUM, seg64),
-    {"latency_sum_ctx", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &plain},
-    {"latency_sum_host", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &to_host},
+    {"latency_sum_ctx", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &plain, 0},
+    {"latency_sum_host", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &to_host, 0},
 };
 
 static red_kind kind_of(const pb_state *s) { return ((const red_spec *)s->c->spec)->kind; }

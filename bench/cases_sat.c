@@ -1,11 +1,11 @@
 /* cases_sat.c -- the 2-D family's rows (issue 21): the transpose (f32, u8), the column scan
  * (f32 sum), the summed-area table (f32 -> f32, u8 -> u32; the forced two-pass form on the
  * GPU), on 16384-row images of the run's n elements (--n 268435456: 16384 x 16384; on the CPU,
- * --n 134217728: 16384 x 8192), per call at 1920 x 1080, and (sat_square, not a default row:
- * --only sat_square) on square images of the largest side whose square is at most n, with
- * --option sat_strategy=... to compare the forms where the tuning table switches between them. Bytes: input and output once each
- * (the table's ceiling is the copy row of the same run, reading and writing 8 bytes an f32
- * pixel). No peer: neither CUB nor oneTBB has these; the copy row is the ceiling.
+ * --n 134217728: 16384 x 8192), per call at 1920 x 1080, and (sat_square, on demand: --only
+ * sat_square) on square images of the largest side whose square is at most n, with --option
+ * sat_strategy=... to compare the forms where the tuning table switches between them. Bytes:
+ * input and output once each (the table's ceiling is the copy row of the same run, reading and
+ * writing 8 bytes an f32 pixel). No peer: neither CUB nor oneTBB has these; the copy row is the ceiling.
  * Verified against serial oracles: the f32 inputs are multiples of 2^-23 in [-1, 1), so every
  * sum of up to 2^29 of them is exact in double, and the results must lie within parprim.h's
  * bound of that exact value (with |x| <= 1 bounding sum |x| by the box's area); integers and
@@ -36,16 +36,17 @@ static const pb_case cases[] = {
     PB_ROW("colscan_sum", PP_F32, PP_F32, PP_OP_SUM, colscan),
     PB_ROW("sat", PP_F32, PP_F32, PP_OP_SUM, sat),
     PB_ROW("sat", PP_U8, PP_U32, PP_OP_SUM, sat),
-    {"sat_two_pass", PP_F32, PP_F32, PP_OP_SUM, 0, 0, "sat_strategy=two_pass", &sat},
-    {"sat_two_pass", PP_U8, PP_U32, PP_OP_SUM, 0, 0, "sat_strategy=two_pass", &sat},
-    {"sat_one_pass", PP_F32, PP_F32, PP_OP_SUM, 0, 0, "sat_strategy=one_pass", &sat},
-    {"sat_one_pass", PP_U8, PP_U32, PP_OP_SUM, 0, 0, "sat_strategy=one_pass", &sat},
-    {"sat_1080p", PP_F32, PP_F32, PP_OP_SUM, HD, 0, NULL, &sat_hd},
-    {"sat_1080p", PP_U8, PP_U32, PP_OP_SUM, HD, 0, NULL, &sat_hd},
-    {"sat_1080p_one_pass", PP_F32, PP_F32, PP_OP_SUM, HD, 0, "sat_strategy=one_pass", &sat_hd},
-    {"sat_1080p_one_pass", PP_U8, PP_U32, PP_OP_SUM, HD, 0, "sat_strategy=one_pass", &sat_hd},
-    PB_ROW("sat_square", PP_F32, PP_F32, PP_OP_SUM, sat_sq),
-    PB_ROW("sat_square", PP_U8, PP_U32, PP_OP_SUM, sat_sq),
+    {"sat_two_pass", PP_F32, PP_F32, PP_OP_SUM, 0, 0, "sat_strategy=two_pass", &sat, 0},
+    {"sat_two_pass", PP_U8, PP_U32, PP_OP_SUM, 0, 0, "sat_strategy=two_pass", &sat, 0},
+    {"sat_one_pass", PP_F32, PP_F32, PP_OP_SUM, 0, 0, "sat_strategy=one_pass", &sat, 0},
+    {"sat_one_pass", PP_U8, PP_U32, PP_OP_SUM, 0, 0, "sat_strategy=one_pass", &sat, 0},
+    {"sat_1080p", PP_F32, PP_F32, PP_OP_SUM, HD, 0, NULL, &sat_hd, 0},
+    {"sat_1080p", PP_U8, PP_U32, PP_OP_SUM, HD, 0, NULL, &sat_hd, 0},
+    {"sat_1080p_one_pass", PP_F32, PP_F32, PP_OP_SUM, HD, 0, "sat_strategy=one_pass", &sat_hd, 0},
+    {"sat_1080p_one_pass", PP_U8, PP_U32, PP_OP_SUM, HD, 0, "sat_strategy=one_pass", &sat_hd, 0},
+    /* on demand: at the GPU's default n it is the sat row again */
+    {"sat_square", PP_F32, PP_F32, PP_OP_SUM, 0, 0, NULL, &sat_sq, 1},
+    {"sat_square", PP_U8, PP_U32, PP_OP_SUM, 0, 0, NULL, &sat_sq, 1},
 };
 
 typedef struct sat_priv {
@@ -193,4 +194,5 @@ const pb_family pb_family_sat = {
     "sat", cases, sizeof cases / sizeof cases[0], setup, call, verify, NULL, teardown, NULL,
     "  transpose f32, u8; colscan_sum f32; sat f32->f32, u8->u32 (16384 rows of n / 16384 columns),\n"
     "  sat_two_pass, sat_one_pass (GPU: those strategies forced; sat runs the device's AUTO),\n"
-    "  sat_1080p (1920 x 1080 per call), sat_1080p_one_pass\n"};
+    "  sat_1080p (1920 x 1080 per call), sat_1080p_one_pass; on demand (--only sat_square):\n"
+    "  sat_square f32->f32, u8->u32 (the largest square image within n)\n"};

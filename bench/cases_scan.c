@@ -23,7 +23,7 @@ static const pb_case cases[] = {
     PB_ROW("scan_incl_max", PP_I32, PP_I32, PP_OP_MAX, incl),
     PB_ROW("segscan_sum_flags", PP_F32, PP_F32, PP_OP_SUM, flags),
     PB_ROW("segscan_sum_offsets", PP_F32, PP_F32, PP_OP_SUM, offsets),
-    {"latency_scan", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &incl},
+    {"latency_scan", PP_F32, PP_F32, PP_OP_SUM, 1024, 0, NULL, &incl, 0},
 };
 
 typedef struct scan_priv {

@@ -159,11 +159,12 @@ static const char *case_label(const pb_case *c, int with_name, char *buf, size_t
     return buf;
 }
 
-/* Whether --only's NAME is in the row's "name dtype" (left in label, 128 bytes). */
+/* Whether --only's NAME is in the row's "name dtype" (left in label, 128 bytes); without --only,
+ * every row but the on-demand ones. */
 static int case_selected(const pb_case *c, const char *only, char *label)
 {
     const char *full = case_label(c, 1, label, 128);
-    if (!only) return 1;
+    if (!only) return !c->on_demand;
     /* NAME may list alternatives separated by commas (e.g. copy,hist_range: a row and the
      * ceiling in the same run) */
     for (const char *p = only;; ++p) {
