@@ -42,15 +42,19 @@ static const pb_case cases[] = {
     PB_ROW("segsort_keys_512", PP_U32, PP_U32, PP_OP_SUM, k512),
     PB_ROW("segsort_keys_1024", PP_U32, PP_U32, PP_OP_SUM, k1024),
     PB_ROW("segsort_keys_2048", PP_U32, PP_U32, PP_OP_SUM, k2048),
-    {"segsort_keys_2048@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=10", &k2048, 0},
     PB_ROW("segsort_keys_4096", PP_U32, PP_U32, PP_OP_SUM, k4096),
-    {"segsort_keys_4096@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=11", &k4096, 0},
     {"segsort_keys_1024@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=9", &k1024, 0},
     {"segsort_keys_256@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=7", &k256, 0},
     PB_ROW("segsort_keys_16384", PP_U32, PP_U32, PP_OP_SUM, k16384),
-    /* the merge passes a launch each (what every row did before the cooperative launch) */
-    {"segsort_keys_512@per_pass", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_merge_launch=1", &k512, 0},
-    {"segsort_keys_16384@per_pass", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_merge_launch=1", &k16384, 0},
+    /* the long class as chunks and merge passes (PP_OPTION_SEGSORT_LONG 1; the default is the
+     * radix levels), and its merge passes a launch each (what every row did before the
+     * cooperative launch) */
+    {"segsort_keys_16384@merge", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_long=1", &k16384, 0},
+    {"segsort_keys_mixed@merge", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_long=1", &kmix, 0},
+    {"segsort_keys_one@merge", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_long=1", &kall, 0},
+    {"segsort_keys_4096@radix", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=11", &k4096, 0},
+    {"segsort_keys_2048@radix", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=10", &k2048, 0},
+    {"segsort_keys_16384@per_pass", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_long=1 segsort_merge_launch=1", &k16384, 0},
     PB_ROW("segsort_keys_mixed", PP_U32, PP_U32, PP_OP_SUM, kmix),
     PB_ROW("segsort_keys_one", PP_U32, PP_U32, PP_OP_SUM, kall),
     PB_ROW("segsort_pairs_256", PP_U32, PP_U32, PP_OP_SUM, p256),
@@ -280,7 +284,8 @@ const pb_family pb_family_segsort = {
     "segsort", cases, sizeof cases / sizeof cases[0], setup, call, verify, peer, teardown, NULL,
     "  segsort_keys_L u32 in equal segments of L = 16, 64, 112, 113, 256, 512, 1024, 2048, 4096,\n"
     "  16384 keys (L@block: segments of L keys sent to the long class, one chunk each, sorted a\n"
-    "  block each at the tile's class: segsort_pack_log below log2 L),\n"
+    "  block each at the tile's class: segsort_pack_log below log2 L; L@radix: sent to the long\n"
+    "  class's radix levels; L@merge: the long class as chunks and merge passes, segsort_long=1),\n"
     "  segsort_keys_mixed (lengths log-uniform in [1, 2^17], fixed seed), segsort_keys_one (one\n"
     "  segment of all n keys, offsets form), segsort_pairs_256 (u32 values 0 .. n-1); peers: CUB\n"
     "  DeviceSegmentedSort (SortKeys, SortPairs), on the CPU parprim's pp_sort_keys of the whole\n"

@@ -413,7 +413,11 @@ PP_DEVICE unsigned long long pp_lb_counter_word(unsigned epoch, bool inclusive, 
  * 0: its inclusive prefix). pp_lookback_counter_wait: the look-back of tile t > 0, `window`
  * predecessors' words read at once (independent loads, 1 .. PP_LB_COUNTER_WINDOW), folded
  * newest first up to the first inclusive prefix (a word not yet published: a pause, then the
- * window again from that tile); publishes the inclusive prefix and returns the exclusive one. */
+ * window again from that tile); publishes the inclusive prefix and returns the exclusive one.
+ * Segmented chains (`head`): a tile that starts a segment of consecutive tiles publishes its
+ * inclusive prefix at once and waits on nothing, as tile 0 does, so the walk of a later tile
+ * of its segment stops there and never folds the tiles of the segment before (the segmented
+ * sort's radix levels: a chain per segment, hip/segsort.hip). */
 constexpr int PP_LB_COUNTER_WINDOW = 4;
 
 /* The counter words' accesses. RELAXED = false: pp_lb_ld / pp_lb_st (volatile, which sm_90
@@ -450,16 +454,17 @@ template <bool RELAXED> PP_DEVICE void pp_lb_counter_st(unsigned long long *p, u
 
 template <bool RELAXED = false>
 PP_DEVICE void pp_lookback_counter_publish(unsigned long long *st, uint64_t t, unsigned c, unsigned C, uint64_t count,
-                                           unsigned epoch)
+                                           unsigned epoch, bool head = false)
 {
-    pp_lb_counter_st<RELAXED>(st + t * C + c, pp_lb_counter_word(epoch, t == 0, count));
+    pp_lb_counter_st<RELAXED>(st + t * C + c, pp_lb_counter_word(epoch, t == 0 || head, count));
 }
 
 template <bool RELAXED = false>
 PP_DEVICE uint64_t pp_lookback_counter_wait(unsigned long long *st, uint64_t t, unsigned c, unsigned C,
-                                            uint64_t count, unsigned epoch, const pp_lb_sleeps &sl, int window)
+                                            uint64_t count, unsigned epoch, const pp_lb_sleeps &sl, int window,
+                                            bool head = false)
 {
-    if (t == 0) return 0;
+    if (t == 0 || head) return 0;
     if (sl.delay_ns) pp_sleep_ns(sl.delay_ns);
     if constexpr (RELAXED) {
         /* the same walk in fewer instructions: 32-bit tile counts (t comes from a 32-bit

@@ -35,6 +35,14 @@ constexpr int PP_RADIX = 1 << PP_RADIX_BITS;
  * 8-way conflict on every counter update, measured 7.8-way on the H100) or 32 apart. */
 PP_DEVICE unsigned pp_radix_slot(unsigned d) { return d ^ (d >> 5); }
 
+/* Where a radix pass stages the element of rank r in shared memory before its scatter (a
+ * onesweep pass, the segmented sort's radix levels): r with its bits 0..4 flipped by its bits
+ * 5..9, a permutation of each aligned run of 32 (so the scatter's reads of consecutive elements
+ * stay conflict-free) that spreads ranks of a common stride over the banks: sorted keys give the
+ * lanes of a wave ranks 256 apart (16 digits of 256 keys each), all on 2 banks, a 16-way
+ * conflict on every store of the tile (4-way with the slot). */
+PP_DEVICE unsigned pp_radix_stage_slot(unsigned r) { return r ^ ((r >> 5) & 31u); }
+
 /* Shared memory of pp_radix_rank for blocks of BLOCK threads. */
 template <int BLOCK> struct pp_radix_rank_smem {
     uint32_t wave_cnt[BLOCK / PP_WAVE][PP_RADIX]; /* per wave and digit slot: count, then the rank base */

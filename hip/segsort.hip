@@ -800,6 +800,369 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
     }
 }
 
+/* ---- the long class by radix levels (MSD) ----
+ *
+ * Level v (0, 1, ..: the key's digits of 8 bits from the top, as many levels as the key has
+ * digits) takes a list of items (a segment, or a bucket of an earlier level, of more than the
+ * tile) and moves each item's keys (and values) into the item's buckets by digit v, stably:
+ *   seg_msd_plan     the items' tiles (tile-sized pieces, the last partial) listed in item order,
+ *                    their look-back words and the items' digit counts zeroed;
+ *   seg_msd_hist     each item's 256 digit counts (a block a run of consecutive tiles, counted
+ *                    in shared memory, added to the item's counts when the item changes);
+ *   seg_msd_scatter  each tile ranked by its digit (radix_rank.h), its counts published and
+ *                    looked back along its item's tiles only (lookback.h's counters, the item's
+ *                    first tile a chain head), and scattered to the item's begin + the digit's
+ *                    start in the item + the tiles before + the rank; a tile that starts an
+ *                    item also counts the item's buckets by packed class;
+ *   seg_msd_emit     each bucket: longer than the tile -> an item of level v + 1; 2 .. tile keys
+ *                    -> an entry (begin << SEG_CHUNK_LEN_BITS | length) of the packed classes'
+ *                    list of its class, in the list of the buffer it lies in; one key -> copied
+ *                    to the output if it lies in the scratch copy.
+ * Level v writes into the output where (levels - 1 - v) is even, else into the scratch copy, so
+ * that the last level (whose buckets hold equal digits all through: sorted, and stable) writes
+ * the output. A bucket never moves again once it is emitted (later levels write only inside
+ * longer buckets), so the packed kernel sorts every level's buckets at the end: one launch for
+ * those in the output, one for those in the scratch copy. */
+constexpr int SEG_MSD_MAX_LEVELS = 8; /* 8-byte keys */
+
+struct seg_msd {
+    unsigned long long *items[2]; /* per level parity: (begin, length) pairs */
+    unsigned long long *tiles;    /* per tile of the level: (item, first key in the item) */
+    unsigned long long *hist;     /* per item of the level: PP_RADIX digit counts */
+    unsigned long long *states;   /* per tile of the level: PP_RADIX look-back words */
+    unsigned long long *list;     /* the level's packed entries, by class */
+    unsigned long long *direct;   /* level 0's segments of at most the tile (a forced packed
+                                   * bound below it): chunk entries of the tile's class */
+    unsigned long long *ctl;      /* zeroed: SEG_MSD_CTL words a level, then the direct list's
+                                   * counts ({0, entries}, the packed kernel's counts form) */
+    uint64_t cap_items, cap_tiles, cap_list, cap_direct;
+};
+/* A level's control words: items, tiles, the tile ticket, then the class counts and cursors of
+ * the level's packed list (SEG_MAX_CLASSES each). */
+constexpr int SEG_MSD_CTL = 4 + 2 * SEG_MAX_CLASSES;
+constexpr int SEG_MSD_CTL_WORDS = (SEG_MSD_MAX_LEVELS + 1) * SEG_MSD_CTL + 2;
+PP_DEVICE unsigned long long *seg_msd_nitems(const seg_msd &m, int v) { return m.ctl + v * SEG_MSD_CTL; }
+PP_DEVICE unsigned long long *seg_msd_ntiles(const seg_msd &m, int v) { return m.ctl + v * SEG_MSD_CTL + 1; }
+PP_DEVICE unsigned long long *seg_msd_ticket(const seg_msd &m, int v) { return m.ctl + v * SEG_MSD_CTL + 2; }
+__host__ __device__ inline unsigned long long *seg_msd_counts(const seg_msd &m, int v) { return m.ctl + v * SEG_MSD_CTL + 4; }
+PP_DEVICE unsigned long long *seg_msd_cursor(const seg_msd &m, int v) { return seg_msd_counts(m, v) + SEG_MAX_CLASSES; }
+__host__ __device__ inline unsigned long long *seg_msd_direct_counts(const seg_msd &m)
+{
+    return m.ctl + (SEG_MSD_MAX_LEVELS + 1) * SEG_MSD_CTL;
+}
+
+/* The packed class of a bucket of c keys, 2 <= c <= the tile: 1 + ceil(log2 c) - pack_lo. */
+PP_DEVICE int seg_bucket_class(uint64_t c, int pack_lo)
+{
+    int k = 64 - __clzll((long long)(c - 1));
+    if (k < pack_lo) k = pack_lo;
+    return 1 + k - pack_lo;
+}
+
+/* Items of level v -> tiles. At level 0 the items are the long class's segments of more than
+ * msd_min keys, their bounds written to the item list (the shorter ones, long only under a
+ * forced packed bound, go to the direct list: one chunk each, sorted by the packed kernel at the
+ * tile's class). A block takes its items' tiles (and at level 0 its items' and direct entries' places)
+ * with one atomic each, or none where they would pass the room (only overlapping segments can:
+ * their result is unspecified, and nothing outside them is read or written). */
+__global__ __launch_bounds__(SB) void seg_msd_plan(seg_desc d, const unsigned long long *__restrict__ counts,
+                                                   const unsigned long long *__restrict__ list, seg_msd m, int v,
+                                                   int tile_log, uint64_t msd_min)
+{
+    __shared__ uint64_t sst[SB], sid[SB];
+    __shared__ unsigned long long sat[3];
+    const unsigned tid = threadIdx.x;
+    const uint64_t TL = 1ull << tile_log;
+    unsigned long long *items = m.items[v & 1];
+    uint64_t nin;
+    const unsigned long long *l0 = nullptr;
+    if (v == 0) {
+        const int last = d.nclasses - 1;
+        nin = counts[last];
+        l0 = list + seg_class_start(counts, last);
+    } else {
+        nin = *seg_msd_nitems(m, v);
+        nin = nin < m.cap_items ? nin : m.cap_items;
+    }
+    const uint64_t stride = (uint64_t)gridDim.x * SB;
+    for (uint64_t base = (uint64_t)blockIdx.x * SB; base < nin; base += stride) {
+        const uint64_t i = base + tid;
+        uint64_t b = 0, len = 0, item = i;
+        bool big = i < nin;
+        if (v == 0) {
+            if (i < nin) len = seg_bounds(d, l0[i], b);
+            big = len > msd_min;
+            const bool small = len > 0 && !big;
+            unsigned long long totb, tots;
+            const unsigned long long rb = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(big ? 1ull : 0ull, &totb);
+            __syncthreads();
+            const unsigned long long rs = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(small ? 1ull : 0ull, &tots);
+            if (tid < 2) {
+                const unsigned long long tq = tid ? tots : totb, cap = tid ? m.cap_direct : m.cap_items;
+                unsigned long long *c = tid ? seg_msd_direct_counts(m) + 1 : seg_msd_nitems(m, 0);
+                unsigned long long at = ~0ull;
+                if (tq) {
+                    at = atomicAdd(c, tq);
+                    if (at + tq > cap) { /* no room: give the places back, take none */
+                        atomicAdd(c, (unsigned long long)0 - tq);
+                        at = ~0ull;
+                    }
+                }
+                sat[tid] = at;
+            }
+            __syncthreads();
+            if (small && sat[1] != ~0ull) m.direct[sat[1] + rs] = b << SEG_CHUNK_LEN_BITS | len;
+            big = big && sat[0] != ~0ull;
+            item = sat[0] + rb;
+            if (big) {
+                items[2 * item] = b;
+                items[2 * item + 1] = len;
+                for (uint64_t w = 0; w < (uint64_t)PP_RADIX; ++w) m.hist[item * PP_RADIX + w] = 0;
+            }
+        } else {
+            if (big) {
+                b = items[2 * i];
+                len = items[2 * i + 1];
+            }
+        }
+        const uint64_t nt = big ? (len + TL - 1) >> tile_log : 0;
+        unsigned long long tot;
+        __syncthreads();
+        sst[tid] = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>((unsigned long long)nt, &tot);
+        sid[tid] = item;
+        if (tid == 0) {
+            unsigned long long at = ~0ull;
+            if (tot) {
+                at = atomicAdd(seg_msd_ntiles(m, v), tot);
+                if (at + tot > m.cap_tiles) {
+                    atomicAdd(seg_msd_ntiles(m, v), (unsigned long long)0 - tot);
+                    at = ~0ull;
+                }
+            }
+            sat[2] = at;
+        }
+        __syncthreads();
+        const unsigned long long at = sat[2];
+        if (v > 0) {
+            const uint64_t nb = nin - base < (uint64_t)SB ? nin - base : (uint64_t)SB;
+            for (uint64_t w = tid; w < nb * PP_RADIX; w += SB) m.hist[base * PP_RADIX + w] = 0;
+        }
+        if (at != ~0ull) {
+            for (uint64_t e = tid; e < tot; e += SB) {
+                unsigned lo = 0, hi = SB; /* the last item whose first tile is at or before e */
+                while (hi - lo > 1) {
+                    const unsigned mid = (lo + hi) / 2;
+                    if (sst[mid] <= e) lo = mid;
+                    else hi = mid;
+                }
+                m.tiles[2 * (at + e)] = sid[lo];
+                m.tiles[2 * (at + e) + 1] = (e - sst[lo]) << tile_log;
+            }
+            for (uint64_t w = tid; w < tot * PP_RADIX; w += SB) m.states[at * PP_RADIX + w] = 0;
+        }
+        __syncthreads();
+    }
+}
+
+/* The level's tiles' count, bounded by the room. */
+PP_DEVICE uint64_t seg_msd_tile_count(const seg_msd &m, int v)
+{
+    const uint64_t t = *seg_msd_ntiles(m, v);
+    return t < m.cap_tiles ? t : m.cap_tiles;
+}
+
+/* The digit of level v of a key: bits [shift, shift + 8) of its encoding. */
+template <typename K> PP_DEVICE unsigned seg_msd_digit(K k, const seg_desc &d, int shift)
+{
+    return (unsigned)(seg_enc(k, d) >> shift) & (unsigned)(PP_RADIX - 1);
+}
+
+/* Every item's digit counts: a block takes a run of consecutive tiles (an item's tiles are
+ * consecutive), counts in shared memory and adds the counts to the item's when the item changes. */
+template <typename K, int ITEMS>
+__global__ __launch_bounds__(SB) void seg_msd_hist(seg_desc d, const K *__restrict__ src, seg_msd m, int v, int shift)
+{
+    constexpr int TILE = SB * ITEMS;
+    __shared__ unsigned h[PP_RADIX];
+    const unsigned tid = threadIdx.x;
+    const uint64_t nt = seg_msd_tile_count(m, v), per = (nt + gridDim.x - 1) / gridDim.x;
+    const uint64_t t0 = (uint64_t)blockIdx.x * per, t1 = t0 + per < nt ? t0 + per : nt;
+    const unsigned long long *items = m.items[v & 1];
+    for (unsigned k = tid; k < (unsigned)PP_RADIX; k += SB) h[k] = 0;
+    __syncthreads();
+    uint64_t cur = ~0ull;
+    for (uint64_t t = t0; t < t1; ++t) {
+        const uint64_t item = m.tiles[2 * t], pos = m.tiles[2 * t + 1];
+        if (item != cur) {
+            if (cur != ~0ull) {
+                __syncthreads();
+                for (unsigned k = tid; k < (unsigned)PP_RADIX; k += SB)
+                    if (h[k]) {
+                        atomicAdd(&m.hist[cur * PP_RADIX + k], (unsigned long long)h[k]);
+                        h[k] = 0;
+                    }
+                __syncthreads();
+            }
+            cur = item;
+        }
+        const uint64_t b = items[2 * item], len = items[2 * item + 1];
+        const unsigned cnt = (unsigned)(len - pos < (uint64_t)TILE ? len - pos : (uint64_t)TILE);
+        const K *p = src + b + pos;
+#pragma unroll 8
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned e = tid + (unsigned)(r * SB);
+            if (e < cnt) atomicAdd(&h[seg_msd_digit(p[e], d, shift)], 1u);
+        }
+    }
+    __syncthreads();
+    if (cur != ~0ull)
+        for (unsigned k = tid; k < (unsigned)PP_RADIX; k += SB)
+            if (h[k]) atomicAdd(&m.hist[cur * PP_RADIX + k], (unsigned long long)h[k]);
+}
+
+/* Level v's scatter from src into dst (keys, and values from vsrc into vdst), a tile at a time in
+ * ticket order (a grid of the blocks that fit, each taking the next ticket): see above. The
+ * item's first tile adds the item's buckets to the level's class counts (but at the last level,
+ * whose buckets are done). */
+template <typename K, int VB, int ITEMS>
+__global__ __launch_bounds__(SB, SEG_MSD_SCATTER_BLOCKS((int)sizeof(K), VB)) void seg_msd_scatter(seg_desc d, const K *__restrict__ src, K *__restrict__ dst,
+                                                      const val_t<VB> *__restrict__ vsrc, val_t<VB> *__restrict__ vdst,
+                                                      seg_msd m, int v, int shift, int last, pp_lb_sleeps sl)
+{
+    using V = val_t<VB>;
+    constexpr int TILE = SB * ITEMS;
+    static_assert(SB >= PP_RADIX, "a thread per digit");
+    __shared__ pp_radix_rank_smem<SB> rs;
+    __shared__ K skeys[TILE];
+    __shared__ V svals[VB ? TILE : 1];
+    __shared__ uint32_t sdlo[PP_RADIX], sdhi[PP_RADIX]; /* each digit's offset, at pp_radix_slot */
+    __shared__ unsigned s_tile;
+    __shared__ unsigned scls[SEG_MAX_CLASSES];
+    const unsigned tid = threadIdx.x, lane = pp_lane_id(), wv = pp_wave_id();
+    const unsigned first = wv * PP_WAVE * ITEMS + lane;
+    const uint64_t nt = seg_msd_tile_count(m, v);
+    const unsigned long long *items = m.items[v & 1];
+    unsigned long long *counts = seg_msd_counts(m, v);
+    for (;;) {
+        if (tid == 0) s_tile = (unsigned)atomicAdd(seg_msd_ticket(m, v), 1ull);
+        if (tid < (unsigned)SEG_MAX_CLASSES) scls[tid] = 0;
+        __syncthreads();
+        const uint64_t t = s_tile;
+        if (t >= nt) break;
+        const uint64_t item = m.tiles[2 * t], pos = m.tiles[2 * t + 1];
+        const uint64_t b0 = items[2 * item], len = items[2 * item + 1];
+        const unsigned cnt = (unsigned)(len - pos < (uint64_t)TILE ? len - pos : (uint64_t)TILE);
+        const bool head = pos == 0;
+        const K *ks = src + b0 + pos;
+        K k[ITEMS];
+        V vv[VB ? ITEMS : 1];
+        unsigned dr[ITEMS];
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const unsigned e = first + (unsigned)(i * PP_WAVE);
+            k[i] = e < cnt ? ks[e] : K(0);
+            dr[i] = seg_msd_digit(k[i], d, shift) << PP_RADIX_DR_SHIFT;
+        }
+        if constexpr (VB > 0) {
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                const unsigned e = first + (unsigned)(i * PP_WAVE);
+                vv[i] = e < cnt ? vsrc[b0 + pos + e] : V(0);
+            }
+        }
+        /* the item's count of digit tid, and where the digit's bucket starts in the item */
+        const unsigned long long ic = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
+        const unsigned long long istart = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(ic);
+        if (head && !last && tid < (unsigned)PP_RADIX && ic >= 2 && ic <= (unsigned long long)TILE)
+            atomicAdd(&scls[seg_bucket_class(ic, d.pack_lo)], 1u);
+        const unsigned total = pp_radix_rank_counts_dr<SB, ITEMS>(dr, PP_RADIX_BITS, cnt, rs);
+        if (tid < (unsigned)PP_RADIX) pp_lookback_counter_publish<true>(m.states, t, tid, PP_RADIX, total, (unsigned)v, head);
+        const unsigned dstart = pp_radix_rank_finish_dr<SB, ITEMS>(dr, cnt, total, rs);
+        if (tid < (unsigned)PP_RADIX) {
+            const uint64_t before = pp_lookback_counter_wait<true>(m.states, t, tid, PP_RADIX, total, (unsigned)v, sl,
+                                                                   VB ? 1 : PP_LB_COUNTER_WINDOW, head);
+            const uint64_t delta = b0 + istart + before - dstart;
+            const unsigned slot = pp_radix_slot(tid);
+            sdlo[slot] = (uint32_t)delta;
+            sdhi[slot] = (uint32_t)(delta >> 32);
+            if (head && tid < (unsigned)SEG_MAX_CLASSES && scls[tid]) /* the item's buckets by class */
+                atomicAdd(&counts[tid], (unsigned long long)scls[tid]);
+        }
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i)
+            if (first + (unsigned)(i * PP_WAVE) < cnt) {
+                const unsigned p = pp_radix_stage_slot(pp_dr_rank(dr[i]));
+                skeys[p] = k[i];
+                if constexpr (VB > 0) svals[p] = vv[i];
+            }
+        __syncthreads();
+#pragma unroll 4
+        for (int i = 0; i < ITEMS; ++i) {
+            const unsigned e = tid + (unsigned)(i * SB);
+            if (e < cnt) {
+                const unsigned p = pp_radix_stage_slot(e);
+                const K kk = skeys[p];
+                const unsigned slot = pp_radix_slot(seg_msd_digit(kk, d, shift));
+                const uint64_t g = ((uint64_t)sdhi[slot] << 32 | sdlo[slot]) + e;
+                dst[g] = kk;
+                if constexpr (VB > 0) vdst[g] = svals[p];
+            }
+        }
+        __syncthreads(); /* the staged tile, s_tile and scls are rewritten by the next tile */
+    }
+}
+
+/* Level v's buckets, a block an item (a thread a digit): see above. dst / vdst: where the level
+ * wrote; out / vout: the output (a one-key bucket in the scratch copy, dst != out, is copied
+ * there). */
+template <typename K, int VB, int TILE>
+__global__ __launch_bounds__(SB) void seg_msd_emit(seg_desc d, const K *__restrict__ dst, K *__restrict__ out,
+                                                   const val_t<VB> *__restrict__ vdst, val_t<VB> *__restrict__ vout,
+                                                   seg_msd m, int v)
+{
+    __shared__ unsigned cnt[SEG_MAX_CLASSES];
+    __shared__ unsigned long long at[SEG_MAX_CLASSES];
+    __shared__ unsigned nnext;
+    __shared__ unsigned long long atn;
+    const unsigned tid = threadIdx.x;
+    uint64_t nin = *seg_msd_nitems(m, v);
+    nin = nin < m.cap_items ? nin : m.cap_items;
+    const unsigned long long *items = m.items[v & 1];
+    unsigned long long *next = m.items[(v + 1) & 1];
+    const unsigned long long *counts = seg_msd_counts(m, v);
+    unsigned long long *cursor = seg_msd_cursor(m, v), *list = m.list;
+    for (uint64_t item = blockIdx.x; item < nin; item += gridDim.x) {
+        if (tid < (unsigned)SEG_MAX_CLASSES) cnt[tid] = 0;
+        if (tid == 0) nnext = 0;
+        __syncthreads();
+        const unsigned long long c = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
+        const uint64_t pos = items[2 * item] + pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(c);
+        const bool packed = c >= 2 && c <= (unsigned long long)TILE, longer = c > (unsigned long long)TILE;
+        const int cls = packed ? seg_bucket_class(c, d.pack_lo) : 0;
+        const unsigned rank = seg_wave_rank(cls, packed, cnt);
+        unsigned nrank = 0;
+        if (longer) nrank = atomicAdd(&nnext, 1u);
+        if (c == 1 && dst != out) {
+            out[pos] = dst[pos];
+            if constexpr (VB > 0) vout[pos] = vdst[pos];
+        }
+        __syncthreads();
+        if (tid < (unsigned)d.nclasses && cnt[tid])
+            at[tid] = seg_class_start(counts, (int)tid) + atomicAdd(&cursor[tid], (unsigned long long)cnt[tid]);
+        if (tid == 0) atn = nnext ? atomicAdd(seg_msd_nitems(m, v + 1), (unsigned long long)nnext) : 0ull;
+        __syncthreads();
+        if (packed) {
+            const unsigned long long e = at[cls] + rank;
+            if (e < m.cap_list) list[e] = (unsigned long long)pos << SEG_CHUNK_LEN_BITS | c;
+        }
+        if (longer && atn + nrank < m.cap_items) {
+            next[2 * (atn + nrank)] = pos;
+            next[2 * (atn + nrank) + 1] = c;
+        }
+        __syncthreads();
+    }
+}
+
 /* ---- host ---- */
 
 unsigned seg_stride_grid(const pp_hip_state *hs, uint64_t n) { return pp_hip_stride_grid(hs, n, SB); }
@@ -875,7 +1238,25 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const uint64_t n_long = long_possible ? (n / (pack_max + 1) < S ? n / (pack_max + 1) : S) : 0;
     const uint64_t n_over = n / (TILE + 1) < S ? n / (TILE + 1) : S;
     const uint64_t cap0 = long_possible ? n / TILE + n_long + 1 : 0, cap1 = long_possible ? n / TILE + n_over + 1 : 0;
-    const int passes = long_possible ? seg_passes((longest + TILE - 1) / TILE) : 0;
+    /* the long class: radix levels (MSD, the default) or sorted chunks and merge passes
+     * (PP_OPTION_SEGSORT_LONG 1) */
+    const bool msd = pp__option(ctx, PP_OPTION_SEGSORT_LONG) != 1;
+    const bool merge_long = long_possible && !msd, msd_long = long_possible && msd;
+    const int passes = merge_long ? seg_passes((longest + TILE - 1) / TILE) : 0;
+    /* radix levels: items (segments of more than msd_min keys, buckets of more than the tile)
+     * at most n / (msd_min + 1); their tiles at most n / TILE + one partial each; buckets of 2 ..
+     * TILE keys a level at most PP_RADIX an item; level 0's segments of at most msd_min keys (a
+     * forced packed bound) at most n_long */
+    const int levels = d.key_bits / PP_RADIX_BITS;
+    const uint64_t msd_min = pack_max > (uint64_t)SEGSORT_MSD_MIN ? pack_max : (uint64_t)SEGSORT_MSD_MIN;
+    const uint64_t m_items = msd_long ? n / (msd_min + 1) + 1 : 0, m_tiles = msd_long ? n / TILE + m_items + 1 : 0;
+    const uint64_t m_list = m_items * PP_RADIX, m_direct = msd_long && pack_max < msd_min ? n_long : 0;
+    const size_t msd_bytes = msd_long ? 2 * pp_align256((size_t)m_items * 16) + pp_align256((size_t)m_tiles * 16) +
+                                            pp_align256((size_t)m_items * PP_RADIX * 8) +
+                                            pp_align256((size_t)m_tiles * PP_RADIX * 8) + pp_align256((size_t)m_list * 8) +
+                                            pp_align256((size_t)m_direct * 8 + 8) +
+                                            pp_align256((size_t)SEG_MSD_CTL_WORDS * 8)
+                                      : 0;
 
     /* scratch: the counts and cursors and the chunk lists' counts (zeroed), the class list; for
      * the long class the double buffer and the chunk lists */
@@ -884,9 +1265,9 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const size_t cl_bytes[2] = {pp_align256((size_t)cap0 * 8), pp_align256((size_t)cap1 * 8)};
     const size_t next_bytes = pp_align256((size_t)(SEG_MAX_PASSES + 1) * 8); /* + the barrier's count */
     size_t bytes = 4 * cls_bytes + next_bytes + pp_align256((size_t)S * 8);
-    if (long_possible)
-        bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0) + tri_bytes[0] +
-                 tri_bytes[1] + cl_bytes[0] + cl_bytes[1];
+    if (long_possible) bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0);
+    if (merge_long) bytes += tri_bytes[0] + tri_bytes[1] + cl_bytes[0] + cl_bytes[1];
+    bytes += msd_bytes;
     void *scratch = nullptr;
     PP_TRY(pp__scratch(ctx, bytes, &scratch));
     char *p = (char *)scratch;
@@ -912,12 +1293,35 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
             b.vtmp = (V *)q;
             q += pp_align256((size_t)n * sizeof(V));
         }
+    }
+    if (merge_long) {
         for (int r = 0; r < 2; ++r) {
             lp.chunk[r] = (unsigned long long *)q;
             q += tri_bytes[r];
             lp.clist[r] = (unsigned long long *)q;
             q += cl_bytes[r];
         }
+    }
+    seg_msd m;
+    memset(&m, 0, sizeof m);
+    if (msd_long) {
+        const auto take = [&q](size_t sz) {
+            unsigned long long *r = (unsigned long long *)q;
+            q += pp_align256(sz);
+            return r;
+        };
+        m.items[0] = take((size_t)m_items * 16);
+        m.items[1] = take((size_t)m_items * 16);
+        m.tiles = take((size_t)m_tiles * 16);
+        m.hist = take((size_t)m_items * PP_RADIX * 8);
+        m.states = take((size_t)m_tiles * PP_RADIX * 8);
+        m.list = take((size_t)m_list * 8);
+        m.direct = take((size_t)m_direct * 8 + 8);
+        m.ctl = take((size_t)SEG_MSD_CTL_WORDS * 8);
+        m.cap_items = m_items;
+        m.cap_tiles = m_tiles;
+        m.cap_list = m_list;
+        m.cap_direct = m_direct;
     }
     lp.cap[0] = cap0;
     lp.cap[1] = cap1;
@@ -940,7 +1344,65 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
                                                    counts, list, false);
         PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed");
     }
-    if (long_possible) {
+    if (msd_long) {
+        /* Every long segment, however long, by radix levels (above), with no count read by the
+         * host: a level's launches find their work's counts on the device, and the levels past
+         * what the keys need find none (a few microseconds each). */
+        PP_HIP_TRY(ctx, hipMemsetAsync(m.ctl, 0, (size_t)SEG_MSD_CTL_WORDS * 8, s));
+        seg_desc dm = d; /* the buckets' packed classes: every class up to the tile */
+        dm.pack_lo = SEGSORT_PACK_MIN_LOG;
+        dm.pack_hi = TILE_LOG;
+        dm.nclasses = TILE_LOG - SEGSORT_PACK_MIN_LOG + 3;
+        const K *src = b.kin;
+        const V *vsrc = b.vin;
+        /* level 0 writes the output where the levels are odd in number (1-byte keys): an
+         * in-place call first copies the input to the scratch copy, whence level 0 reads */
+        if (levels % 2 == 1 && (const void *)b.kin == (const void *)b.kout) {
+            PP_HIP_TRY(ctx, hipMemcpyAsync(b.ktmp, b.kin, (size_t)n * sizeof(K), hipMemcpyDeviceToDevice, s));
+            src = b.ktmp;
+            if (VB) {
+                PP_HIP_TRY(ctx, hipMemcpyAsync(b.vtmp, b.vin, (size_t)n * sizeof(V), hipMemcpyDeviceToDevice, s));
+                vsrc = b.vtmp;
+            }
+        }
+        const pp_lb_sleeps sl{0, 0};
+        const unsigned g_items = seg_stride_grid(hs, m_items), g_tiles = seg_stride_grid(hs, m_tiles);
+        const uint64_t g_scatter_cap = seg_resident(hs, seg_msd_scatter<K, VB, ITEMS>);
+        const unsigned g_scatter = (unsigned)(m_tiles < g_scatter_cap ? m_tiles : g_scatter_cap);
+        for (int v = 0; v < levels; ++v) {
+            const bool to_out = (levels - 1 - v) % 2 == 0, last = v == levels - 1;
+            K *dst = to_out ? b.kout : b.ktmp;
+            V *vdst = to_out ? b.vout : b.vtmp;
+            const int shift = d.key_bits - PP_RADIX_BITS * (v + 1);
+            seg_msd_plan<<<v ? g_items : seg_stride_grid(hs, n_long), SB, 0, s>>>(d, counts, list, m, v, TILE_LOG, msd_min);
+            PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_plan");
+            if (v == 0 && m_direct) { /* segments of at most msd_min keys: a chunk each */
+                seg_desc dc = d;
+                dc.pack_lo = dc.pack_hi = TILE_LOG;
+                dc.nclasses = 3;
+                seg_launch_packed<K, VB, ITEMS>(hs, m_direct + 1, s, dc, b, seg_msd_direct_counts(m), m.direct, true);
+                PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (direct)");
+            }
+            seg_msd_hist<K, ITEMS><<<g_tiles, SB, 0, s>>>(dm, src, m, v, shift);
+            PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_hist");
+            seg_msd_scatter<K, VB, ITEMS><<<g_scatter, SB, 0, s>>>(dm, src, dst, vsrc, vdst, m, v, shift, last ? 1 : 0, sl);
+            PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_scatter");
+            if (!last) {
+                seg_msd_emit<K, VB, TILE><<<g_items, SB, 0, s>>>(dm, dst, b.kout, vdst, b.vout, m, v);
+                PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_emit");
+                /* the level's buckets of 2 .. TILE keys, sorted from where the level wrote them */
+                seg_bufs<K, V> bl = b;
+                bl.kin = dst;
+                bl.vin = vdst;
+                seg_launch_packed<K, VB, ITEMS>(hs, 2 * n / TILE + (uint64_t)(dm.nclasses - 2), s, dm, bl,
+                                                seg_msd_counts(m, v), m.list, true);
+                PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (buckets)");
+            }
+            src = dst;
+            vsrc = vdst;
+        }
+    }
+    if (merge_long) {
         /* Every long segment, however long, is sorted here, with no count read by the host.
          * Branch s3-segsort2 (928c2c3, never run on a GPU) sent the offsets form's segments of
          * >= 2^20 keys to the device-wide radix sort, which needs their bounds on the host: a
@@ -1005,8 +1467,8 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     }
     /* plan: grid = the packed kernel's; param: thread-class bound, packed bound, tile, merge
      * passes launched */
-    pp__set_plan(ctx, "segmented_sort", "classes", g_packed, S, SEGSORT_THREAD_MAX, (int64_t)pack_max, TILE,
-                 (int64_t)passes);
+    pp__set_plan(ctx, "segmented_sort", msd_long ? "classes_radix" : "classes", g_packed, S, SEGSORT_THREAD_MAX,
+                 (int64_t)pack_max, TILE, (int64_t)(msd_long ? levels : passes));
     return PP_OK;
 }
 

@@ -315,12 +315,6 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_histogram(sort_desc sd, const
     }
 }
 
-/* Where a onesweep pass stages the element of rank r in shared memory: r with its bits 0..4
- * flipped by its bits 5..9, a permutation of each aligned run of 32 (so the scatter's reads of
- * consecutive elements stay conflict-free) that spreads ranks of a common stride over the banks:
- * sorted keys give the lanes of a wave ranks 256 apart (16 digits of 256 keys each), all on 2
- * banks, a 16-way conflict on every store of the tile (4-way with the slot). */
-PP_DEVICE unsigned stage_slot(unsigned r) { return r ^ ((r >> 5) & 31u); }
 
 /* Elements [begin, end) of the data where the passes left it (from) to X, or the positions
  * where the values are an argsort's (no input values). */
@@ -453,7 +447,7 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i)
                 if (FULL || first + (unsigned)(i * PP_WAVE) < cnt) {
-                    const unsigned p = stage_slot(pp_dr_rank(dr[i]));
+                    const unsigned p = pp_radix_stage_slot(pp_dr_rank(dr[i]));
                     skeys[p] = k[i];
                     if constexpr (VB > 0) svals[p] = v[i];
                 }
@@ -519,7 +513,7 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
             for (int i = 0; i < ITEMS; ++i) {
                 const unsigned e = threadIdx.x + (unsigned)(i * BLOCK);
                 if (FULL || e < cnt) {
-                    const unsigned p = stage_slot(e);
+                    const unsigned p = pp_radix_stage_slot(e);
                     const K kk = skeys[p];
                     const uint32_t g = sdlo[pp_radix_slot(sort_digit(kk, sdk, shift, bits))] + e;
                     if (write_keys) kdst[g] = kk;
@@ -531,7 +525,7 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
             for (int i = 0; i < ITEMS; ++i) {
                 const unsigned e = threadIdx.x + (unsigned)(i * BLOCK);
                 if (FULL || e < cnt) {
-                    const unsigned p = stage_slot(e);
+                    const unsigned p = pp_radix_stage_slot(e);
                     const K kk = skeys[p];
                     const unsigned slot = pp_radix_slot(sort_digit(kk, sdk, shift, bits));
                     const uint64_t g = ((uint64_t)sdhi[slot] << 32 | sdlo[slot]) + e;

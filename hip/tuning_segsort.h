@@ -87,6 +87,19 @@
 #define SEGSORT_MERGE_STAGE 8
 #endif
 
+/* Blocks per SM / CU the radix levels' scatter (seg_msd_scatter) is capped for, by key and value
+ * bytes: 3 (80 registers on NVIDIA) where the tile holds 16 items of keys alone or 8 items; 2
+ * (128) for 16 items with values (capped for 3 they spilled 44-56 bytes). Uncapped, ptxas of
+ * CUDA 13 for sm_90 took 148 registers for 4-byte keys with values (one block an SM) and 80 for
+ * keys alone. Not measured for speed. */
+#define SEG_MSD_SCATTER_BLOCKS(KB, VB) ((VB) > 0 && SEGSORT_ITEMS(KB, VB) == 16 ? 2 : 3)
+
+/* The radix levels take segments of more than this many keys, or than the packed bound where
+ * that is longer (under a forced packed bound, the segments between the two are sorted a chunk a
+ * block): 1024, so that the bench's L@radix rows (PP_OPTION_SEGSORT_PACK_LOG) measure the levels
+ * at 2048 and 4096 keys; the items' digit counts take 2 KB an item, n / 512 bytes a key at most. */
+#define SEGSORT_MSD_MIN 1024
+
 /* The fixed form's segments of at least this many keys are sorted one after another by the
  * radix sort family's device-wide sort (pp_hip_sort) instead of a block each. Not measured: an
  * estimate (one block ranks a tile of 4096 keys a pass in microseconds, so a segment of 2^20

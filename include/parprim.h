@@ -972,6 +972,12 @@ typedef enum pp_option {
     /* CPU range histogram of f32 samples: the cell grid (0: the chooser; 1: cells of equal
      * width; 2: the octave grid, cells by the bits of x - edges[0], where it can serve). */
     PP_OPTION_CPU_HIST_GRID = 28,        /* 0 .. 2 */
+    /* segmented sort, HIP: how the long class (segments past the packed bound) is sorted (0:
+     * the default, radix levels: each segment's keys moved into buckets by their top 8 bits,
+     * the buckets longer than a tile again by the next 8, the others sorted by the packed
+     * classes; 1: chunks of a tile sorted a block each, then merge passes across blocks; 2:
+     * radix levels). No value changes a result. */
+    PP_OPTION_SEGSORT_LONG = 29,         /* 0 .. 2 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

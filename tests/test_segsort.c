@@ -350,10 +350,64 @@ static void t_segsort_long(void **state)
      * the same bits */
     pp_context *ctx = env->ctx;
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH, 1));
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_LONG, 1));
     tc_fill(&r, keys, n, PP_U32, TC_FEW);
     seg_call m = {PP_U32, PP_U32, 1, 1, 0, 0, 0, 0};
     run_check(env, &m, keys, n, off, S, "long segments, a merge launch a pass");
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH, 0));
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_LONG, 0));
+    free(keys);
+}
+
+/* The long class's radix levels (HIP's default): keys whose top digits are all equal (every
+ * level's one bucket holds the whole segment, down to the last level), keys all equal, buckets of
+ * exactly the tile, one more than the tile (a level more) and one key (copied from the scratch
+ * copy), 1-byte keys in place (one level, which writes the output: the input copied first), and
+ * the same calls through the chunks-and-merge form (PP_OPTION_SEGSORT_LONG 1): the same bits. */
+static void t_segsort_radix_levels(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    tc_rng r = tc_rng_for("segsort radix levels");
+    const size_t len[] = {4096 + 4097 + 1, 70001, 5, 9000, 4097, 131072 + 3};
+    const size_t S = sizeof len / sizeof len[0];
+    size_t off[sizeof len / sizeof len[0] + 1];
+    const size_t n = offsets_of(len, S, off);
+    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 8);
+    for (int form = 0; form < 2; ++form) {
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_LONG, form ? 1 : 0));
+        /* segment 0: top digits 0 (4096 keys), 1 (4097 keys) and 2 (one key), shuffled */
+        for (size_t i = 0; i < len[0]; ++i) {
+            const uint64_t top = i < 4096 ? 0 : i < 4096 + 4097 ? 1 : 2;
+            tc_store_bits(keys, i, PP_U32, top << 24 | tc_below(&r, 1u << 24));
+        }
+        for (size_t i = len[0]; i > 1; --i) { /* Fisher-Yates */
+            const size_t j = (size_t)tc_below(&r, i);
+            const uint64_t a = tc_bits(keys, i - 1, PP_U32), b = tc_bits(keys, j, PP_U32);
+            tc_store_bits(keys, i - 1, PP_U32, b);
+            tc_store_bits(keys, j, PP_U32, a);
+        }
+        for (size_t i = len[0]; i < n; ++i) /* the rest: small keys (the top three digits 0), ties */
+            tc_store_bits(keys, i, PP_U32, tc_below(&r, 300));
+        seg_call c = {PP_U32, PP_U32, 0, 0, 0, 0, 0, 0};
+        run_check(env, &c, keys, n, off, S, form ? "radix levels' shapes, merge form" : "radix levels' shapes");
+        c.pairs = 1;
+        c.descending = 1;
+        run_check(env, &c, keys, n, off, S, form ? "radix levels' shapes, merge form" : "radix levels' shapes");
+        for (size_t i = 0; i < n; ++i) tc_store_bits(keys, i, PP_U64, 0x0123456789ABCDEFull); /* all equal */
+        seg_call e = {PP_U64, PP_U32, 1, 0, 0, 0, 0, 0};
+        run_check(env, &e, keys, n, off, S, "all keys equal");
+        tc_fill(&r, keys, n, PP_U8, TC_RANDOM);
+        seg_call u = {PP_U8, PP_U64, 1, form, 1, 0, 0, 0};
+        run_check(env, &u, keys, n, off, S, "1-byte keys, in place");
+        u.pairs = 0;
+        run_check(env, &u, keys, n, off, S, "1-byte keys, in place");
+        tc_fill(&r, keys, n, PP_F32, TC_RANDOM);
+        for (size_t i = 0; i < n; i += 7) tc_store_bits(keys, i, PP_F32, (i & 8) ? 0x80000000u : 0u); /* signed zeros */
+        seg_call f = {PP_F32, PP_U32, 0, 1, 1, 0, 0, 0};
+        run_check(env, &f, keys, n, off, S, "float keys, in place");
+    }
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_LONG, 0));
     free(keys);
 }
 
@@ -511,7 +565,7 @@ int main(void)
         TC_BOTH(t_segsort_i64),   TC_BOTH(t_segsort_u64),     TC_BOTH(t_segsort_f32),
         TC_BOTH(t_segsort_f64),   TC_BOTH(t_segsort_equal),   TC_BOTH(t_segsort_one_segment),
         TC_BOTH(t_segsort_long),  TC_BOTH(t_segsort_clamped), TC_BOTH(t_segsort_empty),
-        TC_BOTH(t_segsort_float_ties),
+        TC_BOTH(t_segsort_float_ties), TC_BOTH(t_segsort_radix_levels),
         TC_CPU(t_cpu_segsort_threads),
         TC_HIP(t_segsort_pack_log),
     };
