@@ -1366,7 +1366,9 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
             }
         }
         const pp_lb_sleeps sl{0, 0};
+        /* the plan a thread an item, the emit a block an item, the histogram a block a run of tiles */
         const unsigned g_items = seg_stride_grid(hs, m_items), g_tiles = seg_stride_grid(hs, m_tiles);
+        const unsigned g_emit = seg_stride_grid(hs, m_items * SB);
         const uint64_t g_scatter_cap = seg_resident(hs, seg_msd_scatter<K, VB, ITEMS>);
         const unsigned g_scatter = (unsigned)(m_tiles < g_scatter_cap ? m_tiles : g_scatter_cap);
         for (int v = 0; v < levels; ++v) {
@@ -1388,7 +1390,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
             seg_msd_scatter<K, VB, ITEMS><<<g_scatter, SB, 0, s>>>(dm, src, dst, vsrc, vdst, m, v, shift, last ? 1 : 0, sl);
             PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_scatter");
             if (!last) {
-                seg_msd_emit<K, VB, TILE><<<g_items, SB, 0, s>>>(dm, dst, b.kout, vdst, b.vout, m, v);
+                seg_msd_emit<K, VB, TILE><<<g_emit, SB, 0, s>>>(dm, dst, b.kout, vdst, b.vout, m, v);
                 PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_emit");
                 /* the level's buckets of 2 .. TILE keys, sorted from where the level wrote them */
                 seg_bufs<K, V> bl = b;
