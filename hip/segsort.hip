@@ -958,7 +958,6 @@ __global__ __launch_bounds__(SB) void seg_msd_plan(seg_desc d, const unsigned lo
                 m.tiles[2 * (at + e)] = sid[lo];
                 m.tiles[2 * (at + e) + 1] = (e - sst[lo]) << tile_log;
             }
-            for (uint64_t w = tid; w < tot * PP_RADIX; w += SB) m.states[at * PP_RADIX + w] = 0;
         }
         __syncthreads();
     }
@@ -978,7 +977,9 @@ template <typename K> PP_DEVICE unsigned seg_msd_digit(K k, const seg_desc &d, i
 }
 
 /* Every item's digit counts: a block takes a run of consecutive tiles (an item's tiles are
- * consecutive), counts in shared memory and adds the counts to the item's when the item changes. */
+ * consecutive), counts in shared memory and adds the counts to the item's when the item changes;
+ * it also zeroes its tiles' look-back words for the scatter (a word a thread; the plan's block
+ * of one segment of 2^26 keys zeroed 32 MB alone). */
 template <typename K, int ITEMS>
 __global__ __launch_bounds__(SB) void seg_msd_hist(seg_desc d, const K *__restrict__ src, seg_msd m, int v, int shift)
 {
@@ -993,6 +994,7 @@ __global__ __launch_bounds__(SB) void seg_msd_hist(seg_desc d, const K *__restri
     uint64_t cur = ~0ull;
     for (uint64_t t = t0; t < t1; ++t) {
         const uint64_t item = m.tiles[2 * t], pos = m.tiles[2 * t + 1];
+        for (unsigned k = tid; k < (unsigned)PP_RADIX; k += SB) m.states[t * PP_RADIX + k] = 0;
         if (item != cur) {
             if (cur != ~0ull) {
                 __syncthreads();
@@ -1367,7 +1369,9 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
         }
         const pp_lb_sleeps sl{0, 0};
         /* the plan a thread an item, the emit a block an item, the histogram a block a run of tiles */
-        const unsigned g_items = seg_stride_grid(hs, m_items), g_tiles = seg_stride_grid(hs, m_tiles);
+        const unsigned g_items = seg_stride_grid(hs, m_items);
+        const uint64_t g_hist_cap = seg_resident(hs, seg_msd_hist<K, ITEMS>);
+        const unsigned g_tiles = (unsigned)(m_tiles < g_hist_cap ? m_tiles : g_hist_cap);
         const unsigned g_emit = seg_stride_grid(hs, m_items * SB);
         const uint64_t g_scatter_cap = seg_resident(hs, seg_msd_scatter<K, VB, ITEMS>);
         const unsigned g_scatter = (unsigned)(m_tiles < g_scatter_cap ? m_tiles : g_scatter_cap);
