@@ -803,26 +803,32 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
 /* ---- the long class by radix levels (MSD) ----
  *
  * Level v (0, 1, ..: the key's digits of 8 bits from the top, as many levels as the key has
- * digits) takes a list of items (a segment, or a bucket of an earlier level, of more than the
- * tile) and moves each item's keys (and values) into the item's buckets by digit v, stably:
- *   seg_msd_plan     the items' tiles (tile-sized pieces, the last partial) listed in item order,
- *                    their look-back words and the items' digit counts zeroed;
- *   seg_msd_hist     each item's 256 digit counts (a block a run of consecutive tiles, counted
- *                    in shared memory, added to the item's counts when the item changes);
- *   seg_msd_scatter  each tile ranked by its digit (radix_rank.h), its counts published and
- *                    looked back along its item's tiles only (lookback.h's counters, the item's
- *                    first tile a chain head), and scattered to the item's begin + the digit's
- *                    start in the item + the tiles before + the rank; a tile that starts an
- *                    item also counts the item's buckets by packed class;
- *   seg_msd_emit     each bucket: longer than the tile -> an item of level v + 1; 2 .. tile keys
- *                    -> an entry (begin << SEG_CHUNK_LEN_BITS | length) of the packed classes'
- *                    list of its class, in the list of the buffer it lies in; one key -> copied
- *                    to the output if it lies in the scratch copy.
+ * digits) takes a list of items (a segment of more than msd_min keys, or a bucket of an earlier
+ * level of more than the tile) and moves each item's keys (and values) into the item's buckets
+ * by digit v, stably, in four phases:
+ *   plan     the items' tiles (tile-sized pieces, the last partial) listed in item order, the
+ *            items' digit counts zeroed;
+ *   hist     each item's 256 digit counts (a block a run of consecutive tiles, counted in shared
+ *            memory, added to the item's counts when the item changes), the tiles' look-back
+ *            words zeroed;
+ *   scatter  each tile ranked by its digit (radix_rank.h), its counts published and looked back
+ *            along its item's tiles only (lookback.h's counters, the item's first tile a chain
+ *            head), and scattered to the item's begin + the digit's start in the item + the
+ *            tiles before + the rank; a tile that starts an item also counts the item's
+ *            buckets by packed class;
+ *   emit     each bucket: longer than the tile -> an item of level v + 1; 2 .. tile keys -> an
+ *            entry (begin << SEG_CHUNK_LEN_BITS | length) of level v's packed list, by class;
+ *            one key -> copied to the output if it lies in the scratch copy.
  * Level v writes into the output where (levels - 1 - v) is even, else into the scratch copy, so
  * that the last level (whose buckets hold equal digits all through: sorted, and stable) writes
  * the output. A bucket never moves again once it is emitted (later levels write only inside
- * longer buckets), so the packed kernel sorts every level's buckets at the end: one launch for
- * those in the output, one for those in the scratch copy. */
+ * longer buckets), so the packed kernel sorts each level's buckets after every level has run:
+ * a launch a level but the last, from where the level wrote them. Every level's phases run in
+ * one cooperative launch (seg_msd_levels), a grid barrier between two, stopping at the first
+ * level without items: a call without long segments pays one launch and one barrier for the
+ * levels (a launch a phase, 18 for 4-byte keys, cost every bench row about 90 us on the H100:
+ * 2026-11-27, s12-msd 100bc02, 16 keys a segment 412 -> 500 us). Where the cooperative launch
+ * fails, a launch a phase and level (seg_msd_phase). */
 constexpr int SEG_MSD_MAX_LEVELS = 8; /* 8-byte keys */
 
 struct seg_msd {
@@ -830,17 +836,18 @@ struct seg_msd {
     unsigned long long *tiles;    /* per tile of the level: (item, first key in the item) */
     unsigned long long *hist;     /* per item of the level: PP_RADIX digit counts */
     unsigned long long *states;   /* per tile of the level: PP_RADIX look-back words */
-    unsigned long long *list;     /* the level's packed entries, by class */
-    unsigned long long *direct;   /* level 0's segments of at most the tile (a forced packed
+    unsigned long long *list;     /* the levels' packed entries by class, cap_list a level */
+    unsigned long long *direct;   /* level 0's segments of at most msd_min keys (a forced packed
                                    * bound below it): chunk entries of the tile's class */
     unsigned long long *ctl;      /* zeroed: SEG_MSD_CTL words a level, then the direct list's
-                                   * counts ({0, entries}, the packed kernel's counts form) */
+                                   * counts ({0, entries}, the packed kernel's counts form), then
+                                   * the grid barrier's count */
     uint64_t cap_items, cap_tiles, cap_list, cap_direct;
 };
 /* A level's control words: items, tiles, the tile ticket, then the class counts and cursors of
  * the level's packed list (SEG_MAX_CLASSES each). */
 constexpr int SEG_MSD_CTL = 4 + 2 * SEG_MAX_CLASSES;
-constexpr int SEG_MSD_CTL_WORDS = (SEG_MSD_MAX_LEVELS + 1) * SEG_MSD_CTL + 2;
+constexpr int SEG_MSD_CTL_WORDS = (SEG_MSD_MAX_LEVELS + 1) * SEG_MSD_CTL + 3;
 PP_DEVICE unsigned long long *seg_msd_nitems(const seg_msd &m, int v) { return m.ctl + v * SEG_MSD_CTL; }
 PP_DEVICE unsigned long long *seg_msd_ntiles(const seg_msd &m, int v) { return m.ctl + v * SEG_MSD_CTL + 1; }
 PP_DEVICE unsigned long long *seg_msd_ticket(const seg_msd &m, int v) { return m.ctl + v * SEG_MSD_CTL + 2; }
@@ -850,6 +857,53 @@ __host__ __device__ inline unsigned long long *seg_msd_direct_counts(const seg_m
 {
     return m.ctl + (SEG_MSD_MAX_LEVELS + 1) * SEG_MSD_CTL;
 }
+PP_DEVICE unsigned long long *seg_msd_barrier(const seg_msd &m) { return seg_msd_direct_counts(m) + 2; }
+
+/* Everything the levels' phases read: the classes' counts and list (level 0's items), the
+ * buckets' classes (dm: every packed class up to the tile), the buffers. Level v reads src(v)
+ * and writes dst(v). No pointer is __restrict__: in one launch a level reads what the level
+ * before wrote. */
+template <typename K, typename V> struct seg_msd_args {
+    seg_desc d, dm;
+    const unsigned long long *counts, *list;
+    seg_msd m;
+    const K *src0;
+    const V *vsrc0;
+    K *out, *tmp;
+    V *vout, *vtmp;
+    int levels, tile_log;
+    uint64_t msd_min;
+    pp_lb_sleeps sl;
+    PP_DEVICE bool to_out(int v) const { return ((levels - 1 - v) & 1) == 0; }
+    PP_DEVICE K *dst(int v) const { return to_out(v) ? out : tmp; }
+    PP_DEVICE V *vdst(int v) const { return to_out(v) ? vout : vtmp; }
+    PP_DEVICE const K *src(int v) const { return v ? dst(v - 1) : src0; }
+    PP_DEVICE const V *vsrc(int v) const { return v ? vdst(v - 1) : vsrc0; }
+    PP_DEVICE int shift(int v) const { return d.key_bits - PP_RADIX_BITS * (v + 1); }
+};
+
+/* The phases' shared memory, one at a time. */
+template <typename K, typename V, int VB, int TILE> union seg_msd_smem {
+    struct {
+        uint64_t sst[SB], sid[SB];
+        unsigned long long sat[3];
+    } plan;
+    unsigned hist[PP_RADIX];
+    struct {
+        pp_radix_rank_smem<SB> rs;
+        K keys[TILE];
+        V vals[VB ? TILE : 1];
+        uint32_t dlo[PP_RADIX], dhi[PP_RADIX]; /* each digit's offset, at pp_radix_slot */
+        unsigned tile;
+        unsigned cls[SEG_MAX_CLASSES];
+    } sc;
+    struct {
+        unsigned cnt[SEG_MAX_CLASSES];
+        unsigned long long at[SEG_MAX_CLASSES];
+        unsigned nnext;
+        unsigned long long atn;
+    } emit;
+};
 
 /* The packed class of a bucket of c keys, 2 <= c <= the tile: 1 + ceil(log2 c) - pack_lo. */
 PP_DEVICE int seg_bucket_class(uint64_t c, int pack_lo)
@@ -859,30 +913,34 @@ PP_DEVICE int seg_bucket_class(uint64_t c, int pack_lo)
     return 1 + k - pack_lo;
 }
 
-/* Items of level v -> tiles. At level 0 the items are the long class's segments of more than
- * msd_min keys, their bounds written to the item list (the shorter ones, long only under a
- * forced packed bound, go to the direct list: one chunk each, sorted by the packed kernel at the
- * tile's class). A block takes its items' tiles (and at level 0 its items' and direct entries' places)
- * with one atomic each, or none where they would pass the room (only overlapping segments can:
- * their result is unspecified, and nothing outside them is read or written). */
-__global__ __launch_bounds__(SB) void seg_msd_plan(seg_desc d, const unsigned long long *__restrict__ counts,
-                                                   const unsigned long long *__restrict__ list, seg_msd m, int v,
-                                                   int tile_log, uint64_t msd_min)
+/* A count of the level's work, bounded by its room (a count may pass the room only for
+ * overlapping segments, whose extra work is dropped). */
+PP_DEVICE uint64_t seg_msd_bounded(const unsigned long long *c, uint64_t cap)
 {
-    __shared__ uint64_t sst[SB], sid[SB];
-    __shared__ unsigned long long sat[3];
+    const uint64_t x = pp_lb_ld(c);
+    return x < cap ? x : cap;
+}
+
+/* Plan: items of level v -> tiles. At level 0 the items are the long class's segments of more
+ * than msd_min keys, their bounds written to the item list (the shorter ones, long only under a
+ * forced packed bound, go to the direct list: one chunk each, sorted by the packed kernel at the
+ * tile's class). A block takes its items' tiles (and at level 0 its items' and direct entries'
+ * places) with one atomic each, or none where they would pass the room (only overlapping
+ * segments can: their result is unspecified, and nothing outside them is read or written). */
+template <typename A, typename S> PP_DEVICE void seg_msd_plan(const A &a, int v, S &sm)
+{
+    const seg_msd &m = a.m;
     const unsigned tid = threadIdx.x;
-    const uint64_t TL = 1ull << tile_log;
+    const uint64_t TL = 1ull << a.tile_log;
     unsigned long long *items = m.items[v & 1];
     uint64_t nin;
     const unsigned long long *l0 = nullptr;
     if (v == 0) {
-        const int last = d.nclasses - 1;
-        nin = counts[last];
-        l0 = list + seg_class_start(counts, last);
+        const int last = a.d.nclasses - 1;
+        nin = a.counts[last];
+        l0 = a.list + seg_class_start(a.counts, last);
     } else {
-        nin = *seg_msd_nitems(m, v);
-        nin = nin < m.cap_items ? nin : m.cap_items;
+        nin = seg_msd_bounded(seg_msd_nitems(m, v), m.cap_items);
     }
     const uint64_t stride = (uint64_t)gridDim.x * SB;
     for (uint64_t base = (uint64_t)blockIdx.x * SB; base < nin; base += stride) {
@@ -890,8 +948,8 @@ __global__ __launch_bounds__(SB) void seg_msd_plan(seg_desc d, const unsigned lo
         uint64_t b = 0, len = 0, item = i;
         bool big = i < nin;
         if (v == 0) {
-            if (i < nin) len = seg_bounds(d, l0[i], b);
-            big = len > msd_min;
+            if (i < nin) len = seg_bounds(a.d, l0[i], b);
+            big = len > a.msd_min;
             const bool small = len > 0 && !big;
             unsigned long long totb, tots;
             const unsigned long long rb = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(big ? 1ull : 0ull, &totb);
@@ -908,28 +966,26 @@ __global__ __launch_bounds__(SB) void seg_msd_plan(seg_desc d, const unsigned lo
                         at = ~0ull;
                     }
                 }
-                sat[tid] = at;
+                sm.sat[tid] = at;
             }
             __syncthreads();
-            if (small && sat[1] != ~0ull) m.direct[sat[1] + rs] = b << SEG_CHUNK_LEN_BITS | len;
-            big = big && sat[0] != ~0ull;
-            item = sat[0] + rb;
+            if (small && sm.sat[1] != ~0ull) m.direct[sm.sat[1] + rs] = b << SEG_CHUNK_LEN_BITS | len;
+            big = big && sm.sat[0] != ~0ull;
+            item = sm.sat[0] + rb;
             if (big) {
                 items[2 * item] = b;
                 items[2 * item + 1] = len;
                 for (uint64_t w = 0; w < (uint64_t)PP_RADIX; ++w) m.hist[item * PP_RADIX + w] = 0;
             }
-        } else {
-            if (big) {
-                b = items[2 * i];
-                len = items[2 * i + 1];
-            }
+        } else if (big) {
+            b = items[2 * i];
+            len = items[2 * i + 1];
         }
-        const uint64_t nt = big ? (len + TL - 1) >> tile_log : 0;
+        const uint64_t nt = big ? (len + TL - 1) >> a.tile_log : 0;
         unsigned long long tot;
         __syncthreads();
-        sst[tid] = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>((unsigned long long)nt, &tot);
-        sid[tid] = item;
+        sm.sst[tid] = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>((unsigned long long)nt, &tot);
+        sm.sid[tid] = item;
         if (tid == 0) {
             unsigned long long at = ~0ull;
             if (tot) {
@@ -939,10 +995,10 @@ __global__ __launch_bounds__(SB) void seg_msd_plan(seg_desc d, const unsigned lo
                     at = ~0ull;
                 }
             }
-            sat[2] = at;
+            sm.sat[2] = at;
         }
         __syncthreads();
-        const unsigned long long at = sat[2];
+        const unsigned long long at = sm.sat[2];
         if (v > 0) {
             const uint64_t nb = nin - base < (uint64_t)SB ? nin - base : (uint64_t)SB;
             for (uint64_t w = tid; w < nb * PP_RADIX; w += SB) m.hist[base * PP_RADIX + w] = 0;
@@ -952,22 +1008,15 @@ __global__ __launch_bounds__(SB) void seg_msd_plan(seg_desc d, const unsigned lo
                 unsigned lo = 0, hi = SB; /* the last item whose first tile is at or before e */
                 while (hi - lo > 1) {
                     const unsigned mid = (lo + hi) / 2;
-                    if (sst[mid] <= e) lo = mid;
+                    if (sm.sst[mid] <= e) lo = mid;
                     else hi = mid;
                 }
-                m.tiles[2 * (at + e)] = sid[lo];
-                m.tiles[2 * (at + e) + 1] = (e - sst[lo]) << tile_log;
+                m.tiles[2 * (at + e)] = sm.sid[lo];
+                m.tiles[2 * (at + e) + 1] = (e - sm.sst[lo]) << a.tile_log;
             }
         }
         __syncthreads();
     }
-}
-
-/* The level's tiles' count, bounded by the room. */
-PP_DEVICE uint64_t seg_msd_tile_count(const seg_msd &m, int v)
-{
-    const uint64_t t = *seg_msd_ntiles(m, v);
-    return t < m.cap_tiles ? t : m.cap_tiles;
 }
 
 /* The digit of level v of a key: bits [shift, shift + 8) of its encoding. */
@@ -976,17 +1025,18 @@ template <typename K> PP_DEVICE unsigned seg_msd_digit(K k, const seg_desc &d, i
     return (unsigned)(seg_enc(k, d) >> shift) & (unsigned)(PP_RADIX - 1);
 }
 
-/* Every item's digit counts: a block takes a run of consecutive tiles (an item's tiles are
+/* Hist: every item's digit counts; a block takes a run of consecutive tiles (an item's tiles are
  * consecutive), counts in shared memory and adds the counts to the item's when the item changes;
- * it also zeroes its tiles' look-back words for the scatter (a word a thread; the plan's block
- * of one segment of 2^26 keys zeroed 32 MB alone). */
-template <typename K, int ITEMS>
-__global__ __launch_bounds__(SB) void seg_msd_hist(seg_desc d, const K *__restrict__ src, seg_msd m, int v, int shift)
+ * it also zeroes its tiles' look-back words for the scatter (a word a thread; zeroed by the plan,
+ * one block of one segment of 2^26 keys zeroed 32 MB alone). */
+template <int ITEMS, typename A> PP_DEVICE void seg_msd_hist(const A &a, int v, unsigned *h)
 {
     constexpr int TILE = SB * ITEMS;
-    __shared__ unsigned h[PP_RADIX];
+    const seg_msd &m = a.m;
+    const auto *src = a.src(v);
+    const int shift = a.shift(v);
     const unsigned tid = threadIdx.x;
-    const uint64_t nt = seg_msd_tile_count(m, v), per = (nt + gridDim.x - 1) / gridDim.x;
+    const uint64_t nt = seg_msd_bounded(seg_msd_ntiles(m, v), m.cap_tiles), per = (nt + gridDim.x - 1) / gridDim.x;
     const uint64_t t0 = (uint64_t)blockIdx.x * per, t1 = t0 + per < nt ? t0 + per : nt;
     const unsigned long long *items = m.items[v & 1];
     for (unsigned k = tid; k < (unsigned)PP_RADIX; k += SB) h[k] = 0;
@@ -1009,47 +1059,45 @@ __global__ __launch_bounds__(SB) void seg_msd_hist(seg_desc d, const K *__restri
         }
         const uint64_t b = items[2 * item], len = items[2 * item + 1];
         const unsigned cnt = (unsigned)(len - pos < (uint64_t)TILE ? len - pos : (uint64_t)TILE);
-        const K *p = src + b + pos;
+        const auto *p = src + b + pos;
 #pragma unroll 8
         for (int r = 0; r < ITEMS; ++r) {
             const unsigned e = tid + (unsigned)(r * SB);
-            if (e < cnt) atomicAdd(&h[seg_msd_digit(p[e], d, shift)], 1u);
+            if (e < cnt) atomicAdd(&h[seg_msd_digit(p[e], a.d, shift)], 1u);
         }
     }
     __syncthreads();
     if (cur != ~0ull)
         for (unsigned k = tid; k < (unsigned)PP_RADIX; k += SB)
             if (h[k]) atomicAdd(&m.hist[cur * PP_RADIX + k], (unsigned long long)h[k]);
+    __syncthreads(); /* h is the next phase's shared memory */
 }
 
-/* Level v's scatter from src into dst (keys, and values from vsrc into vdst), a tile at a time in
- * ticket order (a grid of the blocks that fit, each taking the next ticket): see above. The
- * item's first tile adds the item's buckets to the level's class counts (but at the last level,
- * whose buckets are done). */
-template <typename K, int VB, int ITEMS>
-__global__ __launch_bounds__(SB, SEG_MSD_SCATTER_BLOCKS((int)sizeof(K), VB)) void seg_msd_scatter(seg_desc d, const K *__restrict__ src, K *__restrict__ dst,
-                                                      const val_t<VB> *__restrict__ vsrc, val_t<VB> *__restrict__ vdst,
-                                                      seg_msd m, int v, int shift, int last, pp_lb_sleeps sl)
+/* Scatter: level v's tiles from src(v) into dst(v), a tile at a time in ticket order (each block
+ * takes the next ticket); see above. The item's first tile adds the item's buckets to the
+ * level's class counts (but at the last level, whose buckets are done). */
+template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void seg_msd_scatter(const A &a, int v, S &sm)
 {
     using V = val_t<VB>;
     constexpr int TILE = SB * ITEMS;
     static_assert(SB >= PP_RADIX, "a thread per digit");
-    __shared__ pp_radix_rank_smem<SB> rs;
-    __shared__ K skeys[TILE];
-    __shared__ V svals[VB ? TILE : 1];
-    __shared__ uint32_t sdlo[PP_RADIX], sdhi[PP_RADIX]; /* each digit's offset, at pp_radix_slot */
-    __shared__ unsigned s_tile;
-    __shared__ unsigned scls[SEG_MAX_CLASSES];
+    const seg_msd &m = a.m;
+    const K *src = a.src(v);
+    K *dst = a.dst(v);
+    const V *vsrc = a.vsrc(v);
+    V *vdst = a.vdst(v);
+    const int shift = a.shift(v);
+    const bool last = v + 1 == a.levels;
     const unsigned tid = threadIdx.x, lane = pp_lane_id(), wv = pp_wave_id();
     const unsigned first = wv * PP_WAVE * ITEMS + lane;
-    const uint64_t nt = seg_msd_tile_count(m, v);
+    const uint64_t nt = seg_msd_bounded(seg_msd_ntiles(m, v), m.cap_tiles);
     const unsigned long long *items = m.items[v & 1];
     unsigned long long *counts = seg_msd_counts(m, v);
     for (;;) {
-        if (tid == 0) s_tile = (unsigned)atomicAdd(seg_msd_ticket(m, v), 1ull);
-        if (tid < (unsigned)SEG_MAX_CLASSES) scls[tid] = 0;
+        if (tid == 0) sm.tile = (unsigned)atomicAdd(seg_msd_ticket(m, v), 1ull);
+        if (tid < (unsigned)SEG_MAX_CLASSES) sm.cls[tid] = 0;
         __syncthreads();
-        const uint64_t t = s_tile;
+        const uint64_t t = sm.tile;
         if (t >= nt) break;
         const uint64_t item = m.tiles[2 * t], pos = m.tiles[2 * t + 1];
         const uint64_t b0 = items[2 * item], len = items[2 * item + 1];
@@ -1063,7 +1111,7 @@ __global__ __launch_bounds__(SB, SEG_MSD_SCATTER_BLOCKS((int)sizeof(K), VB)) voi
         for (int i = 0; i < ITEMS; ++i) {
             const unsigned e = first + (unsigned)(i * PP_WAVE);
             k[i] = e < cnt ? ks[e] : K(0);
-            dr[i] = seg_msd_digit(k[i], d, shift) << PP_RADIX_DR_SHIFT;
+            dr[i] = seg_msd_digit(k[i], a.d, shift) << PP_RADIX_DR_SHIFT;
         }
         if constexpr (VB > 0) {
 #pragma unroll
@@ -1076,26 +1124,26 @@ __global__ __launch_bounds__(SB, SEG_MSD_SCATTER_BLOCKS((int)sizeof(K), VB)) voi
         const unsigned long long ic = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
         const unsigned long long istart = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(ic);
         if (head && !last && tid < (unsigned)PP_RADIX && ic >= 2 && ic <= (unsigned long long)TILE)
-            atomicAdd(&scls[seg_bucket_class(ic, d.pack_lo)], 1u);
-        const unsigned total = pp_radix_rank_counts_dr<SB, ITEMS>(dr, PP_RADIX_BITS, cnt, rs);
+            atomicAdd(&sm.cls[seg_bucket_class(ic, a.dm.pack_lo)], 1u);
+        const unsigned total = pp_radix_rank_counts_dr<SB, ITEMS>(dr, PP_RADIX_BITS, cnt, sm.rs);
         if (tid < (unsigned)PP_RADIX) pp_lookback_counter_publish<true>(m.states, t, tid, PP_RADIX, total, (unsigned)v, head);
-        const unsigned dstart = pp_radix_rank_finish_dr<SB, ITEMS>(dr, cnt, total, rs);
+        const unsigned dstart = pp_radix_rank_finish_dr<SB, ITEMS>(dr, cnt, total, sm.rs);
         if (tid < (unsigned)PP_RADIX) {
-            const uint64_t before = pp_lookback_counter_wait<true>(m.states, t, tid, PP_RADIX, total, (unsigned)v, sl,
+            const uint64_t before = pp_lookback_counter_wait<true>(m.states, t, tid, PP_RADIX, total, (unsigned)v, a.sl,
                                                                    VB ? 1 : PP_LB_COUNTER_WINDOW, head);
             const uint64_t delta = b0 + istart + before - dstart;
             const unsigned slot = pp_radix_slot(tid);
-            sdlo[slot] = (uint32_t)delta;
-            sdhi[slot] = (uint32_t)(delta >> 32);
-            if (head && tid < (unsigned)SEG_MAX_CLASSES && scls[tid]) /* the item's buckets by class */
-                atomicAdd(&counts[tid], (unsigned long long)scls[tid]);
+            sm.dlo[slot] = (uint32_t)delta;
+            sm.dhi[slot] = (uint32_t)(delta >> 32);
+            if (head && tid < (unsigned)SEG_MAX_CLASSES && sm.cls[tid]) /* the item's buckets by class */
+                atomicAdd(&counts[tid], (unsigned long long)sm.cls[tid]);
         }
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i)
             if (first + (unsigned)(i * PP_WAVE) < cnt) {
                 const unsigned p = pp_radix_stage_slot(pp_dr_rank(dr[i]));
-                skeys[p] = k[i];
-                if constexpr (VB > 0) svals[p] = vv[i];
+                sm.keys[p] = k[i];
+                if constexpr (VB > 0) sm.vals[p] = vv[i];
             }
         __syncthreads();
 #pragma unroll 4
@@ -1103,65 +1151,105 @@ __global__ __launch_bounds__(SB, SEG_MSD_SCATTER_BLOCKS((int)sizeof(K), VB)) voi
             const unsigned e = tid + (unsigned)(i * SB);
             if (e < cnt) {
                 const unsigned p = pp_radix_stage_slot(e);
-                const K kk = skeys[p];
-                const unsigned slot = pp_radix_slot(seg_msd_digit(kk, d, shift));
-                const uint64_t g = ((uint64_t)sdhi[slot] << 32 | sdlo[slot]) + e;
+                const K kk = sm.keys[p];
+                const unsigned slot = pp_radix_slot(seg_msd_digit(kk, a.d, shift));
+                const uint64_t g = ((uint64_t)sm.dhi[slot] << 32 | sm.dlo[slot]) + e;
                 dst[g] = kk;
-                if constexpr (VB > 0) vdst[g] = svals[p];
+                if constexpr (VB > 0) vdst[g] = sm.vals[p];
             }
         }
-        __syncthreads(); /* the staged tile, s_tile and scls are rewritten by the next tile */
+        __syncthreads(); /* the staged tile, the ticket and the class counts are rewritten next */
     }
+    __syncthreads();
 }
 
-/* Level v's buckets, a block an item (a thread a digit): see above. dst / vdst: where the level
- * wrote; out / vout: the output (a one-key bucket in the scratch copy, dst != out, is copied
- * there). */
-template <typename K, int VB, int TILE>
-__global__ __launch_bounds__(SB) void seg_msd_emit(seg_desc d, const K *__restrict__ dst, K *__restrict__ out,
-                                                   const val_t<VB> *__restrict__ vdst, val_t<VB> *__restrict__ vout,
-                                                   seg_msd m, int v)
+/* Emit: level v's buckets, a block an item (a thread a digit); see above. */
+template <typename K, int VB, int TILE, typename A, typename S> PP_DEVICE void seg_msd_emit(const A &a, int v, S &sm)
 {
-    __shared__ unsigned cnt[SEG_MAX_CLASSES];
-    __shared__ unsigned long long at[SEG_MAX_CLASSES];
-    __shared__ unsigned nnext;
-    __shared__ unsigned long long atn;
+    const seg_msd &m = a.m;
     const unsigned tid = threadIdx.x;
-    uint64_t nin = *seg_msd_nitems(m, v);
-    nin = nin < m.cap_items ? nin : m.cap_items;
+    const uint64_t nin = seg_msd_bounded(seg_msd_nitems(m, v), m.cap_items);
+    const K *dst = a.dst(v);
+    const auto *vdst = a.vdst(v);
+    const bool copy1 = !a.to_out(v);
     const unsigned long long *items = m.items[v & 1];
     unsigned long long *next = m.items[(v + 1) & 1];
     const unsigned long long *counts = seg_msd_counts(m, v);
-    unsigned long long *cursor = seg_msd_cursor(m, v), *list = m.list;
+    unsigned long long *cursor = seg_msd_cursor(m, v), *list = m.list + (uint64_t)v * m.cap_list;
     for (uint64_t item = blockIdx.x; item < nin; item += gridDim.x) {
-        if (tid < (unsigned)SEG_MAX_CLASSES) cnt[tid] = 0;
-        if (tid == 0) nnext = 0;
+        if (tid < (unsigned)SEG_MAX_CLASSES) sm.cnt[tid] = 0;
+        if (tid == 0) sm.nnext = 0;
         __syncthreads();
         const unsigned long long c = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
         const uint64_t pos = items[2 * item] + pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(c);
         const bool packed = c >= 2 && c <= (unsigned long long)TILE, longer = c > (unsigned long long)TILE;
-        const int cls = packed ? seg_bucket_class(c, d.pack_lo) : 0;
-        const unsigned rank = seg_wave_rank(cls, packed, cnt);
+        const int cls = packed ? seg_bucket_class(c, a.dm.pack_lo) : 0;
+        const unsigned rank = seg_wave_rank(cls, packed, sm.cnt);
         unsigned nrank = 0;
-        if (longer) nrank = atomicAdd(&nnext, 1u);
-        if (c == 1 && dst != out) {
-            out[pos] = dst[pos];
-            if constexpr (VB > 0) vout[pos] = vdst[pos];
+        if (longer) nrank = atomicAdd(&sm.nnext, 1u);
+        if (c == 1 && copy1) {
+            a.out[pos] = dst[pos];
+            if constexpr (VB > 0) a.vout[pos] = vdst[pos];
         }
         __syncthreads();
-        if (tid < (unsigned)d.nclasses && cnt[tid])
-            at[tid] = seg_class_start(counts, (int)tid) + atomicAdd(&cursor[tid], (unsigned long long)cnt[tid]);
-        if (tid == 0) atn = nnext ? atomicAdd(seg_msd_nitems(m, v + 1), (unsigned long long)nnext) : 0ull;
+        if (tid < (unsigned)a.dm.nclasses && sm.cnt[tid])
+            sm.at[tid] = seg_class_start(counts, (int)tid) + atomicAdd(&cursor[tid], (unsigned long long)sm.cnt[tid]);
+        if (tid == 0) sm.atn = sm.nnext ? atomicAdd(seg_msd_nitems(m, v + 1), (unsigned long long)sm.nnext) : 0ull;
         __syncthreads();
         if (packed) {
-            const unsigned long long e = at[cls] + rank;
+            const unsigned long long e = sm.at[cls] + rank;
             if (e < m.cap_list) list[e] = (unsigned long long)pos << SEG_CHUNK_LEN_BITS | c;
         }
-        if (longer && atn + nrank < m.cap_items) {
-            next[2 * (atn + nrank)] = pos;
-            next[2 * (atn + nrank) + 1] = c;
+        if (longer && sm.atn + nrank < m.cap_items) {
+            next[2 * (sm.atn + nrank)] = pos;
+            next[2 * (sm.atn + nrank) + 1] = c;
         }
         __syncthreads();
+    }
+}
+
+enum { SEG_MSD_PLAN, SEG_MSD_HIST, SEG_MSD_SCATTER, SEG_MSD_EMIT };
+
+/* One phase of level v (the launch-a-phase form). */
+template <typename K, int VB, int ITEMS, typename A, typename S>
+PP_DEVICE void seg_msd_run_phase(const A &a, int v, int phase, S &sm)
+{
+    switch (phase) {
+    case SEG_MSD_PLAN: seg_msd_plan(a, v, sm.plan); break;
+    case SEG_MSD_HIST: seg_msd_hist<ITEMS>(a, v, sm.hist); break;
+    case SEG_MSD_SCATTER: seg_msd_scatter<K, VB, ITEMS>(a, v, sm.sc); break;
+    default: seg_msd_emit<K, VB, SB * ITEMS>(a, v, sm.emit); break;
+    }
+}
+
+template <typename K, int VB, int ITEMS>
+__global__ __launch_bounds__(SB, SEG_MSD_SCATTER_BLOCKS((int)sizeof(K), VB)) void seg_msd_phase(
+    seg_msd_args<K, val_t<VB>> a, int v, int phase)
+{
+    __shared__ seg_msd_smem<K, val_t<VB>, VB, SB * ITEMS> sm;
+    if (v > 0 && pp_lb_ld(seg_msd_nitems(a.m, v)) == 0) return; /* the levels past the keys' need */
+    seg_msd_run_phase<K, VB, ITEMS>(a, v, phase, sm);
+}
+
+/* Every level, a grid barrier between two phases (a cooperative launch: every block resident),
+ * stopping at the first level without items. */
+template <typename K, int VB, int ITEMS>
+__global__ __launch_bounds__(SB, SEG_MSD_SCATTER_BLOCKS((int)sizeof(K), VB)) void seg_msd_levels(
+    seg_msd_args<K, val_t<VB>> a)
+{
+    __shared__ seg_msd_smem<K, val_t<VB>, VB, SB * ITEMS> sm;
+    unsigned long long k = 0;
+    for (int v = 0; v < a.levels; ++v) {
+        seg_msd_plan(a, v, sm.plan);
+        pp_grid_barrier(seg_msd_barrier(a.m), ++k);
+        if (pp_lb_ld(seg_msd_nitems(a.m, v)) == 0) break; /* the same word for every block */
+        seg_msd_hist<ITEMS>(a, v, sm.hist);
+        pp_grid_barrier(seg_msd_barrier(a.m), ++k);
+        seg_msd_scatter<K, VB, ITEMS>(a, v, sm.sc);
+        if (v + 1 == a.levels) break;
+        pp_grid_barrier(seg_msd_barrier(a.m), ++k);
+        seg_msd_emit<K, VB, SB * ITEMS>(a, v, sm.emit);
+        pp_grid_barrier(seg_msd_barrier(a.m), ++k);
     }
 }
 
@@ -1255,7 +1343,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const uint64_t m_list = m_items * PP_RADIX, m_direct = msd_long && pack_max < msd_min ? n_long : 0;
     const size_t msd_bytes = msd_long ? 2 * pp_align256((size_t)m_items * 16) + pp_align256((size_t)m_tiles * 16) +
                                             pp_align256((size_t)m_items * PP_RADIX * 8) +
-                                            pp_align256((size_t)m_tiles * PP_RADIX * 8) + pp_align256((size_t)m_list * 8) +
+                                            pp_align256((size_t)m_tiles * PP_RADIX * 8) + pp_align256((size_t)m_list * 8 * (size_t)(levels > 1 ? levels - 1 : 1)) +
                                             pp_align256((size_t)m_direct * 8 + 8) +
                                             pp_align256((size_t)SEG_MSD_CTL_WORDS * 8)
                                       : 0;
@@ -1317,7 +1405,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
         m.tiles = take((size_t)m_tiles * 16);
         m.hist = take((size_t)m_items * PP_RADIX * 8);
         m.states = take((size_t)m_tiles * PP_RADIX * 8);
-        m.list = take((size_t)m_list * 8);
+        m.list = take((size_t)m_list * 8 * (size_t)(levels > 1 ? levels - 1 : 1));
         m.direct = take((size_t)m_direct * 8 + 8);
         m.ctl = take((size_t)SEG_MSD_CTL_WORDS * 8);
         m.cap_items = m_items;
@@ -1348,8 +1436,8 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     }
     if (msd_long) {
         /* Every long segment, however long, by radix levels (above), with no count read by the
-         * host: a level's launches find their work's counts on the device, and the levels past
-         * what the keys need find none (a few microseconds each). */
+         * host: the levels' launch finds its work's counts on the device and stops at the
+         * first level without items; then a packed launch a level but the last. */
         PP_HIP_TRY(ctx, hipMemsetAsync(m.ctl, 0, (size_t)SEG_MSD_CTL_WORDS * 8, s));
         seg_desc dm = d; /* the buckets' packed classes: every class up to the tile */
         dm.pack_lo = SEGSORT_PACK_MIN_LOG;
@@ -1367,45 +1455,55 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
                 vsrc = b.vtmp;
             }
         }
-        const pp_lb_sleeps sl{0, 0};
-        /* the plan a thread an item, the emit a block an item, the histogram a block a run of tiles */
-        const unsigned g_items = seg_stride_grid(hs, m_items);
-        const uint64_t g_hist_cap = seg_resident(hs, seg_msd_hist<K, ITEMS>);
-        const unsigned g_tiles = (unsigned)(m_tiles < g_hist_cap ? m_tiles : g_hist_cap);
-        const unsigned g_emit = seg_stride_grid(hs, m_items * SB);
-        const uint64_t g_scatter_cap = seg_resident(hs, seg_msd_scatter<K, VB, ITEMS>);
-        const unsigned g_scatter = (unsigned)(m_tiles < g_scatter_cap ? m_tiles : g_scatter_cap);
-        for (int v = 0; v < levels; ++v) {
-            const bool to_out = (levels - 1 - v) % 2 == 0, last = v == levels - 1;
-            K *dst = to_out ? b.kout : b.ktmp;
-            V *vdst = to_out ? b.vout : b.vtmp;
-            const int shift = d.key_bits - PP_RADIX_BITS * (v + 1);
-            seg_msd_plan<<<v ? g_items : seg_stride_grid(hs, n_long), SB, 0, s>>>(d, counts, list, m, v, TILE_LOG, msd_min);
-            PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_plan");
-            if (v == 0 && m_direct) { /* segments of at most msd_min keys: a chunk each */
-                seg_desc dc = d;
-                dc.pack_lo = dc.pack_hi = TILE_LOG;
-                dc.nclasses = 3;
-                seg_launch_packed<K, VB, ITEMS>(hs, m_direct + 1, s, dc, b, seg_msd_direct_counts(m), m.direct, true);
-                PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (direct)");
-            }
-            seg_msd_hist<K, ITEMS><<<g_tiles, SB, 0, s>>>(dm, src, m, v, shift);
-            PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_hist");
-            seg_msd_scatter<K, VB, ITEMS><<<g_scatter, SB, 0, s>>>(dm, src, dst, vsrc, vdst, m, v, shift, last ? 1 : 0, sl);
-            PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_scatter");
-            if (!last) {
-                seg_msd_emit<K, VB, TILE><<<g_emit, SB, 0, s>>>(dm, dst, b.kout, vdst, b.vout, m, v);
-                PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_emit");
-                /* the level's buckets of 2 .. TILE keys, sorted from where the level wrote them */
-                seg_bufs<K, V> bl = b;
-                bl.kin = dst;
-                bl.vin = vdst;
-                seg_launch_packed<K, VB, ITEMS>(hs, 2 * n / TILE + (uint64_t)(dm.nclasses - 2), s, dm, bl,
-                                                seg_msd_counts(m, v), m.list, true);
-                PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (buckets)");
-            }
-            src = dst;
-            vsrc = vdst;
+        seg_msd_args<K, V> ma;
+        ma.d = d;
+        ma.dm = dm;
+        ma.counts = counts;
+        ma.list = list;
+        ma.m = m;
+        ma.src0 = src;
+        ma.vsrc0 = vsrc;
+        ma.out = b.kout;
+        ma.tmp = b.ktmp;
+        ma.vout = b.vout;
+        ma.vtmp = b.vtmp;
+        ma.levels = levels;
+        ma.tile_log = TILE_LOG;
+        ma.msd_min = msd_min;
+        ma.sl = pp_lb_sleeps{0, 0};
+        /* one cooperative launch of every level on the blocks that fit (or a launch a phase) */
+        const uint64_t g_cap = seg_resident(hs, seg_msd_levels<K, VB, ITEMS>);
+        const unsigned g_levels = (unsigned)(m_tiles < g_cap ? m_tiles : g_cap);
+        void *args[] = {&ma};
+        if (pp__option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH) == 1 ||
+            hipLaunchCooperativeKernel((const void *)seg_msd_levels<K, VB, ITEMS>, dim3(g_levels), dim3(SB), args, 0, s) !=
+                hipSuccess) {
+            (void)hipGetLastError();
+            const uint64_t g_phase = seg_resident(hs, seg_msd_phase<K, VB, ITEMS>);
+            const unsigned gp = (unsigned)(m_tiles < g_phase ? m_tiles : g_phase);
+            for (int v = 0; v < levels; ++v)
+                for (int ph = SEG_MSD_PLAN; ph <= (v + 1 < levels ? SEG_MSD_EMIT : SEG_MSD_SCATTER); ++ph) {
+                    seg_msd_phase<K, VB, ITEMS><<<gp, SB, 0, s>>>(ma, v, ph);
+                    PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_phase");
+                }
+        }
+        PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_levels");
+        if (m_direct) { /* level 0's segments of at most msd_min keys: a chunk each */
+            seg_desc dc = d;
+            dc.pack_lo = dc.pack_hi = TILE_LOG;
+            dc.nclasses = 3;
+            seg_launch_packed<K, VB, ITEMS>(hs, m_direct + 1, s, dc, b, seg_msd_direct_counts(m), m.direct, true);
+            PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (direct)");
+        }
+        /* each level's buckets of 2 .. TILE keys, sorted from where the level wrote them */
+        for (int v = 0; v + 1 < levels; ++v) {
+            const bool to_out = (levels - 1 - v) % 2 == 0;
+            seg_bufs<K, V> bl = b;
+            bl.kin = to_out ? b.kout : b.ktmp;
+            bl.vin = to_out ? b.vout : b.vtmp;
+            seg_launch_packed<K, VB, ITEMS>(hs, 2 * n / TILE + (uint64_t)(dm.nclasses - 2), s, dm, bl, seg_msd_counts(m, v),
+                                            m.list + (uint64_t)v * m_list, true);
+            PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (buckets)");
         }
     }
     if (merge_long) {
