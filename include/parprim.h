@@ -955,9 +955,10 @@ typedef enum pp_option {
      * staging buffers and host copies (what a GPU rank without a GPU-aware MPI does; on a CPU
      * context it runs that path, for the tests). */
     PP_OPTION_MPI_STAGING = 24,         /* 0 .. 1 */
-    /* segmented sort, HIP: how the long class's merge passes are launched (0: the default, one
-     * cooperative launch running the passes the longest segment needs, a grid barrier between
-     * two; 1: a launch per pass the longest segment possible could need, as a device without
+    /* segmented sort, HIP: how the long class's merge passes or radix levels are launched (0:
+     * the default, one cooperative launch running the passes the longest segment needs, or the
+     * levels the keys need, a grid barrier between two steps; 1: a launch per pass the longest
+     * segment possible could need, or per phase of every level the key has, as a device without
      * cooperative launches does). No value changes a result. */
     PP_OPTION_SEGSORT_MERGE_LAUNCH = 25, /* 0 .. 1 */
     /* radix sort, HIP: the onesweep tiles' size (0: the device's tuning row, small tiles up to

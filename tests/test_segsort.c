@@ -363,7 +363,8 @@ static void t_segsort_long(void **state)
  * level's one bucket holds the whole segment, down to the last level), keys all equal, buckets of
  * exactly the tile, one more than the tile (a level more) and one key (copied from the scratch
  * copy), 1-byte keys in place (one level, which writes the output: the input copied first), and
- * the same calls through the chunks-and-merge form (PP_OPTION_SEGSORT_LONG 1): the same bits. */
+ * the same calls through the chunks-and-merge form (PP_OPTION_SEGSORT_LONG 1) and with the levels
+ * a launch a phase (PP_OPTION_SEGSORT_MERGE_LAUNCH 1): the same bits. */
 static void t_segsort_radix_levels(void **state)
 {
     tc_env *env = tc_envp(state);
@@ -374,8 +375,9 @@ static void t_segsort_radix_levels(void **state)
     size_t off[sizeof len / sizeof len[0] + 1];
     const size_t n = offsets_of(len, S, off);
     unsigned char *keys = (unsigned char *)tc_xmalloc(n * 8);
-    for (int form = 0; form < 2; ++form) {
-        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_LONG, form ? 1 : 0));
+    for (int form = 0; form < 3; ++form) { /* the levels in one launch; merge passes; a launch a phase */
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_LONG, form == 1 ? 1 : 0));
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH, form == 2 ? 1 : 0));
         /* segment 0: top digits 0 (4096 keys), 1 (4097 keys) and 2 (one key), shuffled */
         for (size_t i = 0; i < len[0]; ++i) {
             const uint64_t top = i < 4096 ? 0 : i < 4096 + 4097 ? 1 : 2;
@@ -390,15 +392,17 @@ static void t_segsort_radix_levels(void **state)
         for (size_t i = len[0]; i < n; ++i) /* the rest: small keys (the top three digits 0), ties */
             tc_store_bits(keys, i, PP_U32, tc_below(&r, 300));
         seg_call c = {PP_U32, PP_U32, 0, 0, 0, 0, 0, 0};
-        run_check(env, &c, keys, n, off, S, form ? "radix levels' shapes, merge form" : "radix levels' shapes");
+        const char *what = form == 1 ? "radix levels' shapes, merge form" : form == 2 ? "radix levels' shapes, a launch a phase"
+                                                                                 : "radix levels' shapes";
+        run_check(env, &c, keys, n, off, S, what);
         c.pairs = 1;
         c.descending = 1;
-        run_check(env, &c, keys, n, off, S, form ? "radix levels' shapes, merge form" : "radix levels' shapes");
+        run_check(env, &c, keys, n, off, S, what);
         for (size_t i = 0; i < n; ++i) tc_store_bits(keys, i, PP_U64, 0x0123456789ABCDEFull); /* all equal */
         seg_call e = {PP_U64, PP_U32, 1, 0, 0, 0, 0, 0};
         run_check(env, &e, keys, n, off, S, "all keys equal");
         tc_fill(&r, keys, n, PP_U8, TC_RANDOM);
-        seg_call u = {PP_U8, PP_U64, 1, form, 1, 0, 0, 0};
+        seg_call u = {PP_U8, PP_U64, 1, form & 1, 1, 0, 0, 0};
         run_check(env, &u, keys, n, off, S, "1-byte keys, in place");
         u.pairs = 0;
         run_check(env, &u, keys, n, off, S, "1-byte keys, in place");
@@ -408,6 +412,7 @@ static void t_segsort_radix_levels(void **state)
         run_check(env, &f, keys, n, off, S, "float keys, in place");
     }
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_LONG, 0));
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH, 0));
     free(keys);
 }
 
