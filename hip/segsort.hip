@@ -975,8 +975,9 @@ template <typename A, typename S> PP_DEVICE void seg_msd_plan(const A &a, int v,
             if (big) {
                 items[2 * item] = b;
                 items[2 * item + 1] = len;
-                for (uint64_t w = 0; w < (uint64_t)PP_RADIX; ++w) m.hist[item * PP_RADIX + w] = 0;
             }
+            if (sm.sat[0] != ~0ull) /* the block's items' digit counts, zeroed coalesced */
+                for (uint64_t w = tid; w < totb * PP_RADIX; w += SB) m.hist[sm.sat[0] * PP_RADIX + w] = 0;
         } else if (big) {
             b = items[2 * i];
             len = items[2 * i + 1];
