@@ -52,8 +52,9 @@ static const pb_case cases[] = {
     {"segsort_keys_16384@merge", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_long=1", &k16384, 0},
     {"segsort_keys_mixed@merge", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_long=1", &kmix, 0},
     {"segsort_keys_one@merge", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_long=1", &kall, 0},
-    {"segsort_keys_4096@radix", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=11", &k4096, 0},
-    {"segsort_keys_2048@radix", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=10", &k2048, 0},
+    {"segsort_keys_4096@radix", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=11 segsort_long=2", &k4096, 0},
+    {"segsort_keys_16@radix", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_long=2", &k16, 0},
+    {"segsort_keys_2048@radix", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=10 segsort_long=2", &k2048, 0},
     {"segsort_keys_16384@per_pass", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_long=1 segsort_merge_launch=1", &k16384, 0},
     PB_ROW("segsort_keys_mixed", PP_U32, PP_U32, PP_OP_SUM, kmix),
     PB_ROW("segsort_keys_one", PP_U32, PP_U32, PP_OP_SUM, kall),
@@ -284,8 +285,9 @@ const pb_family pb_family_segsort = {
     "segsort", cases, sizeof cases / sizeof cases[0], setup, call, verify, peer, teardown, NULL,
     "  segsort_keys_L u32 in equal segments of L = 16, 64, 112, 113, 256, 512, 1024, 2048, 4096,\n"
     "  16384 keys (L@block: segments of L keys sent to the long class, one chunk each, sorted a\n"
-    "  block each at the tile's class: segsort_pack_log below log2 L; L@radix: sent to the long\n"
-    "  class's radix levels; L@merge: the long class as chunks and merge passes, segsort_long=1),\n"
+    "  block each at the tile's class: segsort_pack_log below log2 L; L@radix: the long class by\n"
+    "  radix levels, segsort_long=2 (2048, 4096: sent there); L@merge: the long class as chunks\n"
+    "  and merge passes, segsort_long=1),\n"
     "  segsort_keys_mixed (lengths log-uniform in [1, 2^17], fixed seed), segsort_keys_one (one\n"
     "  segment of all n keys, offsets form), segsort_pairs_256 (u32 values 0 .. n-1); peers: CUB\n"
     "  DeviceSegmentedSort (SortKeys, SortPairs), on the CPU parprim's pp_sort_keys of the whole\n"

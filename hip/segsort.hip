@@ -1043,8 +1043,12 @@ template <int ITEMS, typename A> PP_DEVICE void seg_msd_hist(const A &a, int v, 
     for (unsigned k = tid; k < (unsigned)PP_RADIX; k += SB) h[k] = 0;
     __syncthreads();
     uint64_t cur = ~0ull;
+    /* tile t's item and place, read one tile ahead (the chain tile -> item -> keys was three
+     * dependent loads a tile: 340 us for one level of 2^26 u32 keys, ncu, s12-msd 91384e8) */
+    uint64_t item = t0 < t1 ? m.tiles[2 * t0] : 0, pos = t0 < t1 ? m.tiles[2 * t0 + 1] : 0;
     for (uint64_t t = t0; t < t1; ++t) {
-        const uint64_t item = m.tiles[2 * t], pos = m.tiles[2 * t + 1];
+        const uint64_t b = items[2 * item], len = items[2 * item + 1];
+        const uint64_t nitem = t + 1 < t1 ? m.tiles[2 * (t + 1)] : 0, npos = t + 1 < t1 ? m.tiles[2 * (t + 1) + 1] : 0;
         for (unsigned k = tid; k < (unsigned)PP_RADIX; k += SB) m.states[t * PP_RADIX + k] = 0;
         if (item != cur) {
             if (cur != ~0ull) {
@@ -1058,14 +1062,19 @@ template <int ITEMS, typename A> PP_DEVICE void seg_msd_hist(const A &a, int v, 
             }
             cur = item;
         }
-        const uint64_t b = items[2 * item], len = items[2 * item + 1];
         const unsigned cnt = (unsigned)(len - pos < (uint64_t)TILE ? len - pos : (uint64_t)TILE);
         const auto *p = src + b + pos;
-#pragma unroll 8
+        unsigned dg[ITEMS]; /* every load of the tile in flight at once */
+#pragma unroll
         for (int r = 0; r < ITEMS; ++r) {
             const unsigned e = tid + (unsigned)(r * SB);
-            if (e < cnt) atomicAdd(&h[seg_msd_digit(p[e], a.d, shift)], 1u);
+            dg[r] = e < cnt ? seg_msd_digit(p[e], a.d, shift) : (unsigned)PP_RADIX;
         }
+#pragma unroll
+        for (int r = 0; r < ITEMS; ++r)
+            if (dg[r] < (unsigned)PP_RADIX) atomicAdd(&h[dg[r]], 1u);
+        item = nitem;
+        pos = npos;
     }
     __syncthreads();
     if (cur != ~0ull)
@@ -1329,9 +1338,14 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const uint64_t n_long = long_possible ? (n / (pack_max + 1) < S ? n / (pack_max + 1) : S) : 0;
     const uint64_t n_over = n / (TILE + 1) < S ? n / (TILE + 1) : S;
     const uint64_t cap0 = long_possible ? n / TILE + n_long + 1 : 0, cap1 = long_possible ? n / TILE + n_over + 1 : 0;
-    /* the long class: radix levels (MSD, the default) or sorted chunks and merge passes
-     * (PP_OPTION_SEGSORT_LONG 1) */
-    const bool msd = pp__option(ctx, PP_OPTION_SEGSORT_LONG) != 1;
+    /* the long class: radix levels (MSD) where the segments are long on average (the tuning
+     * row's msd_min_mean), else sorted chunks and merge passes (PP_OPTION_SEGSORT_LONG forces
+     * either: 1 merge, 2 levels). Where the mean is short, the long class holds few keys and
+     * the levels' fixed cost (a cooperative launch and a packed launch a level, about 20 us on
+     * the H100 with nothing to do) is what counts. */
+    const int64_t long_opt = pp__option(ctx, PP_OPTION_SEGSORT_LONG);
+    const uint64_t avg = S ? n / S : 0; /* the mean segment length, which the host knows */
+    const bool msd = long_opt == 2 || (long_opt == 0 && avg >= tu->msd_min_mean);
     const bool merge_long = long_possible && !msd, msd_long = long_possible && msd;
     const int passes = merge_long ? seg_passes((longest + TILE - 1) / TILE) : 0;
     /* radix levels: items (segments of more than msd_min keys, buckets of more than the tile)

@@ -110,16 +110,23 @@
 struct pp_segsort_tuning {
     const char *target;     /* as pp_hip_device::arch names it */
     unsigned pack_max_log;  /* segments of up to 2^this keys (capped by the tile) are packed */
+    uint64_t msd_min_mean;  /* the long class by radix levels where n / n_segments >= this,
+                             * else by chunks and merge passes */
 };
 
 /* Not measured yet: every target packs up to the tile (2^12 keys; 2^11 for 8-byte keys or
- * values). The first row of a platform is its fallback. */
+ * values). The radix levels from a mean segment of 8192 keys: measured on the H100 (2026-11-27,
+ * s12-msd, 2^26 u32 keys, bench/NOTES.md twelfth session), the levels won the mixed set (mean
+ * ~11k) and one segment of everything, and cost the rows without long keys about 20 us of
+ * launches that find nothing (16 keys a segment 412 -> 432 us), which the merge form's launches
+ * cost less; 8192 is between the 4096 row (no long segment) and the mixed set. The first row of a
+ * platform is its fallback. */
 static const pp_segsort_tuning pp_segsort_tuning_table[] = {
-    {"sm_90", 12},
-    {"sm_80", 12},
-    {"gfx90a", 12},
-    {"gfx940", 12},
-    {"gfx1030", 12},
+    {"sm_90", 12, 8192},
+    {"sm_80", 12, 8192},
+    {"gfx90a", 12, 8192},
+    {"gfx940", 12, 8192},
+    {"gfx1030", 12, 8192},
 };
 
 /* The row for the context's device. */

@@ -305,15 +305,17 @@ static void t_segsort_one_segment(void **state)
     }
 }
 
-/* The long class (chunks of the tile, merged by passes across blocks): lengths around 1 .. 4
- * chunks of either tile (4096, 2048), an odd chunk count, many passes; few distinct keys (ties
+/* The long class, both forms (HIP: chunks of the tile merged by passes across blocks, and radix
+ * levels; PP_OPTION_SEGSORT_LONG): lengths around 1 .. 4 chunks of either tile (4096, 2048), an
+ * odd chunk count, many passes; few distinct keys (ties
  * across chunks and runs: stability), float keys of signed zeros and NaNs with distinct
  * payloads and signs, both orders, pairs, in place. */
-static void t_segsort_long(void **state)
+static void segsort_long_form(void **state, int form)
 {
     tc_env *env = tc_envp(state);
     (void)tc_ctx(state);
-    tc_rng r = tc_rng_for("segsort long");
+    tc_rng r = tc_rng_for(form == 1 ? "segsort long" : "segsort long levels");
+    TC_OK(env->ctx, pp_context_set_option(env->ctx, PP_OPTION_SEGSORT_LONG, form));
     const size_t len[] = {4095, 2047, 4096, 4097, 3, 8191, 8193, 12289, 2049, 6145, 100, 32773, 8192, 70001, 1, 16385};
     const size_t S = sizeof len / sizeof len[0];
     size_t off[sizeof len / sizeof len[0] + 1];
@@ -350,16 +352,21 @@ static void t_segsort_long(void **state)
      * the same bits */
     pp_context *ctx = env->ctx;
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH, 1));
-    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_LONG, 1));
     tc_fill(&r, keys, n, PP_U32, TC_FEW);
     seg_call m = {PP_U32, PP_U32, 1, 1, 0, 0, 0, 0};
-    run_check(env, &m, keys, n, off, S, "long segments, a merge launch a pass");
+    run_check(env, &m, keys, n, off, S, form == 1 ? "long segments, a merge launch a pass" : "long segments, a launch a phase");
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH, 0));
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_LONG, 0));
     free(keys);
 }
 
-/* The long class's radix levels (HIP's default): keys whose top digits are all equal (every
+static void t_segsort_long(void **state)
+{
+    segsort_long_form(state, 1); /* chunks and merge passes */
+    segsort_long_form(state, 2); /* radix levels */
+}
+
+/* The long class's radix levels (HIP's default where the mean segment is long, as here): keys whose top digits are all equal (every
  * level's one bucket holds the whole segment, down to the last level), keys all equal, buckets of
  * exactly the tile, one more than the tile (a level more) and one key (copied from the scratch
  * copy), 1-byte keys in place (one level, which writes the output: the input copied first), and
