@@ -66,8 +66,9 @@ constexpr int SB = SEGSORT_BLOCK;
 constexpr int SEG_MAX_CLASSES = 16; /* class ids fit the 4 bits the classify kernel matches */
 
 /* The segments and the keys' order, resolved on the host. Classes: 0 the thread class, 1 + (c -
- * pack_lo) the packed class of lengths (2^(c-1), 2^c] for c in [pack_lo, pack_hi], nclasses - 1
- * the long class. */
+ * pack_lo) the packed class of lengths (2^(c-1), 2^c] for c in [pack_lo, pack_hi], long_cls the
+ * long class (chunks and merge passes), and where msd_lo is set huge_cls (= nclasses - 1) the
+ * segments of more than msd_lo keys (radix levels). */
 struct seg_desc {
     uint64_t n;
     const size_t *offsets; /* NULL: the fixed form */
@@ -78,6 +79,8 @@ struct seg_desc {
     int key_bits;
     int pack_lo, pack_hi;
     int nclasses;
+    int long_cls, huge_cls; /* huge_cls: -1 without radix levels */
+    uint64_t msd_lo;        /* 0: no radix levels */
 };
 
 template <typename K, typename V> struct seg_bufs {
@@ -116,7 +119,7 @@ PP_DEVICE int seg_class(uint64_t len, const seg_desc &d)
         if (c < d.pack_lo) c = d.pack_lo;
         return 1 + c - d.pack_lo;
     }
-    return d.nclasses - 1;
+    return d.msd_lo && len > d.msd_lo ? d.huge_cls : d.long_cls;
 }
 
 /* The first list entry of class `cls`: the counts of the classes before it. */
@@ -470,7 +473,7 @@ __global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsign
     __shared__ unsigned smax;
     if (threadIdx.x == 0) smax = 0;
     __syncthreads();
-    const int last = d.nclasses - 1;
+    const int last = d.long_cls;
     const uint64_t nl = counts[last], l0 = seg_class_start(counts, last);
     const uint64_t stride = (uint64_t)gridDim.x * SB;
     const unsigned tid = threadIdx.x;
@@ -936,7 +939,7 @@ template <typename A, typename S> PP_DEVICE void seg_msd_plan(const A &a, int v,
     uint64_t nin;
     const unsigned long long *l0 = nullptr;
     if (v == 0) {
-        const int last = a.d.nclasses - 1;
+        const int last = a.d.huge_cls;
         nin = a.counts[last];
         l0 = a.list + seg_class_start(a.counts, last);
     } else {
@@ -1042,13 +1045,39 @@ template <int ITEMS, typename A> PP_DEVICE void seg_msd_hist(const A &a, int v, 
     const unsigned long long *items = m.items[v & 1];
     for (unsigned k = tid; k < (unsigned)PP_RADIX; k += SB) h[k] = 0;
     __syncthreads();
-    uint64_t cur = ~0ull;
-    /* tile t's item and place, read one tile ahead (the chain tile -> item -> keys was three
-     * dependent loads a tile: 340 us for one level of 2^26 u32 keys, ncu, s12-msd 91384e8) */
-    uint64_t item = t0 < t1 ? m.tiles[2 * t0] : 0, pos = t0 < t1 ? m.tiles[2 * t0 + 1] : 0;
+    /* A tile's keys all loaded at once, the next tiles' places read two ahead, an item's bounds
+     * read only when the item changes (tile -> item -> keys were three dependent loads a tile:
+     * 340-368 us for one level of 2^26 u32 keys, ncu, s12-msd 91384e8 / 58dc3f8, 72% of the
+     * stalls on global loads). Loading the next tile's keys during this one's count spilled
+     * 48-168 bytes on sm_90 under the levels kernel's 80 registers. */
+    uint64_t cur = ~0ull, item = 0, pos = 0, b = 0, len = 0, item1 = 0, pos1 = 0, bitem = ~0ull;
+    if (t0 < t1) {
+        item = m.tiles[2 * t0];
+        pos = m.tiles[2 * t0 + 1];
+    }
+    if (t0 + 1 < t1) {
+        item1 = m.tiles[2 * (t0 + 1)];
+        pos1 = m.tiles[2 * (t0 + 1) + 1];
+    }
     for (uint64_t t = t0; t < t1; ++t) {
-        const uint64_t b = items[2 * item], len = items[2 * item + 1];
-        const uint64_t nitem = t + 1 < t1 ? m.tiles[2 * (t + 1)] : 0, npos = t + 1 < t1 ? m.tiles[2 * (t + 1) + 1] : 0;
+        uint64_t item2 = 0, pos2 = 0; /* tile t + 2's */
+        if (t + 2 < t1) {
+            item2 = m.tiles[2 * (t + 2)];
+            pos2 = m.tiles[2 * (t + 2) + 1];
+        }
+        if (item != bitem) {
+            b = items[2 * item];
+            len = items[2 * item + 1];
+            bitem = item;
+        }
+        const unsigned cnt = (unsigned)(len - pos < (uint64_t)TILE ? len - pos : (uint64_t)TILE);
+        const auto *p = src + b + pos;
+        unsigned dg[ITEMS];
+#pragma unroll
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned e = tid + (unsigned)(r * SB);
+            dg[r] = e < cnt ? seg_msd_digit(p[e], a.d, shift) : (unsigned)PP_RADIX;
+        }
         for (unsigned k = tid; k < (unsigned)PP_RADIX; k += SB) m.states[t * PP_RADIX + k] = 0;
         if (item != cur) {
             if (cur != ~0ull) {
@@ -1062,19 +1091,13 @@ template <int ITEMS, typename A> PP_DEVICE void seg_msd_hist(const A &a, int v, 
             }
             cur = item;
         }
-        const unsigned cnt = (unsigned)(len - pos < (uint64_t)TILE ? len - pos : (uint64_t)TILE);
-        const auto *p = src + b + pos;
-        unsigned dg[ITEMS]; /* every load of the tile in flight at once */
-#pragma unroll
-        for (int r = 0; r < ITEMS; ++r) {
-            const unsigned e = tid + (unsigned)(r * SB);
-            dg[r] = e < cnt ? seg_msd_digit(p[e], a.d, shift) : (unsigned)PP_RADIX;
-        }
 #pragma unroll
         for (int r = 0; r < ITEMS; ++r)
             if (dg[r] < (unsigned)PP_RADIX) atomicAdd(&h[dg[r]], 1u);
-        item = nitem;
-        pos = npos;
+        item = item1;
+        pos = pos1;
+        item1 = item2;
+        pos1 = pos2;
     }
     __syncthreads();
     if (cur != ~0ull)
@@ -1135,7 +1158,10 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
         const unsigned long long istart = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(ic);
         if (head && !last && tid < (unsigned)PP_RADIX && ic >= 2 && ic <= (unsigned long long)TILE)
             atomicAdd(&sm.cls[seg_bucket_class(ic, a.dm.pack_lo)], 1u);
-        const unsigned total = pp_radix_rank_counts_dr<SB, ITEMS>(dr, PP_RADIX_BITS, cnt, sm.rs);
+        /* the ballots in the fewest instructions (the radix sort's fused pass's ranking): the
+         * scatter ran at 75% of the SM's issue, half its stalls on shared memory, with the
+         * match instruction (ncu, 2026-11-27, s12-msd 58dc3f8) */
+        const unsigned total = pp_radix_rank_counts_dr<SB, ITEMS, PP_RANK_BALLOT_FUSED>(dr, PP_RADIX_BITS, cnt, sm.rs);
         if (tid < (unsigned)PP_RADIX) pp_lookback_counter_publish<true>(m.states, t, tid, PP_RADIX, total, (unsigned)v, head);
         const unsigned dstart = pp_radix_rank_finish_dr<SB, ITEMS>(dr, cnt, total, sm.rs);
         if (tid < (unsigned)PP_RADIX) {
@@ -1326,36 +1352,44 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     d.pack_lo = SEGSORT_PACK_MIN_LOG;
     d.pack_hi = want < TILE_LOG ? want : TILE_LOG;
     const int NP = d.pack_hi >= d.pack_lo ? d.pack_hi - d.pack_lo + 1 : 0;
-    d.nclasses = NP + 2;
     const uint64_t n = a->n, S = a->n_segments;
     const uint64_t pack_max = NP ? (1ull << d.pack_hi) : (uint64_t)SEGSORT_THREAD_MAX;
     /* the longest segment possible: n keys, or the fixed form's length */
     const uint64_t longest = a->offsets ? n : (uint64_t)a->segment_length;
-    const bool long_possible = longest > pack_max;
+    /* Past the packed classes: segments of more than msd_lo keys by radix levels (MSD), the
+     * others by chunks and merge passes. msd_lo: the tuning row's, where the mean segment
+     * (n / n_segments, which the host knows) is at least the row's msd_min_mean, else none
+     * (where the mean is short the long segments hold few keys, and the levels' fixed cost, a
+     * cooperative launch and a packed launch a level, about 25 us on the H100 with nothing to
+     * do, is what counts). PP_OPTION_SEGSORT_LONG: 1 merge passes for all, 2 radix levels for
+     * all (from SEGSORT_MSD_MIN keys; the shorter long ones a chunk each). */
+    const int64_t long_opt = pp__option(ctx, PP_OPTION_SEGSORT_LONG);
+    const uint64_t avg = S ? n / S : 0;
+    uint64_t msd_lo = 0;
+    if (long_opt == 2) msd_lo = pack_max;
+    else if (long_opt == 0 && avg >= tu->msd_min_mean) msd_lo = tu->msd_lo > pack_max ? tu->msd_lo : pack_max;
+    d.long_cls = NP + 1;
+    d.huge_cls = msd_lo ? NP + 2 : -1;
+    d.msd_lo = msd_lo;
+    d.nclasses = msd_lo ? NP + 3 : NP + 2;
+    const bool long_possible = longest > pack_max && msd_lo != pack_max;
     /* the long class: at most n / (pack_max + 1) segments (unless they overlap); their chunks,
      * at most n / TILE + one per segment, of which those of segments of odd pass counts (longer
      * than the tile) at most n / TILE + n / (TILE + 1); merge passes for the longest segment */
     const uint64_t n_long = long_possible ? (n / (pack_max + 1) < S ? n / (pack_max + 1) : S) : 0;
     const uint64_t n_over = n / (TILE + 1) < S ? n / (TILE + 1) : S;
     const uint64_t cap0 = long_possible ? n / TILE + n_long + 1 : 0, cap1 = long_possible ? n / TILE + n_over + 1 : 0;
-    /* the long class: radix levels (MSD) where the segments are long on average (the tuning
-     * row's msd_min_mean), else sorted chunks and merge passes (PP_OPTION_SEGSORT_LONG forces
-     * either: 1 merge, 2 levels). Where the mean is short, the long class holds few keys and
-     * the levels' fixed cost (a cooperative launch and a packed launch a level, about 20 us on
-     * the H100 with nothing to do) is what counts. */
-    const int64_t long_opt = pp__option(ctx, PP_OPTION_SEGSORT_LONG);
-    const uint64_t avg = S ? n / S : 0; /* the mean segment length, which the host knows */
-    const bool msd = long_opt == 2 || (long_opt == 0 && avg >= tu->msd_min_mean);
-    const bool merge_long = long_possible && !msd, msd_long = long_possible && msd;
-    const int passes = merge_long ? seg_passes((longest + TILE - 1) / TILE) : 0;
+    const bool merge_long = long_possible, msd_long = msd_lo && longest > msd_lo;
+    const uint64_t merge_longest = msd_lo && msd_lo < longest ? msd_lo : longest;
+    const int passes = merge_long ? seg_passes((merge_longest + TILE - 1) / TILE) : 0;
     /* radix levels: items (segments of more than msd_min keys, buckets of more than the tile)
      * at most n / (msd_min + 1); their tiles at most n / TILE + one partial each; buckets of 2 ..
      * TILE keys a level at most PP_RADIX an item; level 0's segments of at most msd_min keys (a
      * forced packed bound) at most n_long */
     const int levels = d.key_bits / PP_RADIX_BITS;
-    const uint64_t msd_min = pack_max > (uint64_t)SEGSORT_MSD_MIN ? pack_max : (uint64_t)SEGSORT_MSD_MIN;
+    const uint64_t msd_min = msd_lo > (uint64_t)SEGSORT_MSD_MIN ? msd_lo : (uint64_t)SEGSORT_MSD_MIN;
     const uint64_t m_items = msd_long ? n / (msd_min + 1) + 1 : 0, m_tiles = msd_long ? n / TILE + m_items + 1 : 0;
-    const uint64_t m_list = m_items * PP_RADIX, m_direct = msd_long && pack_max < msd_min ? n_long : 0;
+    const uint64_t m_list = m_items * PP_RADIX, m_direct = msd_long && msd_lo < msd_min ? n / (msd_lo + 1) + 1 : 0;
     const size_t msd_bytes = msd_long ? 2 * pp_align256((size_t)m_items * 16) + pp_align256((size_t)m_tiles * 16) +
                                             pp_align256((size_t)m_items * PP_RADIX * 8) +
                                             pp_align256((size_t)m_tiles * PP_RADIX * 8) + pp_align256((size_t)m_list * 8 * (size_t)(levels > 1 ? levels - 1 : 1)) +
@@ -1370,7 +1404,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const size_t cl_bytes[2] = {pp_align256((size_t)cap0 * 8), pp_align256((size_t)cap1 * 8)};
     const size_t next_bytes = pp_align256((size_t)(SEG_MAX_PASSES + 1) * 8); /* + the barrier's count */
     size_t bytes = 4 * cls_bytes + next_bytes + pp_align256((size_t)S * 8);
-    if (long_possible) bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0);
+    if (long_possible || msd_long) bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0);
     if (merge_long) bytes += tri_bytes[0] + tri_bytes[1] + cl_bytes[0] + cl_bytes[1];
     bytes += msd_bytes;
     void *scratch = nullptr;
@@ -1391,7 +1425,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     b.vout = (V *)a->values_out;
     b.ktmp = nullptr;
     b.vtmp = nullptr;
-    if (long_possible) {
+    if (long_possible || msd_long) {
         b.ktmp = (K *)q;
         q += pp_align256((size_t)n * sizeof(K));
         if (VB) {

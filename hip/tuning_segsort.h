@@ -110,23 +110,28 @@
 struct pp_segsort_tuning {
     const char *target;     /* as pp_hip_device::arch names it */
     unsigned pack_max_log;  /* segments of up to 2^this keys (capped by the tile) are packed */
-    uint64_t msd_min_mean;  /* the long class by radix levels where n / n_segments >= this,
-                             * else by chunks and merge passes */
+    uint64_t msd_min_mean;  /* radix levels only where n / n_segments >= this */
+    uint64_t msd_lo;        /* then segments of more than this many keys by radix levels, the
+                             * other long ones by chunks and merge passes */
 };
 
-/* Not measured yet: every target packs up to the tile (2^12 keys; 2^11 for 8-byte keys or
- * values). The radix levels from a mean segment of 8192 keys: measured on the H100 (2026-11-27,
- * s12-msd, 2^26 u32 keys, bench/NOTES.md twelfth session), the levels won the mixed set (mean
- * ~11k) and one segment of everything, and cost the rows without long keys about 20 us of
- * launches that find nothing (16 keys a segment 412 -> 432 us), which the merge form's launches
- * cost less; 8192 is between the 4096 row (no long segment) and the mixed set. The first row of a
- * platform is its fallback. */
+/* Every target packs up to the tile (2^12 keys; 2^11 for 8-byte keys or values): not measured
+ * against other bounds. Radix levels for segments of more than 2^15 keys where the mean segment
+ * has 8192 or more: measured on the H100 80GB HBM3 (2026-11-27, branch s12-msd, 2^26 u32 keys,
+ * CUB 3.0.1 in the same process; bench/NOTES.md, twelfth session), every long segment by the
+ * levels against every one by merge passes: one segment of all keys 3.56 against 5.04 ms, the
+ * mixed set (mean ~11k) 1.97 against 2.18 ms, but 16384 keys a segment 1.86 against 1.50 ms
+ * (ncu, a level of 2^26 keys: histogram 368 us, scatter 884 us, the buckets' packed sort 698 us
+ * at 64 keys a bucket; merge: chunks 1.13 ms, two passes 0.62 ms): the levels win from about
+ * three merge passes (2^15 keys) up. Where the mean is below 8192 (the 4096 row and shorter:
+ * no segment that long, or few), the levels' launches, 20-25 us with nothing to do, are not
+ * made. The first row of a platform is its fallback. */
 static const pp_segsort_tuning pp_segsort_tuning_table[] = {
-    {"sm_90", 12, 8192},
-    {"sm_80", 12, 8192},
-    {"gfx90a", 12, 8192},
-    {"gfx940", 12, 8192},
-    {"gfx1030", 12, 8192},
+    {"sm_90", 12, 8192, 32768},
+    {"sm_80", 12, 8192, 32768},
+    {"gfx90a", 12, 8192, 32768},
+    {"gfx940", 12, 8192, 32768},
+    {"gfx1030", 12, 8192, 32768},
 };
 
 /* The row for the context's device. */

@@ -366,7 +366,8 @@ static void t_segsort_long(void **state)
     segsort_long_form(state, 2); /* radix levels */
 }
 
-/* The long class's radix levels (HIP's default where the mean segment is long, as here): keys whose top digits are all equal (every
+/* The long class's radix levels (HIP, where the mean segment is long, as here, for segments past
+ * the tuning row's msd_lo; the shorter long ones merged in the same call): keys whose top digits are all equal (every
  * level's one bucket holds the whole segment, down to the last level), keys all equal, buckets of
  * exactly the tile, one more than the tile (a level more) and one key (copied from the scratch
  * copy), 1-byte keys in place (one level, which writes the output: the input copied first), and
@@ -382,8 +383,10 @@ static void t_segsort_radix_levels(void **state)
     size_t off[sizeof len / sizeof len[0] + 1];
     const size_t n = offsets_of(len, S, off);
     unsigned char *keys = (unsigned char *)tc_xmalloc(n * 8);
-    for (int form = 0; form < 3; ++form) { /* the levels in one launch; merge passes; a launch a phase */
-        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_LONG, form == 1 ? 1 : 0));
+    /* forms: the device's rule (segments past 2^15 by levels in one launch, the other long ones
+     * merged); merge passes for all; the rule, a launch a phase or pass; levels for all */
+    for (int form = 0; form < 4; ++form) {
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_LONG, form == 1 ? 1 : form == 3 ? 2 : 0));
         TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH, form == 2 ? 1 : 0));
         /* segment 0: top digits 0 (4096 keys), 1 (4097 keys) and 2 (one key), shuffled */
         for (size_t i = 0; i < len[0]; ++i) {
@@ -399,8 +402,10 @@ static void t_segsort_radix_levels(void **state)
         for (size_t i = len[0]; i < n; ++i) /* the rest: small keys (the top three digits 0), ties */
             tc_store_bits(keys, i, PP_U32, tc_below(&r, 300));
         seg_call c = {PP_U32, PP_U32, 0, 0, 0, 0, 0, 0};
-        const char *what = form == 1 ? "radix levels' shapes, merge form" : form == 2 ? "radix levels' shapes, a launch a phase"
-                                                                                 : "radix levels' shapes";
+        const char *what = form == 1   ? "radix levels' shapes, merge form"
+                           : form == 2 ? "radix levels' shapes, a launch a phase"
+                           : form == 3 ? "radix levels' shapes, levels for every long segment"
+                                       : "radix levels' shapes";
         run_check(env, &c, keys, n, off, S, what);
         c.pairs = 1;
         c.descending = 1;
