@@ -1383,12 +1383,14 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const uint64_t merge_longest = msd_lo && msd_lo < longest ? msd_lo : longest;
     const int passes = merge_long ? seg_passes((merge_longest + TILE - 1) / TILE) : 0;
     /* radix levels: items (segments of more than msd_min keys, buckets of more than the tile)
-     * at most n / (msd_min + 1); their tiles at most n / TILE + one partial each; buckets of 2 ..
+     * at most n / (min(msd_min, TILE) + 1) a level (a bound of n / (msd_min + 1) dropped the
+     * buckets past it: few distinct keys in segments of 40000 made more than two); their tiles at most n / TILE + one partial each; buckets of 2 ..
      * TILE keys a level at most PP_RADIX an item; level 0's segments of at most msd_min keys (a
      * forced packed bound) at most n_long */
     const int levels = d.key_bits / PP_RADIX_BITS;
     const uint64_t msd_min = msd_lo > (uint64_t)SEGSORT_MSD_MIN ? msd_lo : (uint64_t)SEGSORT_MSD_MIN;
-    const uint64_t m_items = msd_long ? n / (msd_min + 1) + 1 : 0, m_tiles = msd_long ? n / TILE + m_items + 1 : 0;
+    const uint64_t item_min = msd_min < (uint64_t)TILE ? msd_min : (uint64_t)TILE; /* level 0's, later levels' */
+    const uint64_t m_items = msd_long ? n / (item_min + 1) + 1 : 0, m_tiles = msd_long ? n / TILE + m_items + 1 : 0;
     const uint64_t m_list = m_items * PP_RADIX, m_direct = msd_long && msd_lo < msd_min ? n / (msd_lo + 1) + 1 : 0;
     const size_t msd_bytes = msd_long ? 2 * pp_align256((size_t)m_items * 16) + pp_align256((size_t)m_tiles * 16) +
                                             pp_align256((size_t)m_items * PP_RADIX * 8) +
