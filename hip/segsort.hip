@@ -833,6 +833,15 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
  * 2026-11-27, s12-msd 100bc02, 16 keys a segment 412 -> 500 us). Where the cooperative launch
  * fails, a launch a phase and level (seg_msd_phase). */
 constexpr int SEG_MSD_MAX_LEVELS = 8; /* 8-byte keys */
+/* The levels are built for NVIDIA only: on AMD (compiled, never run) the scatter spilled 4-13
+ * SGPRs on gfx90a / gfx940 with 16 items (a look-back window of 1 left 4-7), and every phase in
+ * one cooperative kernel 40-48 SGPRs and gfx1030's VGPRs; AMD sorts every long segment by
+ * chunks and merge passes, as before the levels. */
+#if defined(PP_PORT_AMD)
+constexpr bool SEG_MSD_ON = false;
+#else
+constexpr bool SEG_MSD_ON = true;
+#endif
 
 struct seg_msd {
     unsigned long long *items[2]; /* per level parity: (begin, length) pairs */
@@ -1246,25 +1255,19 @@ template <typename K, int VB, int TILE, typename A, typename S> PP_DEVICE void s
 
 enum { SEG_MSD_PLAN, SEG_MSD_HIST, SEG_MSD_SCATTER, SEG_MSD_EMIT };
 
-/* One phase of level v (the launch-a-phase form). */
-template <typename K, int VB, int ITEMS, typename A, typename S>
-PP_DEVICE void seg_msd_run_phase(const A &a, int v, int phase, S &sm)
-{
-    switch (phase) {
-    case SEG_MSD_PLAN: seg_msd_plan(a, v, sm.plan); break;
-    case SEG_MSD_HIST: seg_msd_hist<ITEMS>(a, v, sm.hist); break;
-    case SEG_MSD_SCATTER: seg_msd_scatter<K, VB, ITEMS>(a, v, sm.sc); break;
-    default: seg_msd_emit<K, VB, SB * ITEMS>(a, v, sm.emit); break;
-    }
-}
-
-template <typename K, int VB, int ITEMS>
+/* Phase PHASE of level v (the launch-a-phase form): a kernel a phase, so that each holds only
+ * its phase's registers (one kernel switching on the phase spilled 40-48 SGPRs on gfx90a /
+ * gfx940 / gfx1030). */
+template <typename K, int VB, int ITEMS, int PHASE>
 __global__ __launch_bounds__(SB, SEG_MSD_SCATTER_BLOCKS((int)sizeof(K), VB)) void seg_msd_phase(
-    seg_msd_args<K, val_t<VB>> a, int v, int phase)
+    seg_msd_args<K, val_t<VB>> a, int v)
 {
     __shared__ seg_msd_smem<K, val_t<VB>, VB, SB * ITEMS> sm;
     if (v > 0 && pp_lb_ld(seg_msd_nitems(a.m, v)) == 0) return; /* the levels past the keys' need */
-    seg_msd_run_phase<K, VB, ITEMS>(a, v, phase, sm);
+    if constexpr (PHASE == SEG_MSD_PLAN) seg_msd_plan(a, v, sm.plan);
+    else if constexpr (PHASE == SEG_MSD_HIST) seg_msd_hist<ITEMS>(a, v, sm.hist);
+    else if constexpr (PHASE == SEG_MSD_SCATTER) seg_msd_scatter<K, VB, ITEMS>(a, v, sm.sc);
+    else seg_msd_emit<K, VB, SB * ITEMS>(a, v, sm.emit);
 }
 
 /* Every level, a grid barrier between two phases (a cooperative launch: every block resident),
@@ -1341,6 +1344,17 @@ unsigned seg_launch_packed(const pp_hip_state *hs, uint64_t bound, hipStream_t s
         return seg_launch_packed_as<K, VB, ITEMS, true>(hs, bound, s, d, b, counts, list, chunks);
 }
 
+/* The levels a launch a phase (where the cooperative launch fails or is not used). */
+template <typename K, int VB, int ITEMS, int PHASE>
+pp_status seg_msd_launch_phase(pp_context *ctx, const pp_hip_state *hs, hipStream_t s,
+                               const seg_msd_args<K, val_t<VB>> &ma, int v, uint64_t work)
+{
+    const uint64_t cap = seg_resident(hs, seg_msd_phase<K, VB, ITEMS, PHASE>);
+    seg_msd_phase<K, VB, ITEMS, PHASE><<<(unsigned)(work < cap ? (work ? work : 1) : cap), SB, 0, s>>>(ma, v);
+    PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_phase");
+    return PP_OK;
+}
+
 template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_segsort_args *a, seg_desc d)
 {
     using V = val_t<VB>;
@@ -1366,7 +1380,8 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const int64_t long_opt = pp__option(ctx, PP_OPTION_SEGSORT_LONG);
     const uint64_t avg = S ? n / S : 0;
     uint64_t msd_lo = 0;
-    if (long_opt == 2) msd_lo = pack_max;
+    if (!SEG_MSD_ON) msd_lo = 0;
+    else if (long_opt == 2) msd_lo = pack_max;
     else if (long_opt == 0 && avg >= tu->msd_min_mean) msd_lo = tu->msd_lo > pack_max ? tu->msd_lo : pack_max;
     d.long_cls = NP + 1;
     d.huge_cls = msd_lo ? NP + 2 : -1;
@@ -1485,76 +1500,79 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
                                                    counts, list, false);
         PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed");
     }
-    if (msd_long) {
-        /* Every long segment, however long, by radix levels (above), with no count read by the
-         * host: the levels' launch finds its work's counts on the device and stops at the
-         * first level without items; then a packed launch a level but the last. */
-        PP_HIP_TRY(ctx, hipMemsetAsync(m.ctl, 0, (size_t)SEG_MSD_CTL_WORDS * 8, s));
-        seg_desc dm = d; /* the buckets' packed classes: every class up to the tile */
-        dm.pack_lo = SEGSORT_PACK_MIN_LOG;
-        dm.pack_hi = TILE_LOG;
-        dm.nclasses = TILE_LOG - SEGSORT_PACK_MIN_LOG + 3;
-        const K *src = b.kin;
-        const V *vsrc = b.vin;
-        /* level 0 writes the output where the levels are odd in number (1-byte keys): an
-         * in-place call first copies the input to the scratch copy, whence level 0 reads */
-        if (levels % 2 == 1 && (const void *)b.kin == (const void *)b.kout) {
-            PP_HIP_TRY(ctx, hipMemcpyAsync(b.ktmp, b.kin, (size_t)n * sizeof(K), hipMemcpyDeviceToDevice, s));
-            src = b.ktmp;
-            if (VB) {
-                PP_HIP_TRY(ctx, hipMemcpyAsync(b.vtmp, b.vin, (size_t)n * sizeof(V), hipMemcpyDeviceToDevice, s));
-                vsrc = b.vtmp;
-            }
-        }
-        seg_msd_args<K, V> ma;
-        ma.d = d;
-        ma.dm = dm;
-        ma.counts = counts;
-        ma.list = list;
-        ma.m = m;
-        ma.src0 = src;
-        ma.vsrc0 = vsrc;
-        ma.out = b.kout;
-        ma.tmp = b.ktmp;
-        ma.vout = b.vout;
-        ma.vtmp = b.vtmp;
-        ma.levels = levels;
-        ma.tile_log = TILE_LOG;
-        ma.msd_min = msd_min;
-        ma.sl = pp_lb_sleeps{0, 0};
-        /* one cooperative launch of every level on the blocks that fit (or a launch a phase) */
-        const uint64_t g_cap = seg_resident(hs, seg_msd_levels<K, VB, ITEMS>);
-        const unsigned g_levels = (unsigned)(m_tiles < g_cap ? m_tiles : g_cap);
-        void *args[] = {&ma};
-        if (pp__option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH) == 1 ||
-            hipLaunchCooperativeKernel((const void *)seg_msd_levels<K, VB, ITEMS>, dim3(g_levels), dim3(SB), args, 0, s) !=
-                hipSuccess) {
-            (void)hipGetLastError();
-            const uint64_t g_phase = seg_resident(hs, seg_msd_phase<K, VB, ITEMS>);
-            const unsigned gp = (unsigned)(m_tiles < g_phase ? m_tiles : g_phase);
-            for (int v = 0; v < levels; ++v)
-                for (int ph = SEG_MSD_PLAN; ph <= (v + 1 < levels ? SEG_MSD_EMIT : SEG_MSD_SCATTER); ++ph) {
-                    seg_msd_phase<K, VB, ITEMS><<<gp, SB, 0, s>>>(ma, v, ph);
-                    PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_phase");
+    if constexpr (SEG_MSD_ON) {
+        if (msd_long) {
+            /* Every long segment, however long, by radix levels (above), with no count read by the
+             * host: the levels' launch finds its work's counts on the device and stops at the
+             * first level without items; then a packed launch a level but the last. */
+            PP_HIP_TRY(ctx, hipMemsetAsync(m.ctl, 0, (size_t)SEG_MSD_CTL_WORDS * 8, s));
+            seg_desc dm = d; /* the buckets' packed classes: every class up to the tile */
+            dm.pack_lo = SEGSORT_PACK_MIN_LOG;
+            dm.pack_hi = TILE_LOG;
+            dm.nclasses = TILE_LOG - SEGSORT_PACK_MIN_LOG + 3;
+            const K *src = b.kin;
+            const V *vsrc = b.vin;
+            /* level 0 writes the output where the levels are odd in number (1-byte keys): an
+             * in-place call first copies the input to the scratch copy, whence level 0 reads */
+            if (levels % 2 == 1 && (const void *)b.kin == (const void *)b.kout) {
+                PP_HIP_TRY(ctx, hipMemcpyAsync(b.ktmp, b.kin, (size_t)n * sizeof(K), hipMemcpyDeviceToDevice, s));
+                src = b.ktmp;
+                if (VB) {
+                    PP_HIP_TRY(ctx, hipMemcpyAsync(b.vtmp, b.vin, (size_t)n * sizeof(V), hipMemcpyDeviceToDevice, s));
+                    vsrc = b.vtmp;
                 }
-        }
-        PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_levels");
-        if (m_direct) { /* level 0's segments of at most msd_min keys: a chunk each */
-            seg_desc dc = d;
-            dc.pack_lo = dc.pack_hi = TILE_LOG;
-            dc.nclasses = 3;
-            seg_launch_packed<K, VB, ITEMS>(hs, m_direct + 1, s, dc, b, seg_msd_direct_counts(m), m.direct, true);
-            PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (direct)");
-        }
-        /* each level's buckets of 2 .. TILE keys, sorted from where the level wrote them */
-        for (int v = 0; v + 1 < levels; ++v) {
-            const bool to_out = (levels - 1 - v) % 2 == 0;
-            seg_bufs<K, V> bl = b;
-            bl.kin = to_out ? b.kout : b.ktmp;
-            bl.vin = to_out ? b.vout : b.vtmp;
-            seg_launch_packed<K, VB, ITEMS>(hs, 2 * n / TILE + (uint64_t)(dm.nclasses - 2), s, dm, bl, seg_msd_counts(m, v),
-                                            m.list + (uint64_t)v * m_list, true);
-            PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (buckets)");
+            }
+            seg_msd_args<K, V> ma;
+            ma.d = d;
+            ma.dm = dm;
+            ma.counts = counts;
+            ma.list = list;
+            ma.m = m;
+            ma.src0 = src;
+            ma.vsrc0 = vsrc;
+            ma.out = b.kout;
+            ma.tmp = b.ktmp;
+            ma.vout = b.vout;
+            ma.vtmp = b.vtmp;
+            ma.levels = levels;
+            ma.tile_log = TILE_LOG;
+            ma.msd_min = msd_min;
+            ma.sl = pp_lb_sleeps{0, 0};
+            /* one cooperative launch of every level on the blocks that fit, or a launch a phase */
+            bool coop = false;
+            if (pp__option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH) != 1) {
+                const uint64_t g_cap = seg_resident(hs, seg_msd_levels<K, VB, ITEMS>);
+                const unsigned g_levels = (unsigned)(m_tiles < g_cap ? m_tiles : g_cap);
+                void *args[] = {&ma};
+                coop = hipLaunchCooperativeKernel((const void *)seg_msd_levels<K, VB, ITEMS>, dim3(g_levels), dim3(SB), args, 0,
+                                                  s) == hipSuccess;
+                if (!coop) (void)hipGetLastError();
+                else PP_HIP_CHECK_LAUNCH(ctx, "seg_msd_levels");
+            }
+            if (!coop)
+                for (int v = 0; v < levels; ++v) {
+                    PP_TRY((seg_msd_launch_phase<K, VB, ITEMS, SEG_MSD_PLAN>(ctx, hs, s, ma, v, v ? m_items : n_long)));
+                    PP_TRY((seg_msd_launch_phase<K, VB, ITEMS, SEG_MSD_HIST>(ctx, hs, s, ma, v, m_tiles)));
+                    PP_TRY((seg_msd_launch_phase<K, VB, ITEMS, SEG_MSD_SCATTER>(ctx, hs, s, ma, v, m_tiles)));
+                    if (v + 1 < levels) PP_TRY((seg_msd_launch_phase<K, VB, ITEMS, SEG_MSD_EMIT>(ctx, hs, s, ma, v, m_items)));
+                }
+            if (m_direct) { /* level 0's segments of at most msd_min keys: a chunk each */
+                seg_desc dc = d;
+                dc.pack_lo = dc.pack_hi = TILE_LOG;
+                dc.nclasses = 3;
+                seg_launch_packed<K, VB, ITEMS>(hs, m_direct + 1, s, dc, b, seg_msd_direct_counts(m), m.direct, true);
+                PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (direct)");
+            }
+            /* each level's buckets of 2 .. TILE keys, sorted from where the level wrote them */
+            for (int v = 0; v + 1 < levels; ++v) {
+                const bool to_out = (levels - 1 - v) % 2 == 0;
+                seg_bufs<K, V> bl = b;
+                bl.kin = to_out ? b.kout : b.ktmp;
+                bl.vin = to_out ? b.vout : b.vtmp;
+                seg_launch_packed<K, VB, ITEMS>(hs, 2 * n / TILE + (uint64_t)(dm.nclasses - 2), s, dm, bl, seg_msd_counts(m, v),
+                                                m.list + (uint64_t)v * m_list, true);
+                PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (buckets)");
+            }
         }
     }
     if (merge_long) {

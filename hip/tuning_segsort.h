@@ -87,8 +87,8 @@
 #define SEGSORT_MERGE_STAGE 8
 #endif
 
-/* Blocks per SM / CU the radix levels' scatter (seg_msd_scatter) is capped for, by key and value
- * bytes: 3 (80 registers on NVIDIA) where the tile holds 16 items of keys alone or 8 items; 2
+/* Blocks per SM the radix levels' kernels (their scatter) are capped for (NVIDIA only: the levels
+ * are not built for AMD, hip/segsort.hip), by key and value bytes: 3 (80 registers on NVIDIA) where the tile holds 16 items of keys alone or 8 items; 2
  * (128) for 16 items with values (capped for 3 they spilled 44-56 bytes). Uncapped, ptxas of
  * CUDA 13 for sm_90 took 148 registers for 4-byte keys with values (one block an SM) and 80 for
  * keys alone. Not measured for speed. */
