@@ -59,6 +59,7 @@
 #include "lookback.h"
 #include "radix_rank.h"
 #include "tuning_segsort.h"
+#include "tuning_sort.h"
 
 namespace {
 
@@ -1537,7 +1538,9 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
             ma.levels = levels;
             ma.tile_log = TILE_LOG;
             ma.msd_min = msd_min;
-            ma.sl = pp_lb_sleeps{0, 0};
+            /* the scatter's look-back sleeps: the radix sort's row (a onesweep pass's look-back) */
+            const pp_sort_tuning *ts = pp_sort_tuning_for(&hs->dev);
+            ma.sl = pp_lb_sleeps{ts->pause_ns, ts->delay_ns};
             /* one cooperative launch of every level on the blocks that fit, or a launch a phase */
             bool coop = false;
             if (pp__option(ctx, PP_OPTION_SEGSORT_MERGE_LAUNCH) != 1) {
