@@ -42,11 +42,19 @@
  *                     reading the device; one cooperative launch of segsort_merge runs the
  *                     passes the longest segment present needs (the plan's count), a grid
  *                     barrier between two.
+ *   huge class        (NVIDIA, where the mean segment is at least the tuning row's
+ *                     msd_min_mean) segments of more than its msd_lo keys: radix levels, from
+ *                     the top digit, each segment's keys moved into buckets, buckets longer than
+ *                     the tile moved again by the next digit, the others sorted by the packed
+ *                     kernel ("the long class by radix levels" below). The long class then holds
+ *                     the segments between the packed bound and msd_lo.
  * The fixed form with segments of at least SEGSORT_FIXED_SORT_MIN keys (lengths the host knows
  * without reading the device) sorts each with the radix sort family's device-wide sort.
  * Memory traffic: the packed and thread classes read and write each key (value) once (the packed
  * class reads a float key twice: loaded, then gathered by its place); the long class as the
- * packed class for its chunk sort, then once more for each merge pass its segment needs.
+ * packed class for its chunk sort, then once more for each merge pass its segment needs; the
+ * huge class reads its keys twice and writes them once a level (histogram, scatter), then as
+ * the packed class for its buckets.
  */
 #include <string.h>
 
