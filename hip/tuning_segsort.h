@@ -94,10 +94,11 @@
  * keys alone. Not measured for speed. */
 #define SEG_MSD_SCATTER_BLOCKS(KB, VB) ((VB) > 0 && SEGSORT_ITEMS(KB, VB) == 16 ? 2 : 3)
 
-/* The radix levels take segments of more than this many keys, or than the packed bound where
- * that is longer (under a forced packed bound, the segments between the two are sorted a chunk a
- * block): 1024, so that the bench's L@radix rows (PP_OPTION_SEGSORT_PACK_LOG) measure the levels
- * at 2048 and 4096 keys; the items' digit counts take 2 KB an item, n / 512 bytes a key at most. */
+/* The radix levels take segments of more than this many keys, or than the huge class's bound
+ * (msd_lo) where that is longer; under PP_OPTION_SEGSORT_LONG 2 with a forced packed bound, the
+ * huge segments up to this many keys are sorted a chunk a block. 1024, so that the bench's
+ * L@radix rows (PP_OPTION_SEGSORT_PACK_LOG) measure the levels at 2048 and 4096 keys; level 0's
+ * digit counts take 2 KB an item, at most 2 bytes a key. */
 #define SEGSORT_MSD_MIN 1024
 
 /* The fixed form's segments of at least this many keys are sorted one after another by the
