@@ -468,6 +468,30 @@ struct seg_long {
     unsigned long long *barrier;   /* the merge kernel's grid barrier count (zeroed) */
 };
 
+/* n places from counter *c (a list's), or none (~0) where they would pass its room `cap` (only
+ * overlapping segments can: their result is unspecified): the places are then given back. */
+PP_DEVICE unsigned long long seg_take(unsigned long long *c, unsigned long long n, uint64_t cap)
+{
+    if (!n) return ~0ull;
+    const unsigned long long at = atomicAdd(c, n);
+    if (at + n <= cap) return at;
+    atomicAdd(c, (unsigned long long)0 - n);
+    return ~0ull;
+}
+
+/* The last of a block's SB entries whose first piece (st: exclusive starts, non-decreasing) is at
+ * or before piece e: the entry that piece e belongs to. */
+PP_DEVICE unsigned seg_last_start(const uint64_t *st, uint64_t e)
+{
+    unsigned lo = 0, hi = SB;
+    while (hi - lo > 1) {
+        const unsigned mid = (lo + hi) / 2;
+        if (st[mid] <= e) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* The long class's chunks: every segment of the class cut into chunks of 2^tile_log keys, each
  * chunk's triple appended to its parity's list. A block takes its segments' chunks of each
  * parity with one atomic, or none where they would pass the list's room (only segments that
@@ -502,31 +526,14 @@ __global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsign
         slen[tid] = m;
         sst[0][tid] = st0;
         sst[1][tid] = st1;
-        if (tid < 2) {
-            const unsigned long long tq = tid ? tot1 : tot0;
-            unsigned long long at = ~0ull;
-            unsigned long long *cc = tid ? lp.ccount[1] : lp.ccount[0];
-            if (tq) {
-                at = atomicAdd(&cc[1], tq);
-                if (at + tq > (tid ? lp.cap[1] : lp.cap[0])) { /* no room: give the entries back, write none */
-                    atomicAdd(&cc[1], (unsigned long long)0 - tq);
-                    at = ~0ull;
-                }
-            }
-            sat[tid] = at;
-        }
+        if (tid < 2) sat[tid] = seg_take(lp.ccount[tid] + 1, tid ? tot1 : tot0, lp.cap[tid]); /* the list's count: word 1 */
         __syncthreads();
 #pragma unroll
         for (int q = 0; q < 2; ++q) {
             const unsigned long long tq = q ? tot1 : tot0;
             if (sat[q] == ~0ull) continue;
             for (uint64_t e = tid; e < tq; e += SB) {
-                unsigned lo = 0, hi = SB; /* the last segment whose first chunk is at or before e */
-                while (hi - lo > 1) {
-                    const unsigned mid = (lo + hi) / 2;
-                    if (sst[q][mid] <= e) lo = mid;
-                    else hi = mid;
-                }
+                const unsigned lo = seg_last_start(sst[q], e); /* the segment of chunk e */
                 const uint64_t k = sat[q] + e, pos = (e - sst[q][lo]) << tile_log, left = slen[lo] - pos;
                 lp.chunk[q][3 * k] = sbeg[lo];
                 lp.chunk[q][3 * k + 1] = slen[lo];
@@ -926,14 +933,6 @@ template <typename K, typename V, int VB, int TILE> union seg_msd_smem {
     } emit;
 };
 
-/* The packed class of a bucket of c keys, 2 <= c <= the tile: 1 + ceil(log2 c) - pack_lo. */
-PP_DEVICE int seg_bucket_class(uint64_t c, int pack_lo)
-{
-    int k = 64 - __clzll((long long)(c - 1));
-    if (k < pack_lo) k = pack_lo;
-    return 1 + k - pack_lo;
-}
-
 /* A count of the level's work, bounded by its room (a count may pass the room only for
  * overlapping segments, whose extra work is dropped). */
 PP_DEVICE uint64_t seg_msd_bounded(const unsigned long long *c, uint64_t cap)
@@ -976,19 +975,9 @@ template <typename A, typename S> PP_DEVICE void seg_msd_plan(const A &a, int v,
             const unsigned long long rb = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(big ? 1ull : 0ull, &totb);
             __syncthreads();
             const unsigned long long rs = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(small ? 1ull : 0ull, &tots);
-            if (tid < 2) {
-                const unsigned long long tq = tid ? tots : totb, cap = tid ? m.cap_direct : m.cap_items;
-                unsigned long long *c = tid ? seg_msd_direct_counts(m) + 1 : seg_msd_nitems(m, 0);
-                unsigned long long at = ~0ull;
-                if (tq) {
-                    at = atomicAdd(c, tq);
-                    if (at + tq > cap) { /* no room: give the places back, take none */
-                        atomicAdd(c, (unsigned long long)0 - tq);
-                        at = ~0ull;
-                    }
-                }
-                sm.sat[tid] = at;
-            }
+            if (tid < 2)
+                sm.sat[tid] = tid ? seg_take(seg_msd_direct_counts(m) + 1, tots, m.cap_direct)
+                                  : seg_take(seg_msd_nitems(m, 0), totb, m.cap_items);
             __syncthreads();
             if (small && sm.sat[1] != ~0ull) m.direct[sm.sat[1] + rs] = b << SEG_CHUNK_LEN_BITS | len;
             big = big && sm.sat[0] != ~0ull;
@@ -1008,17 +997,7 @@ template <typename A, typename S> PP_DEVICE void seg_msd_plan(const A &a, int v,
         __syncthreads();
         sm.sst[tid] = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>((unsigned long long)nt, &tot);
         sm.sid[tid] = item;
-        if (tid == 0) {
-            unsigned long long at = ~0ull;
-            if (tot) {
-                at = atomicAdd(seg_msd_ntiles(m, v), tot);
-                if (at + tot > m.cap_tiles) {
-                    atomicAdd(seg_msd_ntiles(m, v), (unsigned long long)0 - tot);
-                    at = ~0ull;
-                }
-            }
-            sm.sat[2] = at;
-        }
+        if (tid == 0) sm.sat[2] = seg_take(seg_msd_ntiles(m, v), tot, m.cap_tiles);
         __syncthreads();
         const unsigned long long at = sm.sat[2];
         if (v > 0) {
@@ -1027,12 +1006,7 @@ template <typename A, typename S> PP_DEVICE void seg_msd_plan(const A &a, int v,
         }
         if (at != ~0ull) {
             for (uint64_t e = tid; e < tot; e += SB) {
-                unsigned lo = 0, hi = SB; /* the last item whose first tile is at or before e */
-                while (hi - lo > 1) {
-                    const unsigned mid = (lo + hi) / 2;
-                    if (sm.sst[mid] <= e) lo = mid;
-                    else hi = mid;
-                }
+                const unsigned lo = seg_last_start(sm.sst, e); /* the item of tile e */
                 m.tiles[2 * (at + e)] = sm.sid[lo];
                 m.tiles[2 * (at + e) + 1] = (e - sm.sst[lo]) << a.tile_log;
             }
@@ -1175,7 +1149,7 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
         const unsigned long long ic = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
         const unsigned long long istart = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(ic);
         if (head && !last && tid < (unsigned)PP_RADIX && ic >= 2 && ic <= (unsigned long long)TILE)
-            atomicAdd(&sm.cls[seg_bucket_class(ic, a.dm.pack_lo)], 1u);
+            atomicAdd(&sm.cls[seg_class(ic, a.dm)], 1u);
         /* the ballots in the fewest instructions (the radix sort's fused pass's ranking): the
          * scatter ran at 75% of the SM's issue, half its stalls on shared memory, with the
          * match instruction (ncu, 2026-11-27, s12-msd 58dc3f8) */
@@ -1237,7 +1211,7 @@ template <typename K, int VB, int TILE, typename A, typename S> PP_DEVICE void s
         const unsigned long long c = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
         const uint64_t pos = items[2 * item] + pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(c);
         const bool packed = c >= 2 && c <= (unsigned long long)TILE, longer = c > (unsigned long long)TILE;
-        const int cls = packed ? seg_bucket_class(c, a.dm.pack_lo) : 0;
+        const int cls = packed ? seg_class(c, a.dm) : 0;
         const unsigned rank = seg_wave_rank(cls, packed, sm.cnt);
         unsigned nrank = 0;
         if (longer) nrank = atomicAdd(&sm.nnext, 1u);

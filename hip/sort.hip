@@ -315,7 +315,6 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_histogram(sort_desc sd, const
     }
 }
 
-
 /* Elements [begin, end) of the data where the passes left it (from) to X, or the positions
  * where the values are an argsort's (no input values). */
 template <typename K, typename V, int VB>

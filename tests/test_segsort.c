@@ -370,15 +370,17 @@ static void t_segsort_long(void **state)
  * the tuning row's msd_lo; the shorter long ones merged in the same call): keys whose top digits are all equal (every
  * level's one bucket holds the whole segment, down to the last level), keys all equal, buckets of
  * exactly the tile, one more than the tile (a level more) and one key (copied from the scratch
- * copy), 1-byte keys in place (one level, which writes the output: the input copied first), and
- * the same calls through the chunks-and-merge form (PP_OPTION_SEGSORT_LONG 1) and with the levels
- * a launch a phase (PP_OPTION_SEGSORT_MERGE_LAUNCH 1): the same bits. */
+ * copy), segments at the huge class's bound -1 / 0 / +1, signed keys, 1-byte keys in place (one
+ * level, which writes the output: the input copied first), and the same calls through the
+ * chunks-and-merge form (PP_OPTION_SEGSORT_LONG 1) and with the levels a launch a phase
+ * (PP_OPTION_SEGSORT_MERGE_LAUNCH 1): the same bits. */
 static void t_segsort_radix_levels(void **state)
 {
     tc_env *env = tc_envp(state);
     pp_context *ctx = tc_ctx(state);
     tc_rng r = tc_rng_for("segsort radix levels");
-    const size_t len[] = {4096 + 4097 + 1, 70001, 5, 9000, 4097, 131072 + 3};
+    /* the huge class's bound (2^15 on sm_90 / sm_80) -1 .. +1 beside the tile's shapes */
+    const size_t len[] = {4096 + 4097 + 1, 70001, 5, 9000, 4097, 131072 + 3, 32767, 32768, 32769};
     const size_t S = sizeof len / sizeof len[0];
     size_t off[sizeof len / sizeof len[0] + 1];
     const size_t n = offsets_of(len, S, off);
@@ -418,6 +420,9 @@ static void t_segsort_radix_levels(void **state)
         run_check(env, &u, keys, n, off, S, "1-byte keys, in place");
         u.pairs = 0;
         run_check(env, &u, keys, n, off, S, "1-byte keys, in place");
+        tc_fill(&r, keys, n, PP_I32, TC_RANDOM);
+        seg_call si = {PP_I32, PP_U32, 1, form & 1, 0, 0, 0, 0};
+        run_check(env, &si, keys, n, off, S, "signed keys");
         tc_fill(&r, keys, n, PP_F32, TC_RANDOM);
         for (size_t i = 0; i < n; i += 7) tc_store_bits(keys, i, PP_F32, (i & 8) ? 0x80000000u : 0u); /* signed zeros */
         seg_call f = {PP_F32, PP_U32, 0, 1, 1, 0, 0, 0};
