@@ -120,14 +120,18 @@ PP_DEVICE uint64_t seg_bounds(const seg_desc &d, uint64_t s, uint64_t &b)
     return hi > lo ? hi - lo : 0;
 }
 
+/* The packed class of a segment (or radix-level bucket) of 2 <= len <= 2^pack_hi keys. */
+PP_DEVICE int seg_packed_class(uint64_t len, int pack_lo)
+{
+    int c = 64 - __clzll((long long)(len - 1)); /* ceil(log2(len)) */
+    if (c < pack_lo) c = pack_lo;
+    return 1 + c - pack_lo;
+}
+
 PP_DEVICE int seg_class(uint64_t len, const seg_desc &d)
 {
     if (len <= (uint64_t)SEGSORT_THREAD_MAX) return 0;
-    if (d.pack_hi >= d.pack_lo && len <= (1ull << d.pack_hi)) {
-        int c = 64 - __clzll((long long)(len - 1)); /* ceil(log2(len)) */
-        if (c < d.pack_lo) c = d.pack_lo;
-        return 1 + c - d.pack_lo;
-    }
+    if (d.pack_hi >= d.pack_lo && len <= (1ull << d.pack_hi)) return seg_packed_class(len, d.pack_lo);
     return d.msd_lo && len > d.msd_lo ? d.huge_cls : d.long_cls;
 }
 
@@ -975,9 +979,21 @@ template <typename A, typename S> PP_DEVICE void seg_msd_plan(const A &a, int v,
             const unsigned long long rb = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(big ? 1ull : 0ull, &totb);
             __syncthreads();
             const unsigned long long rs = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(small ? 1ull : 0ull, &tots);
-            if (tid < 2)
-                sm.sat[tid] = tid ? seg_take(seg_msd_direct_counts(m) + 1, tots, m.cap_direct)
-                                  : seg_take(seg_msd_nitems(m, 0), totb, m.cap_items);
+            /* (seg_take here, inlined into the levels' kernel, spilled 24-28 bytes in two of
+             * its sm_80 instantiations: the two takes stay written out) */
+            if (tid < 2) {
+                const unsigned long long tq = tid ? tots : totb, cap = tid ? m.cap_direct : m.cap_items;
+                unsigned long long *c = tid ? seg_msd_direct_counts(m) + 1 : seg_msd_nitems(m, 0);
+                unsigned long long at = ~0ull;
+                if (tq) {
+                    at = atomicAdd(c, tq);
+                    if (at + tq > cap) { /* no room: give the places back, take none */
+                        atomicAdd(c, (unsigned long long)0 - tq);
+                        at = ~0ull;
+                    }
+                }
+                sm.sat[tid] = at;
+            }
             __syncthreads();
             if (small && sm.sat[1] != ~0ull) m.direct[sm.sat[1] + rs] = b << SEG_CHUNK_LEN_BITS | len;
             big = big && sm.sat[0] != ~0ull;
@@ -997,7 +1013,17 @@ template <typename A, typename S> PP_DEVICE void seg_msd_plan(const A &a, int v,
         __syncthreads();
         sm.sst[tid] = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>((unsigned long long)nt, &tot);
         sm.sid[tid] = item;
-        if (tid == 0) sm.sat[2] = seg_take(seg_msd_ntiles(m, v), tot, m.cap_tiles);
+        if (tid == 0) {
+            unsigned long long at = ~0ull;
+            if (tot) {
+                at = atomicAdd(seg_msd_ntiles(m, v), tot);
+                if (at + tot > m.cap_tiles) {
+                    atomicAdd(seg_msd_ntiles(m, v), (unsigned long long)0 - tot);
+                    at = ~0ull;
+                }
+            }
+            sm.sat[2] = at;
+        }
         __syncthreads();
         const unsigned long long at = sm.sat[2];
         if (v > 0) {
@@ -1149,7 +1175,7 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
         const unsigned long long ic = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
         const unsigned long long istart = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(ic);
         if (head && !last && tid < (unsigned)PP_RADIX && ic >= 2 && ic <= (unsigned long long)TILE)
-            atomicAdd(&sm.cls[seg_class(ic, a.dm)], 1u);
+            atomicAdd(&sm.cls[seg_packed_class(ic, a.dm.pack_lo)], 1u);
         /* the ballots in the fewest instructions (the radix sort's fused pass's ranking): the
          * scatter ran at 75% of the SM's issue, half its stalls on shared memory, with the
          * match instruction (ncu, 2026-11-27, s12-msd 58dc3f8) */
@@ -1211,7 +1237,7 @@ template <typename K, int VB, int TILE, typename A, typename S> PP_DEVICE void s
         const unsigned long long c = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
         const uint64_t pos = items[2 * item] + pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(c);
         const bool packed = c >= 2 && c <= (unsigned long long)TILE, longer = c > (unsigned long long)TILE;
-        const int cls = packed ? seg_class(c, a.dm) : 0;
+        const int cls = packed ? seg_packed_class(c, a.dm.pack_lo) : 0;
         const unsigned rank = seg_wave_rank(cls, packed, sm.cnt);
         unsigned nrank = 0;
         if (longer) nrank = atomicAdd(&sm.nnext, 1u);
