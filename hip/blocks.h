@@ -321,7 +321,7 @@ template <typename Op, typename T> PP_DEVICE T pp_wave_excl_of_incl(T incl)
  * `stride` interleaved scans, lane l at position pos = l / stride of scan l % stride, each scan
  * `count` positions (count x stride <= PP_WAVE); lane l ends with the fold of its scan's values
  * at positions <= pos. pos and count come from the caller, who has them as shifts (a division
- * here cost a div.u32; count computed as PP_WAVE / stride, 22-24 more registers in sat.hip's
+ * here cost a div.u32; count computed as PP_WAVE / stride, up to 24 more registers in sat.hip's
  * rs_carries on sm_90). Not unrolled: log2(count) steps. The plain scans above are not written
  * over this one: with its source lane where a lane takes nothing (the lane itself, as rs_carries
  * had it; lane 0 there) they changed the registers of 40 kernels of scan.hip, sort.hip and
