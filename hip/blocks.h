@@ -317,6 +317,37 @@ template <typename Op, typename T> PP_DEVICE T pp_wave_excl_of_incl(T incl)
     return ex;
 }
 
+/* pp_wave_scan_incl over the lanes taken `stride` apart (a power of two known only at run time):
+ * `stride` interleaved scans, lane l at position pos = l / stride of scan l % stride, each scan
+ * `count` positions (count x stride <= PP_WAVE); lane l ends with the fold of its scan's values
+ * at positions <= pos. pos and count come from the caller, who has them as shifts (a division
+ * here cost a div.u32; count computed as PP_WAVE / stride, up to 24 more registers in sat.hip's
+ * rs_carries on sm_90). Not unrolled: log2(count) steps. The plain scans above are not written
+ * over this one: with its source lane where a lane takes nothing (the lane itself, as rs_carries
+ * had it; lane 0 there) they changed the registers of 40 kernels of scan.hip, sort.hip and
+ * compaction.hip on sm_90, and lane 0 here cost rs_carries up to 28 (bench/NOTES.md, twelfth
+ * session). */
+template <typename Op, typename T>
+PP_DEVICE T pp_wave_scan_incl_strided(T v, unsigned stride, unsigned pos, unsigned count)
+{
+    const unsigned lane = pp_lane_id();
+    for (unsigned d = 1; d < count; d <<= 1) {
+        const T y = pp_shfl_any(v, (int)(pos >= d ? lane - d * stride : lane));
+        if (pos >= d) v = Op::apply(y, v);
+    }
+    return v;
+}
+
+/* The exclusive scans from the inclusive ones of pp_wave_scan_incl_strided (the same stride and
+ * pos): each lane takes the value `stride` lanes below it, each scan's first lane the identity. */
+template <typename Op, typename T> PP_DEVICE T pp_wave_excl_of_incl_strided(T incl, unsigned stride, unsigned pos)
+{
+    const unsigned lane = pp_lane_id();
+    T ex = pp_shfl_any(incl, (int)(pos >= 1 ? lane - stride : lane));
+    if (pos == 0) ex = Op::identity();
+    return ex;
+}
+
 /* Exclusive scan over lanes 0 .. Width - 1; *total (if given) receives the fold of all Width
  * lanes, in every lane. */
 template <typename Op, int Width = PP_WAVE, typename T> PP_DEVICE T pp_wave_scan_excl(T v, T *total = nullptr)

@@ -321,10 +321,11 @@ struct rs_params {
     uint64_t rows, cols, in_pitch, out_pitch;
     uint64_t ntc, nb, tiles; /* wave tiles across, bands, tiles */
     uint64_t toff;           /* nb x cols: tsum's offset from csum, in elements */
-    uint64_t off_v, off_u;   /* rs_carries: the first threads of the V and U walks (multiples of 64) */
+    uint64_t off_v, off_u;   /* rs_carries: the first threads of the V and U walks (multiples of the wave) */
     uint32_t sh_h, sh_v;     /* rs_carries: log2 of the lanes a walk of H, of V and U */
     uint32_t band;           /* rows of a band (a multiple of every chunk) */
     int vec_in, vec_out;
+    int vec_sums;            /* csum's rows aligned to a lane's SAT_RS_ITEMS sums (pp_lane_load) */
     void *rsum, *csum;       /* A [ntc][rows], A [2 nb][cols]: the column sums, then the tiles' totals
                               * (tsum: A [nb][cols], of whose rows only the first ntc entries are
                               * used, so that a total's slot follows from the column sums' row) */
@@ -539,8 +540,8 @@ __global__ __launch_bounds__(SAT_RS_THREADS, SAT_RS_MIN_BLOCKS((int)sizeof(typen
  * over the walk's S lanes by shuffles, then each lane writes its segment's prefixes. One round
  * trip where a thread walking 128 tile columns 16 sums at a time took eight (rs_carries 18.3-20.1
  * us at 16384 x 16384 on the H100, ncu, b7f5fcc). The thread ranges of H, V and U start at
- * multiples of 64 (p.off_v, p.off_u), so that every wave lies in one of them. Bits: fixed by n
- * (and the wave width) alone, so the same every run. */
+ * multiples of the wave width (p.off_v, p.off_u), so that every wave lies in one of them. Bits:
+ * fixed by n (and the wave width) alone, so the same every run. */
 template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_carries(rs_params p)
 {
     using A = typename P::acc_t;
@@ -561,9 +562,9 @@ template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_carri
         t0 = p.off_u, sh = p.sh_v, walks = p.ntc, n = p.nb, stride = p.cols;
         a0 = rs_tsum<A>(p, 0);
     }
-    const unsigned per = (unsigned)PP_WAVE >> sh;             /* walks a wave */
-    const unsigned k = lane / per;                            /* the lane's segment */
-    const uint64_t w = (t - t0) / PP_WAVE * per + lane % per; /* its walk */
+    const unsigned per = (unsigned)PP_WAVE >> sh;                        /* walks a wave */
+    const unsigned k = (lane << sh) / PP_WAVE;                           /* the lane's segment: lane / per */
+    const uint64_t w = (t - t0) / PP_WAVE * per + (lane & (per - 1u)); /* its walk */
     const uint64_t seg = (n + (1u << sh) - 1) >> sh;
     const uint64_t i0 = w < walks && k * seg < n ? k * seg : n, i1 = n - i0 < seg ? n : i0 + seg;
     A *a = a0 + (w < walks ? w : 0);
@@ -574,13 +575,8 @@ template <typename P> __global__ __launch_bounds__(SAT_RS_THREADS) void rs_carri
         tot = Op::apply(tot, v[g]);
     }
     for (uint64_t i = i0 + G; i < i1; ++i) tot = Op::apply(tot, a[i * stride]); /* n > S x G */
-    A incl = tot;                                                                 /* over the walk's S lanes */
-    for (unsigned d = 1; d < (1u << sh); d <<= 1) {
-        const A y = pp_shfl_any(incl, (int)(k >= d ? lane - d * per : lane));
-        if (k >= d) incl = Op::apply(y, incl);
-    }
-    A acc = pp_shfl_any(incl, (int)(k >= 1 ? lane - per : lane));
-    if (k == 0) acc = Op::identity();
+    /* the segments' totals scanned over the walk's S lanes, per apart */
+    A acc = pp_wave_excl_of_incl_strided<Op>(pp_wave_scan_incl_strided<Op>(tot, per, k, 1u << sh), per, k);
 #pragma unroll
     for (int g = 0; g < G; ++g)
         if (i0 + g < i1) {
@@ -609,10 +605,12 @@ PP_DEVICE void rs_band_prefix(const rs_params &p, uint64_t b, uint64_t j, uint64
 {
     using A = typename P::acc_t;
     using Op = typename P::op;
+    static_assert(N == SAT_RS_ITEMS, "p.vec_sums is for runs of SAT_RS_ITEMS sums");
     const A *v = reinterpret_cast<const A *>(p.csum) + b * p.cols;
     const A *u = rs_tsum<A>(p, b);
 #pragma unroll
-    for (int k = 0; k < N; ++k) pc[k] = (uint32_t)k < valid ? v[cb + k] : Op::identity();
+    for (int k = 0; k < N; ++k) pc[k] = Op::identity();
+    pp_lane_load<A, N>(v + cb, valid, p.vec_sums, pc);
     A corner = Op::identity();
     for (uint64_t q = pp_lane_id(); q < j; q += PP_WAVE) corner = Op::apply(corner, u[q]);
     corner = pp_wave_reduce<Op>(corner);
@@ -747,19 +745,20 @@ pp_status rs_launch(pp_context *ctx, Out *out, const pp_grid_args *a, void *bord
     using A = typename P::acc_t;
     pp_hip_state *hs = pp_hip(ctx);
     const pp_sat_tuning *tu = pp_sat_tuning_for(&hs->dev);
-    const uint64_t tw = (uint64_t)SAT_RS_ITEMS * (uint64_t)hs->dev.wave;
+    const uint64_t wave = (uint64_t)hs->dev.wave, tw = (uint64_t)SAT_RS_ITEMS * wave;
     const uint64_t ntc = (a->cols + tw - 1) / tw;
     const uint64_t aim = (uint64_t)hs->dev.cu_count * tu->rs_waves_per_cu;
     uint64_t band = SAT_RS_BAND_MIN;
     while (band < 1024 && (a->rows + band - 1) / band * ntc > aim) band *= 2;
     const uint64_t nb = (a->rows + band - 1) / band, tiles = nb * ntc;
-    const uint64_t wpb = SAT_RS_THREADS / (uint64_t)hs->dev.wave;
+    const uint64_t wpb = SAT_RS_THREADS / wave;
     /* rs_carries: lanes a walk (the fewest leaving each lane at most SAT_RS_CARRY_LOADS sums, at
-     * most a wave), the H, V and U ranges of threads each from a multiple of 64 */
+     * most a wave), the H, V and U ranges of threads each from a multiple of the wave width */
     uint32_t sh_h = 0, sh_v = 0;
-    while ((ntc + (1u << sh_h) - 1) >> sh_h > SAT_RS_CARRY_LOADS && (1u << sh_h) < (unsigned)hs->dev.wave) ++sh_h;
-    while ((nb + (1u << sh_v) - 1) >> sh_v > SAT_RS_CARRY_LOADS && (1u << sh_v) < (unsigned)hs->dev.wave) ++sh_v;
-    const uint64_t off_v = ((a->rows << sh_h) + 63) / 64 * 64, off_u = off_v + ((a->cols << sh_v) + 63) / 64 * 64;
+    while ((ntc + (1u << sh_h) - 1) >> sh_h > SAT_RS_CARRY_LOADS && (1u << sh_h) < wave) ++sh_h;
+    while ((nb + (1u << sh_v) - 1) >> sh_v > SAT_RS_CARRY_LOADS && (1u << sh_v) < wave) ++sh_v;
+    const uint64_t off_v = ((a->rows << sh_h) + wave - 1) / wave * wave,
+                   off_u = off_v + ((a->cols << sh_v) + wave - 1) / wave * wave;
     const uint64_t blocks = (tiles + wpb - 1) / wpb,
                    cblocks = (off_u + (ntc << sh_v) + SAT_RS_THREADS - 1) / SAT_RS_THREADS;
     if (blocks > 0x7FFFFFFFull || cblocks > 0x7FFFFFFFull)
@@ -788,6 +787,7 @@ pp_status rs_launch(pp_context *ctx, Out *out, const pp_grid_args *a, void *bord
     p.vec_out = rows_aligned(out, a->out_pitch, sizeof(Out), SAT_RS_ITEMS * sizeof(Out));
     p.rsum = sp;
     p.csum = (char *)sp + rbytes;
+    p.vec_sums = rows_aligned(p.csum, a->cols, sizeof(A), SAT_RS_ITEMS * sizeof(A));
     p.border = border;
     using GP = grid_policy<P, Out>;
     hipStream_t s = hs->stream;

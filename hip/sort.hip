@@ -119,9 +119,14 @@ template <bool FLOAT> PP_DEVICE uint64_t sort_enc_as(uint64_t k, const sort_desc
     return pp_sort_key_u64(k, sort_kind_as<FLOAT>(s), s.flip);
 }
 
+/* The digit of `bits` bits from bit `shift` of an encoded key, and of a key. */
+template <typename E> PP_DEVICE unsigned sort_digit_of(E enc, int shift, int bits)
+{
+    return (unsigned)(enc >> shift) & ((1u << bits) - 1u);
+}
 template <typename K> PP_DEVICE unsigned sort_digit(K k, const sort_desc &s, int shift, int bits)
 {
-    return (unsigned)(sort_enc(k, s) >> shift) & ((1u << bits) - 1u);
+    return sort_digit_of(sort_enc(k, s), shift, bits);
 }
 
 /* s, or (encoded) s for keys that are their own encodings already: unsigned, not complemented (an
@@ -427,7 +432,7 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
             k[i] = FULL || e < cnt ? ksrc[base + e] : K(0);
             const auto enc = sort_enc(k[i], sdl);
             if (enc_keys) k[i] = (K)enc;
-            dr[i] = ((unsigned)(enc >> shift) & ((1u << bits) - 1u)) << PP_RADIX_DR_SHIFT;
+            dr[i] = sort_digit_of(enc, shift, bits) << PP_RADIX_DR_SHIFT;
         }
         const auto load_values = [&]() {
             if constexpr (VB > 0) {
