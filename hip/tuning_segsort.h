@@ -57,6 +57,11 @@
 #define SEGSORT_PACK_MIN_BLOCKS(WB) ((WB) == 4 ? 6 : 0)
 #endif
 
+/* The packed classes' loop kernel for integer keys of up to 4 bytes sorted alone
+ * (PP_OPTION_SEGSORT_PACK_PIPE's values): 1, an item after another (segsort_packed_loop);
+ * 2 .. 4 software-pipelined (segsort_packed_pipe). Not measured yet (twelfth session). */
+#define SEGSORT_PACK_PIPE 1
+
 /* The long class's merge passes: output tiles (of the segment's tile, SEGSORT_ITEMS keys a
  * thread) per batch, a batch's entries read and their merge-path searches run in one step (a
  * wave a search: 4 tiles, 8 searches, fill the 8 waves of a block on NVIDIA). A pass's grid is
