@@ -516,11 +516,8 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
  * loads. P == 3 (4-byte keys): item k's keys by asynchronous copies, all in flight at once.
  * Item k+1's segments past the first SB (classes of 2 .. 8 keys, G = 512, 1024) are bounded
  * after item k's keys, their waits not overlapped. */
-#ifndef PIPE_MINB
-#define PIPE_MINB 6
-#endif
 template <typename K, int ITEMS, int P>
-__global__ __launch_bounds__(SB, PIPE_MINB) void segsort_packed_pipe(
+__global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, false>))) void segsort_packed_pipe(
     seg_desc d, seg_bufs<K, val_t<0>> b, const unsigned long long *__restrict__ counts,
     const unsigned long long *__restrict__ list, bool chunks)
 {
