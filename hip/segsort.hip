@@ -79,6 +79,7 @@ struct seg_desc {
     int pack_lo, pack_hi;
     int nclasses;
     int pack_pipe; /* the packed loop kernel's form: SEGSORT_PACK_PIPE's values */
+    int pack_pf;   /* segsort_packed_pipe: the next item's keys prefetched from this class up */
 };
 
 template <typename K, typename V> struct seg_bufs {
@@ -322,19 +323,19 @@ template <typename K, typename V, bool STABLE> PP_DEVICE uint64_t seg_pack_beg(c
     return STABLE ? bb : (uint64_t)(uintptr_t)(b.kin + bb);
 }
 
-/* Item `it`'s table from entry `from` on (a thread an entry, SB apart): sbeg (seg_pack_beg) and
- * slen (0 past the item's segments) of its G segments. */
-template <typename K, typename V, bool STABLE, int TILE, bool PREFETCH = false>
+/* Item `it`'s table (a thread an entry, SB apart): sbeg (seg_pack_beg) and slen (0 past the
+ * item's segments) of its G segments; `prefetch`: each segment's keys brought into L2 too. */
+template <typename K, typename V, bool STABLE, int TILE>
 PP_DEVICE void seg_pack_table(const seg_desc &d, const seg_bufs<K, V> &b, const unsigned long long *__restrict__ list,
-                              bool chunks, const seg_pitem &it, uint64_t *sbeg, uint16_t *slen, unsigned from)
+                              bool chunks, const seg_pitem &it, uint64_t *sbeg, uint16_t *slen, bool prefetch = false)
 {
     const unsigned G = (unsigned)(TILE >> it.cl);
-    for (unsigned j = from + threadIdx.x; j < G; j += SB) {
+    for (unsigned j = threadIdx.x; j < G; j += SB) {
         uint64_t bb = 0;
         const uint64_t len = j < it.nseg ? seg_item(d, list[it.first + j], chunks, bb) : 0;
         sbeg[j] = seg_pack_beg<K, V, STABLE>(b, bb);
         slen[j] = (uint16_t)len;
-        if (PREFETCH && len) pp_prefetch_l2(b.kin + bb, len * sizeof(K));
+        if (prefetch && len) pp_prefetch_l2(b.kin + bb, len * sizeof(K));
     }
 }
 
@@ -458,7 +459,7 @@ PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB
     __syncthreads();
     const seg_pitem it = seg_pack_find(d, scnt, blk, TILE_LOG);
     if (!it.cl) return;
-    seg_pack_table<K, V, STABLE, TILE>(d, b, list, chunks, it, sbeg, slen, 0);
+    seg_pack_table<K, V, STABLE, TILE>(d, b, list, chunks, it, sbeg, slen);
     __syncthreads();
     seg_pack_load<K, ITEMS, STABLE, false>(d, b.kin, st, sbeg, slen, it.cl);
     __syncthreads();
@@ -511,12 +512,12 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
  * DRAM 47%, SM 51%). Two tables (sbeg / slen), the item's and the next one's. While item k's
  * keys load, a thread has in flight item k+1's bounds of its segment (from the list entry it
  * loaded during item k-1) and item k+2's list entry; item k+1's table is written after item
- * k's keys, before item k's network. P >= 2: then also item k+1's keys (pp_prefetch_l2, a
- * range a segment) and item k+2's offsets (a line each) are brought into L2 ahead of their
- * loads. P == 3 (4-byte keys): item k's keys by asynchronous copies, all in flight at once.
- * Item k+1's segments past the first SB (classes of 2 .. 8 keys, G = 512, 1024) are bounded
- * after item k's keys, their waits not overlapped. */
-template <typename K, int ITEMS, int P>
+ * k's keys, before item k's network. Item k+1's keys are brought into L2 ahead of their loads
+ * (pp_prefetch_l2, a range a segment) where its class is at least d.pack_pf, and item k+2's
+ * offsets (a line each) where d.pack_pf <= d.pack_lo (every class). ASYNC (4-byte keys): item
+ * k's keys by asynchronous copies, all in flight at once while the thread builds item k+1's
+ * table. */
+template <typename K, int ITEMS, bool ASYNC_KEYS>
 __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, false>))) void segsort_packed_pipe(
     seg_desc d, seg_bufs<K, val_t<0>> b, const unsigned long long *__restrict__ counts,
     const unsigned long long *__restrict__ list, bool chunks)
@@ -525,7 +526,7 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     using W = pp_bn_word<K, false>;
     constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
     constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
-    constexpr bool ASYNC = P == 3 && sizeof(K) == 4;
+    constexpr bool ASYNC = ASYNC_KEYS && sizeof(K) == 4;
     __shared__ pp_bn_tile<W, TILE> st;
     __shared__ uint64_t sbeg[2][GMAX];
     __shared__ uint16_t slen[2][GMAX];
@@ -543,7 +544,7 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     if (blk >= items) return;
     {
         const seg_pitem it = seg_pack_find(d, scnt, blk, TILE_LOG);
-        seg_pack_table<K, V, false, TILE>(d, b, list, chunks, it, sbeg[0], slen[0], 0);
+        seg_pack_table<K, V, false, TILE>(d, b, list, chunks, it, sbeg[0], slen[0]);
         if (tid == 0) scl[0] = it.cl;
     }
     __syncthreads();
@@ -561,11 +562,12 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
         seg_pack_load<K, ITEMS, false, ASYNC>(d, b.kin, st, sbeg[buf], slen[buf], cl);
         if (blk + gridDim.x < items) {
             /* item k+1's table: its list entries were read as item k+2's (cache hits), its
-             * bounds brought into L2 then where P >= 2 */
+             * bounds brought into L2 then where every class prefetches */
             const seg_pitem nx = seg_pack_find(d, scnt, blk + gridDim.x, TILE_LOG);
-            seg_pack_table<K, V, false, TILE, P >= 2>(d, b, list, chunks, nx, sbeg[buf ^ 1u], slen[buf ^ 1u], 0);
+            seg_pack_table<K, V, false, TILE>(d, b, list, chunks, nx, sbeg[buf ^ 1u], slen[buf ^ 1u],
+                                              nx.cl >= d.pack_pf);
             if (tid == 0) scl[buf ^ 1u] = nx.cl;
-            if (P >= 2 && v2 && !chunks && d.offsets) {
+            if (d.pack_pf <= d.pack_lo && v2 && !chunks && d.offsets) {
                 pp_prefetch_l2_line(d.offsets + e2);
                 pp_prefetch_l2_line(d.offsets + e2 + 1);
             }
@@ -975,13 +977,18 @@ unsigned seg_launch_packed_as(const pp_hip_state *hs, uint64_t bound, hipStream_
 {
     if constexpr (seg_packed_loops<K, VB>(ITEMS) && !STABLE) {
         if (d.pack_pipe >= 2) {
+            /* 2: no prefetch, 3: prefetch (every class), 4: 3 with asynchronous key copies, 5: 4
+             * without prefetch, 6: 4 prefetching from class SEGSORT_PACK_PREFETCH_LOG up */
             void (*k)(seg_desc, seg_bufs<K, val_t<VB>>, const unsigned long long *, const unsigned long long *, bool) =
-                d.pack_pipe == 2   ? segsort_packed_pipe<K, ITEMS, 1>
-                : d.pack_pipe == 3 ? segsort_packed_pipe<K, ITEMS, 2>
-                                   : segsort_packed_pipe<K, ITEMS, 3>;
+                d.pack_pipe <= 3 ? segsort_packed_pipe<K, ITEMS, false> : segsort_packed_pipe<K, ITEMS, true>;
+            seg_desc dp = d;
+            dp.pack_pf = d.pack_pipe == 3 || d.pack_pipe == 4 ? 0 : d.pack_pipe == 6 ? SEGSORT_PACK_PREFETCH_LOG : 64;
+            /* its 37.5 KB of shared memory fit 6 blocks an SM only in the largest carveout (a
+             * call per launch, as the occupancy query) */
+            pp_prefer_shared((const void *)k);
             const uint64_t cap = seg_resident(hs, k);
             const unsigned grid = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
-            k<<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+            k<<<grid, SB, 0, s>>>(dp, b, counts, list, chunks);
             return grid;
         }
     }
