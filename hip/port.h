@@ -320,21 +320,6 @@ PP_DEVICE void pp_prefetch_l2(const void *p, uint64_t bytes)
 #endif
 }
 
-/* Host: asks that `kernel` run with the largest shared-memory carveout of the L1 / shared
- * memory split (NVIDIA: a kernel whose static shared memory fits its blocks an SM only there;
- * the driver's own choice is a hint it may not take); AMD's LDS is not shared with a cache:
- * nothing. Errors are cleared and ignored (the kernel still runs, maybe at fewer blocks). */
-static inline void pp_prefer_shared(const void *kernel)
-{
-#if defined(PP_PORT_NVIDIA)
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, (int)cudaSharedmemCarveoutMaxShared) !=
-        cudaSuccess)
-        (void)cudaGetLastError();
-#else
-    (void)kernel;
-#endif
-}
-
 /* ---- radix sort family (issue 20): lanes holding the same digit ----
  * pp_match_digit(d, bits, valid): the mask of the lanes of the wave whose `valid` is set and
  * whose d has the same low `bits` bits as this lane's (every lane of the wave calls it; the

@@ -20,9 +20,11 @@
  *                     (below: what a slot holds, so that the result is the stable one). Keys of
  *                     up to 4 bytes alone: segsort_packed_loop, a grid of the blocks that fit on
  *                     the device at once (at most the host's bound 2n / TILE + classes), each
- *                     looping over the block items the counts ask for; the other kernels
- *                     (registers: see seg_packed_loops) a block an item, launched with the
- *                     host's bound, blocks past the classes' need returning at once.
+ *                     looping over the block items the counts ask for (4-byte integer keys:
+ *                     segsort_packed_pipe, the same loop software-pipelined: the next item's
+ *                     table built while an item's keys land by asynchronous copies); the other
+ *                     kernels (registers: see seg_packed_loops) a block an item, launched with
+ *                     the host's bound, blocks past the classes' need returning at once.
  *   long class        longer segments: cut into chunks of the tile (segsort_long_plan: each
  *                     chunk's (segment begin, length, chunk start) appended to one of two
  *                     lists by the parity of the merge passes its segment needs), each chunk
@@ -78,7 +80,7 @@ struct seg_desc {
     int key_bits;
     int pack_lo, pack_hi;
     int nclasses;
-    int pack_pipe; /* the packed loop kernel's form: SEGSORT_PACK_PIPE's values */
+    int pack_pipe; /* the packed kernel's form for 4-byte integer keys: SEGSORT_PACK_PIPE's values */
     int pack_pf;   /* segsort_packed_pipe: the next item's keys prefetched from this class up */
 };
 
@@ -505,19 +507,20 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     }
 }
 
-/* The loop kernel software-pipelined (integer keys of up to 4 bytes sorted alone; the stable
- * words of 8 bytes leave no room for a second table within 48 KB): each item's waits overlap
- * the next items' instead of following one another (list entry -> segment bounds -> keys ->
- * network -> stores, an item at a time, was what the short classes waited on: ncu at 16 keys,
- * DRAM 47%, SM 51%). Two tables (sbeg / slen), the item's and the next one's. While item k's
- * keys load, a thread has in flight item k+1's bounds of its segment (from the list entry it
- * loaded during item k-1) and item k+2's list entry; item k+1's table is written after item
- * k's keys, before item k's network. Item k+1's keys are brought into L2 ahead of their loads
- * (pp_prefetch_l2, a range a segment) where its class is at least d.pack_pf, and item k+2's
- * offsets (a line each) where d.pack_pf <= d.pack_lo (every class). ASYNC (4-byte keys): item
- * k's keys by asynchronous copies, all in flight at once while the thread builds item k+1's
- * table. */
-template <typename K, int ITEMS, bool ASYNC_KEYS>
+/* The loop kernel software-pipelined, for 4-byte integer keys sorted alone (the default there;
+ * 1-byte keys keep the loop: never run through this one on a GPU; the stable words of 8 bytes
+ * leave no room for a second table within 48 KB). An item after another, each item's waits
+ * (list entry -> segment bounds -> keys -> network -> stores) were what the short classes
+ * waited on: ncu at 16 keys, DRAM 47%, SM 51%. Here two segment tables (sbeg / slen), the
+ * item's and the next one's: while item k's keys land, by asynchronous copies of 4 bytes into
+ * the tile (pp_copy4_async: all 16 of a thread in flight, no register held), the thread has
+ * item k+2's list entry in flight and builds item k+1's table (its list entries were read as
+ * item k+2's a step before: cache hits). Item k+1's keys are brought into L2 ahead of their
+ * copies (pp_prefetch_l2, a range a segment) where its class is at least d.pack_pf, and item
+ * k+2's offsets (a line each) where d.pack_pf <= d.pack_lo (every class). Registers: 40 on
+ * sm_90 (CUDA 13), no spill; carrying item k+1's descriptor or a list entry across the
+ * network instead spilled 12-68 bytes under that cap. Shared memory 37.5 KB: 6 blocks an SM. */
+template <typename K, int ITEMS>
 __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, false>))) void segsort_packed_pipe(
     seg_desc d, seg_bufs<K, val_t<0>> b, const unsigned long long *__restrict__ counts,
     const unsigned long long *__restrict__ list, bool chunks)
@@ -526,7 +529,8 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     using W = pp_bn_word<K, false>;
     constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
     constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
-    constexpr bool ASYNC = ASYNC_KEYS && sizeof(K) == 4;
+    constexpr bool ASYNC = true;
+    static_assert(sizeof(K) == 4, "4-byte keys: copied 4 bytes at a time");
     __shared__ pp_bn_tile<W, TILE> st;
     __shared__ uint64_t sbeg[2][GMAX];
     __shared__ uint16_t slen[2][GMAX];
@@ -975,17 +979,13 @@ unsigned seg_launch_packed_as(const pp_hip_state *hs, uint64_t bound, hipStream_
                               const seg_bufs<K, val_t<VB>> &b, const unsigned long long *counts,
                               const unsigned long long *list, bool chunks)
 {
-    if constexpr (seg_packed_loops<K, VB>(ITEMS) && !STABLE) {
+    if constexpr (seg_packed_loops<K, VB>(ITEMS) && !STABLE && sizeof(K) == 4) {
         if (d.pack_pipe >= 2) {
-            /* 2: no prefetch, 3: prefetch (every class), 4: 3 with asynchronous key copies, 5: 4
-             * without prefetch, 6: 4 prefetching from class SEGSORT_PACK_PREFETCH_LOG up */
-            void (*k)(seg_desc, seg_bufs<K, val_t<VB>>, const unsigned long long *, const unsigned long long *, bool) =
-                d.pack_pipe <= 3 ? segsort_packed_pipe<K, ITEMS, false> : segsort_packed_pipe<K, ITEMS, true>;
+            /* PP_OPTION_SEGSORT_PACK_PIPE 2: the L2 prefetch for every class; 3: none; 4: from
+             * class SEGSORT_PACK_PREFETCH_LOG up (3 and 4 not measured) */
+            auto k = segsort_packed_pipe<K, ITEMS>;
             seg_desc dp = d;
-            dp.pack_pf = d.pack_pipe == 3 || d.pack_pipe == 4 ? 0 : d.pack_pipe == 6 ? SEGSORT_PACK_PREFETCH_LOG : 64;
-            /* its 37.5 KB of shared memory fit 6 blocks an SM only in the largest carveout (a
-             * call per launch, as the occupancy query) */
-            pp_prefer_shared((const void *)k);
+            dp.pack_pf = d.pack_pipe == 2 ? 0 : d.pack_pipe == 3 ? 64 : SEGSORT_PACK_PREFETCH_LOG;
             const uint64_t cap = seg_resident(hs, k);
             const unsigned grid = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
             k<<<grid, SB, 0, s>>>(dp, b, counts, list, chunks);

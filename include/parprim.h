@@ -972,13 +972,11 @@ typedef enum pp_option {
     /* CPU range histogram of f32 samples: the cell grid (0: the chooser; 1: cells of equal
      * width; 2: the octave grid, cells by the bits of x - edges[0], where it can serve). */
     PP_OPTION_CPU_HIST_GRID = 28,        /* 0 .. 2 */
-    /* segmented sort, HIP: the packed classes' kernel for integer keys of up to 4 bytes sorted
-     * alone (0: the device's tuning; 1: a block item after another; 2: the next item's segment
-     * table built while an item's keys load; 3: 2 and the next item's keys and the one
-     * after's bounds brought into L2 ahead; 4: 3 and 4-byte keys loaded by asynchronous
-     * copies; 5: 4 without the L2 prefetch; 6: 4 prefetching only segments of more than 256
-     * keys). Experimental (twelfth session). No value changes a result. */
-    PP_OPTION_SEGSORT_PACK_PIPE = 29,    /* 0 .. 6 */
+    /* segmented sort, HIP: the packed classes' kernel for 4-byte integer keys sorted alone (0:
+     * the device's tuning; 1: a block item after another; 2: software-pipelined, the next
+     * item's keys and bounds prefetched into L2; 3: 2 without the prefetch; 4: 2 prefetching
+     * only segments of more than 256 keys). Experimental. No value changes a result. */
+    PP_OPTION_SEGSORT_PACK_PIPE = 29,    /* 0 .. 4 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 
