@@ -974,11 +974,19 @@ typedef enum pp_option {
      * width; 2: the octave grid, cells by the bits of x - edges[0], where it can serve). */
     PP_OPTION_CPU_HIST_GRID = 28,        /* 0 .. 2 */
     /* segmented sort, HIP: how the long class (segments past the packed bound) is sorted (0:
-     * the default, radix levels: each segment's keys moved into buckets by their top 8 bits,
-     * the buckets longer than a tile again by the next 8, the others sorted by the packed
-     * classes; 1: chunks of a tile sorted a block each, then merge passes across blocks; 2:
-     * radix levels). No value changes a result. */
+     * the device's rule: on NVIDIA, where the mean segment is long, the segments past the tuning
+     * row's bound (hip/tuning_segsort.h) by radix levels -- each segment's keys moved into
+     * buckets by their top 8 bits, the buckets longer than a tile again by the next 8, the
+     * others sorted by the packed classes -- and the other long ones by chunks of a tile sorted
+     * a block each, then merge passes across blocks; 1: chunks and merge passes for every long
+     * segment; 2: radix levels for every long segment, on NVIDIA (AMD has no radix levels: 2
+     * is 1 there). No value changes a result. */
     PP_OPTION_SEGSORT_LONG = 29,         /* 0 .. 2 */
+    /* segmented sort, HIP: the packed classes' kernel for 4-byte integer keys sorted alone (0:
+     * the device's tuning; 1: a block item after another; 2: software-pipelined, the next
+     * item's keys and bounds prefetched into L2; 3: 2 without the prefetch; 4: 2 prefetching
+     * only segments of more than 256 keys). Experimental. No value changes a result. */
+    PP_OPTION_SEGSORT_PACK_PIPE = 30,    /* 0 .. 4 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 
