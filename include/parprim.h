@@ -831,11 +831,18 @@ PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t ro
  * chunks of a tile, each sorted as a packed segment, and then merged by passes across blocks
  * (runs of twice the width each pass, a tile of the output a block, found by a merge path), so
  * a segment of L keys takes about log2(L / tile) passes over its keys, spread over the whole
- * GPU. The fixed form, whose lengths the host knows, sorts segments of at least 2^20 keys one
- * after another with the radix sort family's device-wide sort.
+ * GPU. On NVIDIA, where the mean segment (n / n_segments) is long, segments longer than the
+ * tuning row's bound (2^15 keys on sm_90 / sm_80) take radix levels instead: each segment's
+ * keys are moved stably into buckets by their top 8 bits (a histogram, then ranked tiles
+ * scattered with a look-back a segment), buckets longer than a tile again by the next 8 bits,
+ * the others sorted by the packed classes; all levels run in one cooperative launch that stops
+ * at the first level without work (PP_OPTION_SEGSORT_LONG forces either form). The fixed form,
+ * whose lengths the host knows, sorts segments of at least 2^20 keys one after another with
+ * the radix sort family's device-wide sort.
  * Temporary storage: the scratch arena (the class lists, and where segments longer than the
  * packed classes are possible a double buffer of n keys and n values and the chunk lists,
- * 64 bytes a chunk of a tile).
+ * 64 bytes a chunk of a tile; with radix levels about n / 2 bytes more of look-back words, n /
+ * 16 of bucket counts and entries a level).
  *
  * All calls are enqueued (none synchronizes). Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; an
  * array NULL with n > 0 ('keys_in', 'keys_out', 'values_in', 'values_out'); offsets NULL with
