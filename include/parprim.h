@@ -841,8 +841,9 @@ PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t ro
  * the radix sort family's device-wide sort.
  * Temporary storage: the scratch arena (the class lists, and where segments longer than the
  * packed classes are possible a double buffer of n keys and n values and the chunk lists,
- * 64 bytes a chunk of a tile; with radix levels about n / 2 bytes more of look-back words, n /
- * 16 of bucket counts and entries a level).
+ * 64 bytes a chunk of a tile; with radix levels about n bytes more of look-back words, 2n
+ * with 8-byte keys or values, n / 2 of bucket counts, and n / 2 of bucket entries a level of
+ * the key's digits but the last).
  *
  * All calls are enqueued (none synchronizes). Errors: PP_ERROR_INVALID_ARGUMENT (ctx NULL; an
  * array NULL with n > 0 ('keys_in', 'keys_out', 'values_in', 'values_out'); offsets NULL with
