@@ -109,6 +109,7 @@ template <typename W, int N> struct pp_bn_tile {
     PP_DEVICE static unsigned at(unsigned i) { return i + i / PADN; }
     PP_DEVICE W get(unsigned i) const { return w[at(i)]; }
     PP_DEVICE void put(unsigned i, const W &v) { w[at(i)] = v; }
+    PP_DEVICE W *slot(unsigned i) { return &w[at(i)]; } /* for an asynchronous copy into slot i */
     /* A thread's run of slots i0 .. i0 + n - 1 with i0 a multiple of n and n <= PADN: no pad
      * slot inside, so slot i0 + s is word at(i0) + s (a constant offset from one address). */
     struct run {

@@ -275,6 +275,51 @@ PP_DEVICE void pp_copy16_async(pp_vec16 *dst, const void *src)
 #endif
 }
 
+/* The same for one 4-byte word (both 4-byte aligned), for data with no wider alignment (a
+ * segment's keys): pp_copy4_async(dst, src) starts it, in the batch that
+ * pp_copy_async_commit() closes and pp_copy_async_wait() waits for. NVIDIA sm_80 and later:
+ * cp.async.ca (the only form of 4 bytes; through L1). Elsewhere a plain load and store. */
+PP_DEVICE void pp_copy4_async(uint32_t *dst, const void *src)
+{
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src) : "memory");
+#else
+    *dst = *reinterpret_cast<const uint32_t *>(src);
+#endif
+}
+
+/* Hints that bring global memory into the L2 cache ahead of its loads, so that a block can
+ * start the reads of its next piece of work without registers or shared memory to hold them.
+ * pp_prefetch_l2(p, bytes): the range's whole 16-byte units (rounded inward: nothing outside
+ * the range is touched; what is left at the ends lies in the 32-byte sectors of the units or
+ * of the neighbours' ranges); pp_prefetch_l2_line(p): the line holding p. NVIDIA sm_90 and
+ * later: cp.async.bulk.prefetch.L2 (one instruction a range); sm_80 to sm_89: prefetch.L2 a
+ * 128-byte line at a time; elsewhere (AMD, older NVIDIA) nothing: the loads read memory as
+ * they would. No result depends on them. */
+PP_DEVICE void pp_prefetch_l2_line(const void *p)
+{
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#else
+    (void)p;
+#endif
+}
+PP_DEVICE void pp_prefetch_l2(const void *p, uint64_t bytes)
+{
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const uint64_t a0 = ((uint64_t)(uintptr_t)p + 15u) & ~(uint64_t)15u, a1 = ((uint64_t)(uintptr_t)p + bytes) & ~(uint64_t)15u;
+    if (a1 > a0)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a0), "r"((unsigned)(a1 - a0)) : "memory");
+#elif defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const char *c = (const char *)p;
+    for (uint64_t o = 0; o < bytes; o += 128) pp_prefetch_l2_line(c + o);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 /* ---- radix sort family (issue 20): lanes holding the same digit ----
  * pp_match_digit(d, bits, valid): the mask of the lanes of the wave whose `valid` is set and
  * whose d has the same low `bits` bits as this lane's (every lane of the wave calls it; the

@@ -20,9 +20,11 @@
  *                     (below: what a slot holds, so that the result is the stable one). Keys of
  *                     up to 4 bytes alone: segsort_packed_loop, a grid of the blocks that fit on
  *                     the device at once (at most the host's bound 2n / TILE + classes), each
- *                     looping over the block items the counts ask for; the other kernels
- *                     (registers: see seg_packed_loops) a block an item, launched with the
- *                     host's bound, blocks past the classes' need returning at once.
+ *                     looping over the block items the counts ask for (4-byte integer keys:
+ *                     segsort_packed_pipe, the same loop software-pipelined: the next item's
+ *                     table built while an item's keys land by asynchronous copies); the other
+ *                     kernels (registers: see seg_packed_loops) a block an item, launched with
+ *                     the host's bound, blocks past the classes' need returning at once.
  *   long class        longer segments: cut into chunks of the tile (segsort_long_plan: each
  *                     chunk's (segment begin, length, chunk start) appended to one of two
  *                     lists by the parity of the merge passes its segment needs), each chunk
@@ -90,6 +92,8 @@ struct seg_desc {
     int nclasses;
     int long_cls, huge_cls; /* huge_cls: -1 without radix levels */
     uint64_t msd_lo;        /* 0: no radix levels */
+    int pack_pipe; /* the packed kernel's form for 4-byte integer keys: SEGSORT_PACK_PIPE's values */
+    int pack_pf;   /* segsort_packed_pipe: the next item's keys prefetched from this class up */
 };
 
 template <typename K, typename V> struct seg_bufs {
@@ -294,79 +298,124 @@ template <typename K> PP_DEVICE K seg_decode(decltype(seg_enc(K(0), seg_desc()))
     return (K)(e ^ seg_int_xor<K>(d));
 }
 
-/* Block item `blk` of the packed classes (the classes' blocks in order, the longest class
- * first), sorted by the calling block; segsort_packed below loops it over its items. */
-template <typename K, int VB, int ITEMS, bool STABLE>
-PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB>> &b,
-                                   const unsigned long long *__restrict__ counts,
-                                   const unsigned long long *__restrict__ list, bool chunks, uint64_t blk)
+/* A block item of the packed classes: its class c (0: past the items), the list index of its
+ * first segment, and its segments (at most G = TILE >> c). */
+struct seg_pitem {
+    uint64_t first;
+    unsigned nseg;
+    int cl;
+};
+
+/* Block item `blk` (the classes' blocks in order, the longest class first), from the class
+ * counts in shared memory: the counts read once, all at a time, by the block (not one
+ * dependent global load and a 64-bit division a class); the blocks of class c are a shift (G =
+ * 2^(tile_log - c) segments each), its list start summed from the counts before it. */
+PP_DEVICE seg_pitem seg_pack_find(const seg_desc &d, const unsigned long long *scnt, uint64_t blk, int tile_log)
 {
-    using V = val_t<VB>;
-    using W = pp_bn_word<K, STABLE>;
-    constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
-    constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
-    static_assert(TILE <= (1 << SEG_CHUNK_LEN_BITS) - 1 && (STABLE || VB == 0), "places fit 16 bits");
-    static_assert(TILE_LOG - SEGSORT_PACK_MIN_LOG + 2 <= SEG_MAX_CLASSES, "the counts fit scnt");
-    __shared__ pp_bn_tile<W, TILE> st;
-    __shared__ uint64_t sbeg[GMAX];
-    __shared__ uint16_t slen[GMAX]; /* 0 past the block's segments */
-
-    __shared__ unsigned long long scnt[SEG_MAX_CLASSES];
-
-    /* this block's class (the longest first) and its group of segments there: the counts read
-     * once, all at a time (not one dependent global load and a 64-bit division a class) */
-    const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
-    if (tid <= np) scnt[tid] = counts[tid];
-    __syncthreads();
-    uint64_t lstart = 0, lcount = 0;
-    int cl = 0;
-    for (int p = (int)np; p >= 1; --p) {
-        const int c = d.pack_lo + p - 1;
-        /* blocks of the class: G = TILE >> c = 2^(TILE_LOG - c) segments each */
-        const uint64_t cnt = scnt[p], nb = (cnt + (uint64_t)(TILE >> c) - 1) >> (TILE_LOG - c);
+    seg_pitem it;
+    it.first = 0;
+    it.nseg = 0;
+    it.cl = 0;
+    const int np = d.pack_hi >= d.pack_lo ? d.pack_hi - d.pack_lo + 1 : 0;
+    for (int p = np; p >= 1; --p) {
+        const int c = d.pack_lo + p - 1, sh = tile_log - c;
+        const uint64_t cnt = scnt[p], nb = (cnt + (1ull << sh) - 1) >> sh;
         if (blk < nb) {
-            cl = c;
-            lcount = cnt;
-            for (int q = 0; q < p; ++q) lstart += scnt[q];
-            break;
+            uint64_t s = 0;
+            for (int q = 0; q < p; ++q) s += scnt[q];
+            const uint64_t g0 = blk << sh, left = cnt - g0;
+            it.cl = c;
+            it.first = s + g0;
+            it.nseg = (unsigned)(left < (1ull << sh) ? left : 1ull << sh);
+            return it;
         }
         blk -= nb;
     }
-    if (!cl) return;
-    const unsigned G = (unsigned)(TILE >> cl), mask = (1u << cl) - 1u;
-    const uint64_t g0 = blk * G;
-    const unsigned nseg = (unsigned)(lcount - g0 < (uint64_t)G ? lcount - g0 : (uint64_t)G);
-    for (unsigned j = tid; j < G; j += SB) {
+    return it;
+}
+
+/* A segment's entry in the item's table: sorted alone, the address of its first input key (its
+ * output is that plus the uniform distance between the arrays); stable, the first key's place. */
+template <typename K, typename V, bool STABLE> PP_DEVICE uint64_t seg_pack_beg(const seg_bufs<K, V> &b, uint64_t bb)
+{
+    return STABLE ? bb : (uint64_t)(uintptr_t)(b.kin + bb);
+}
+
+/* Item `it`'s table (a thread an entry, SB apart): sbeg (seg_pack_beg) and slen (0 past the
+ * item's segments) of its G segments; `prefetch`: each segment's keys brought into L2 too. */
+template <typename K, typename V, bool STABLE, int TILE>
+PP_DEVICE void seg_pack_table(const seg_desc &d, const seg_bufs<K, V> &b, const unsigned long long *__restrict__ list,
+                              bool chunks, const seg_pitem &it, uint64_t *sbeg, uint16_t *slen, bool prefetch = false)
+{
+    const unsigned G = (unsigned)(TILE >> it.cl);
+    for (unsigned j = threadIdx.x; j < G; j += SB) {
         uint64_t bb = 0;
-        const uint64_t len = j < nseg ? seg_item(d, list[lstart + g0 + j], chunks, bb) : 0;
-        /* sorted alone: the address of the segment's first input key (its output is that plus
-         * the uniform distance between the arrays); stable: the first key's place */
-        sbeg[j] = STABLE ? bb : (uint64_t)(uintptr_t)(b.kin + bb);
+        const uint64_t len = j < it.nseg ? seg_item(d, list[it.first + j], chunks, bb) : 0;
+        sbeg[j] = seg_pack_beg<K, V, STABLE>(b, bb);
         slen[j] = (uint16_t)len;
+        if (prefetch && len) pp_prefetch_l2(b.kin + bb, len * sizeof(K));
     }
-    __syncthreads();
-    /* integer keys sorted alone (!STABLE): the encoding is an xor, without the float test.
-     * Loads 8 at a time: fully unrolled (16 loads in flight) the keys-only kernel needed 80
-     * registers on sm_90 once its body runs in a loop over block items (s5-segmerge's
-     * segsort_packed_loop), 104-112 bytes of spills under the cap of 40; at 8, 40, no spill. */
+}
+
+/* The keys of the item of class c whose table is (sbeg, slen) into the tile's slots, slot j 2^c +
+ * o segment j's key o, a sentinel past its length. Integer keys sorted alone (!STABLE): the
+ * encoding is an xor, without the float test. Loads 8 at a time: fully unrolled (16 loads in
+ * flight) the keys-only kernel needed 80 registers on sm_90 once its body runs in a loop over
+ * block items (s5-segmerge's segsort_packed_loop), 104-112 bytes of spills under the cap of 40;
+ * at 8, 40, no spill. ASYNC (4-byte keys sorted alone): every key by an asynchronous copy
+ * (pp_copy4_async, no register held: all in flight at once) of the key as it is, which the
+ * caller waits for; the sentinel stored as ~xor, so that the xor applied when the slots are read
+ * (seg_pack_sort_store's RAW) encodes both. */
+template <typename K, int ITEMS, bool STABLE, bool ASYNC, typename W, int TILE>
+PP_DEVICE void seg_pack_load(const seg_desc &d, const K *kin, pp_bn_tile<W, TILE> &st, const uint64_t *sbeg,
+                             const uint16_t *slen, int cl)
+{
+    const unsigned tid = threadIdx.x, mask = (1u << cl) - 1u;
     const auto ix = seg_int_xor<K>(d);
+    if constexpr (ASYNC) {
+        static_assert(!STABLE && sizeof(K) == 4 && sizeof(W) == 4, "raw 4-byte keys in 4-byte slots");
 #pragma unroll 8
-    for (int r = 0; r < ITEMS; ++r) {
-        const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, o = i & mask;
-        W w;
-        pp_bn_sentinel(w);
-        if (o < slen[j]) {
-            const K k = STABLE ? b.kin[sbeg[j] + o] : ((const K *)(uintptr_t)sbeg[j])[o];
-            if constexpr (STABLE) pp_bn_make(w, seg_enc(k, d), o);
-            else pp_bn_make(w, (decltype(ix))k ^ ix, o);
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, o = i & mask;
+            if (o < slen[j]) pp_copy4_async(st.slot(i), (const K *)(uintptr_t)sbeg[j] + o);
+            else st.put(i, (W)~ix);
         }
-        st.put(i, w);
+        pp_copy_async_commit();
+    } else {
+#pragma unroll 8
+        for (int r = 0; r < ITEMS; ++r) {
+            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, o = i & mask;
+            W w;
+            pp_bn_sentinel(w);
+            if (o < slen[j]) {
+                const K k = STABLE ? kin[sbeg[j] + o] : ((const K *)(uintptr_t)sbeg[j])[o];
+                if constexpr (STABLE) pp_bn_make(w, seg_enc(k, d), o);
+                else pp_bn_make(w, (decltype(ix))k ^ ix, o);
+            }
+            st.put(i, w);
+        }
     }
-    __syncthreads();
-    const unsigned base = tid * ITEMS;
+}
+
+/* The network over the loaded tile (RAW: its slots hold the keys as they are, encoded by the
+ * xor here), then the item's outputs: integer keys sorted alone decoded from their slots;
+ * stable sorts gather every key (floats; else decoded) and value of the block from its input
+ * place before any is written (in place is allowed), the key back to its slot (a thread's own),
+ * the value to a register. Block barriers inside; the caller's barrier must follow before the
+ * tile or the table is written again. */
+template <typename K, int VB, int ITEMS, bool STABLE, bool RAW, typename W, int TILE>
+PP_DEVICE void seg_pack_sort_store(const seg_desc &d, const seg_bufs<K, val_t<VB>> &b, pp_bn_tile<W, TILE> &st,
+                                   const uint64_t *sbeg, const uint16_t *slen, int cl)
+{
+    using V = val_t<VB>;
+    const unsigned tid = threadIdx.x, mask = (1u << cl) - 1u, base = tid * ITEMS;
+    const auto ix = seg_int_xor<K>(d);
     W x[ITEMS];
 #pragma unroll
-    for (int r = 0; r < ITEMS; ++r) x[r] = st.get(base + (unsigned)r);
+    for (int r = 0; r < ITEMS; ++r) {
+        x[r] = st.get(base + (unsigned)r);
+        if constexpr (RAW) x[r] ^= (W)ix;
+    }
     pp_bn_bitonic(x, st, base, cl);
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) st.put(base + (unsigned)r, x[r]);
@@ -379,8 +428,6 @@ PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB
             if (q < slen[j]) ((K *)(uintptr_t)(sbeg[j] + dout))[q] = (K)(st.get(i) ^ ix);
         }
     } else {
-        /* every key (gathered for floats, else decoded) and value of the block read before any
-         * is written; the key goes back to its slot (a thread's own), the value to a register */
         const bool gather_key = d.kind == PP_SORT_KIND_FLOAT;
         using VR = typename std::conditional<sizeof(V) < 4, uint32_t, V>::type; /* registers, not bytes */
         VR v[VB ? ITEMS : 1];
@@ -405,6 +452,36 @@ PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB
             }
         }
     }
+}
+
+/* Block item `blk` of the packed classes, sorted by the calling block; segsort_packed below
+ * runs one a block, segsort_packed_loop loops it over its items. */
+template <typename K, int VB, int ITEMS, bool STABLE>
+PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB>> &b,
+                                   const unsigned long long *__restrict__ counts,
+                                   const unsigned long long *__restrict__ list, bool chunks, uint64_t blk)
+{
+    using V = val_t<VB>;
+    using W = pp_bn_word<K, STABLE>;
+    constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
+    constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
+    static_assert(TILE <= (1 << SEG_CHUNK_LEN_BITS) - 1 && (STABLE || VB == 0), "places fit 16 bits");
+    static_assert(TILE_LOG - SEGSORT_PACK_MIN_LOG + 2 <= SEG_MAX_CLASSES, "the counts fit scnt");
+    __shared__ pp_bn_tile<W, TILE> st;
+    __shared__ uint64_t sbeg[GMAX];
+    __shared__ uint16_t slen[GMAX]; /* 0 past the block's segments */
+    __shared__ unsigned long long scnt[SEG_MAX_CLASSES];
+
+    const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
+    if (tid <= np) scnt[tid] = counts[tid];
+    __syncthreads();
+    const seg_pitem it = seg_pack_find(d, scnt, blk, TILE_LOG);
+    if (!it.cl) return;
+    seg_pack_table<K, V, STABLE, TILE>(d, b, list, chunks, it, sbeg, slen);
+    __syncthreads();
+    seg_pack_load<K, ITEMS, STABLE, false>(d, b.kin, st, sbeg, slen, it.cl);
+    __syncthreads();
+    seg_pack_sort_store<K, VB, ITEMS, STABLE, false>(d, b, st, sbeg, slen, it.cl);
 }
 
 /* The packed classes' kernel, a block item a block: blocks past the items the counts (on the
@@ -443,6 +520,84 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     for (uint64_t blk = blockIdx.x; blk < items; blk += gridDim.x) {
         segsort_packed_tile<K, VB, ITEMS, STABLE>(d, b, counts, list, chunks, blk);
         __syncthreads(); /* the item's shared memory is rewritten by the next */
+    }
+}
+
+/* The loop kernel software-pipelined, for 4-byte integer keys sorted alone (the default there;
+ * 1-byte keys keep the loop: never run through this one on a GPU; the stable words of 8 bytes
+ * leave no room for a second table within 48 KB). An item after another, each item's waits
+ * (list entry -> segment bounds -> keys -> network -> stores) were what the short classes
+ * waited on: ncu at 16 keys, DRAM 47%, SM 51%. Here two segment tables (sbeg / slen), the
+ * item's and the next one's: while item k's keys land, by asynchronous copies of 4 bytes into
+ * the tile (pp_copy4_async: all 16 of a thread in flight, no register held), the thread has
+ * item k+2's list entry in flight and builds item k+1's table (its list entries were read as
+ * item k+2's a step before: cache hits). Item k+1's keys are brought into L2 ahead of their
+ * copies (pp_prefetch_l2, a range a segment) where its class is at least d.pack_pf, and item
+ * k+2's offsets (a line each) where d.pack_pf <= d.pack_lo (every class). Registers: 40 on
+ * sm_90 (CUDA 13), no spill; carrying item k+1's descriptor or a list entry across the
+ * network instead spilled 12-68 bytes under that cap. Shared memory 37.5 KB: 6 blocks an SM. */
+template <typename K, int ITEMS>
+__global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, false>))) void segsort_packed_pipe(
+    seg_desc d, seg_bufs<K, val_t<0>> b, const unsigned long long *__restrict__ counts,
+    const unsigned long long *__restrict__ list, bool chunks)
+{
+    using V = val_t<0>;
+    using W = pp_bn_word<K, false>;
+    constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
+    constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
+    constexpr bool ASYNC = true;
+    static_assert(sizeof(K) == 4, "4-byte keys: copied 4 bytes at a time");
+    __shared__ pp_bn_tile<W, TILE> st;
+    __shared__ uint64_t sbeg[2][GMAX];
+    __shared__ uint16_t slen[2][GMAX];
+    __shared__ unsigned long long scnt[SEG_MAX_CLASSES];
+    __shared__ int scl[2]; /* each table's class */
+    const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
+    if (tid <= np) scnt[tid] = counts[tid];
+    __syncthreads();
+    uint64_t items = 0;
+    for (unsigned p = 1; p <= np; ++p) {
+        const int sh = TILE_LOG - (d.pack_lo + (int)p - 1);
+        items += (scnt[p] + (1ull << sh) - 1) >> sh;
+    }
+    uint64_t blk = blockIdx.x;
+    if (blk >= items) return;
+    {
+        const seg_pitem it = seg_pack_find(d, scnt, blk, TILE_LOG);
+        seg_pack_table<K, V, false, TILE>(d, b, list, chunks, it, sbeg[0], slen[0]);
+        if (tid == 0) scl[0] = it.cl;
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (unsigned buf = 0;; buf ^= 1u) {
+        const int cl = scl[buf];
+        /* in flight while item k's keys load: this thread's list entry of item k+2 */
+        unsigned long long e2 = 0;
+        bool v2 = false;
+        if (blk + 2 * gridDim.x < items) {
+            const seg_pitem nn = seg_pack_find(d, scnt, blk + 2 * gridDim.x, TILE_LOG);
+            v2 = tid < nn.nseg;
+            if (v2) e2 = list[nn.first + tid];
+        }
+        seg_pack_load<K, ITEMS, false, ASYNC>(d, b.kin, st, sbeg[buf], slen[buf], cl);
+        if (blk + gridDim.x < items) {
+            /* item k+1's table: its list entries were read as item k+2's (cache hits), its
+             * bounds brought into L2 then where every class prefetches */
+            const seg_pitem nx = seg_pack_find(d, scnt, blk + gridDim.x, TILE_LOG);
+            seg_pack_table<K, V, false, TILE>(d, b, list, chunks, nx, sbeg[buf ^ 1u], slen[buf ^ 1u],
+                                              nx.cl >= d.pack_pf);
+            if (tid == 0) scl[buf ^ 1u] = nx.cl;
+            if (d.pack_pf <= d.pack_lo && v2 && !chunks && d.offsets) {
+                pp_prefetch_l2_line(d.offsets + e2);
+                pp_prefetch_l2_line(d.offsets + e2 + 1);
+            }
+        }
+        if constexpr (ASYNC) pp_copy_async_wait();
+        __syncthreads();
+        seg_pack_sort_store<K, 0, ITEMS, false, ASYNC>(d, b, st, sbeg[buf], slen[buf], cl);
+        __syncthreads(); /* the tile and this item's table are rewritten by the next items */
+        blk += gridDim.x;
+        if (blk >= items) break;
     }
 }
 
@@ -1325,6 +1480,19 @@ unsigned seg_launch_packed_as(const pp_hip_state *hs, uint64_t bound, hipStream_
                               const seg_bufs<K, val_t<VB>> &b, const unsigned long long *counts,
                               const unsigned long long *list, bool chunks)
 {
+    if constexpr (seg_packed_loops<K, VB>(ITEMS) && !STABLE && sizeof(K) == 4) {
+        if (d.pack_pipe >= 2) {
+            /* PP_OPTION_SEGSORT_PACK_PIPE 2: the L2 prefetch for every class; 3: none; 4: from
+             * class SEGSORT_PACK_PREFETCH_LOG up (3 and 4 not measured) */
+            auto k = segsort_packed_pipe<K, ITEMS>;
+            seg_desc dp = d;
+            dp.pack_pf = d.pack_pipe == 2 ? 0 : d.pack_pipe == 3 ? 64 : SEGSORT_PACK_PREFETCH_LOG;
+            const uint64_t cap = seg_resident(hs, k);
+            const unsigned grid = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
+            k<<<grid, SB, 0, s>>>(dp, b, counts, list, chunks);
+            return grid;
+        }
+    }
     if constexpr (seg_packed_loops<K, VB>(ITEMS)) {
         const uint64_t cap = seg_resident(hs, segsort_packed_loop<K, VB, ITEMS, STABLE>);
         const unsigned grid = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
@@ -1370,7 +1538,8 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     constexpr int ITEMS = SEGSORT_ITEMS((int)sizeof(K), VB), TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
     pp_hip_state *hs = pp_hip(ctx);
     const pp_segsort_tuning *tu = pp_segsort_tuning_for(&hs->dev);
-    const int64_t forced = pp__option(ctx, PP_OPTION_SEGSORT_PACK_LOG);
+    const int64_t forced = pp__option(ctx, PP_OPTION_SEGSORT_PACK_LOG), pipe = pp__option(ctx, PP_OPTION_SEGSORT_PACK_PIPE);
+    d.pack_pipe = pipe ? (int)pipe : SEGSORT_PACK_PIPE;
     const int want = forced ? (int)forced : (int)tu->pack_max_log;
     d.pack_lo = SEGSORT_PACK_MIN_LOG;
     d.pack_hi = want < TILE_LOG ? want : TILE_LOG;

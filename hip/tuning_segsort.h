@@ -57,6 +57,28 @@
 #define SEGSORT_PACK_MIN_BLOCKS(WB) ((WB) == 4 ? 6 : 0)
 #endif
 
+/* The packed classes' kernel for 4-byte integer keys sorted alone (PP_OPTION_SEGSORT_PACK_PIPE's
+ * values): 1, an item after another (segsort_packed_loop); 2, software-pipelined
+ * (segsort_packed_pipe: the next item's table built while an item's keys land by cp.async, the
+ * next item's keys and bounds prefetched into L2) with the L2 prefetch for every class; 3 and 4
+ * the same without the prefetch, or with it from class SEGSORT_PACK_PREFETCH_LOG up (not
+ * measured). Measured on the H100 80GB HBM3 (2026-11-27 ~12:58 UTC, 38f49d4, whose forms 1 / 4
+ * are these 1 / 2, alternating processes, two rounds; bench/results/h100-s12-segpack-call1-*),
+ * 2^26 u32 keys, us for segments of 16 / 64 / 112 / 256 / 512 / 1024 / 2048 / 4096 / 16384 /
+ * mixed: 1: 415.0 / 423.2 / 520.4 / 509.7 / 574.6 / 675.2 / 802.7 / 961.2 / 1490 / 2175; 2:
+ * 418.3 / 403.7 / 494.1 / 476.5 / 529.6 / 626.2 / 756.4 / 915.1 / 1435 / 2123 (one round past
+ * 112 keys). Lost (bench/NOTES.md, twelfth session): the pipeline with the keys loaded into
+ * registers, with the prefetch (16 keys 463.5) and without (408.1, but 500.4 at 256 and 958.8
+ * at 4096). 1-byte keys keep 1. AMD: 1 (not measured; the pipeline's copies and prefetches are
+ * plain loads and nothing there, and its 37.5 KB of LDS would halve the blocks a CU of 64 KB;
+ * 2 compiles with no scratch). */
+#if defined(PP_PORT_AMD)
+#define SEGSORT_PACK_PIPE 1
+#else
+#define SEGSORT_PACK_PIPE 2
+#endif
+#define SEGSORT_PACK_PREFETCH_LOG 9
+
 /* The long class's merge passes: output tiles (of the segment's tile, SEGSORT_ITEMS keys a
  * thread) per batch, a batch's entries read and their merge-path searches run in one step (a
  * wave a search: 4 tiles, 8 searches, fill the 8 waves of a block on NVIDIA). A pass's grid is

@@ -990,6 +990,11 @@ typedef enum pp_option {
      * segment; 2: radix levels for every long segment, on NVIDIA (AMD has no radix levels: 2
      * is 1 there). No value changes a result. */
     PP_OPTION_SEGSORT_LONG = 29,         /* 0 .. 2 */
+    /* segmented sort, HIP: the packed classes' kernel for 4-byte integer keys sorted alone (0:
+     * the device's tuning; 1: a block item after another; 2: software-pipelined, the next
+     * item's keys and bounds prefetched into L2; 3: 2 without the prefetch; 4: 2 prefetching
+     * only segments of more than 256 keys). Experimental. No value changes a result. */
+    PP_OPTION_SEGSORT_PACK_PIPE = 30,    /* 0 .. 4 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

@@ -54,6 +54,8 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     [PP_OPTION_CPU_HIST_GRID] = {"cpu_hist_grid", 0, 2, 0},
     /* segmented sort: the long class's algorithm (twelfth session) */
     [PP_OPTION_SEGSORT_LONG] = {"segsort_long", 0, 2, 0},
+    /* segmented sort: the packed kernel's pipeline (twelfth session) */
+    [PP_OPTION_SEGSORT_PACK_PIPE] = {"segsort_pack_pipe", 0, 4, 0},
 };
 
 static const option_info *info(pp_option o)

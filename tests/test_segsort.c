@@ -554,6 +554,48 @@ static void t_segsort_pack_log(void **state)
     free(keys);
 }
 
+/* HIP: every form of the packed classes' kernel for integer keys sorted alone
+ * (PP_OPTION_SEGSORT_PACK_PIPE 1 .. 4: an item after another, and the software-pipelined
+ * kernel's prefetch choices; 1-byte keys run the first whatever the option), with enough block items that every block of the grid takes several (2^23
+ * keys in segments of 16: 2048 items; a mix of short lengths with a few long segments, whose
+ * chunks the same kernel sorts from the long class's list): the same bits. */
+static void t_segsort_pipe(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    tc_rng r = tc_rng_for("segsort pipe");
+    const size_t cap = (size_t)1 << 23;
+    size_t *len = (size_t *)tc_xmalloc(cap * sizeof *len), *off = (size_t *)tc_xmalloc((cap + 1) * sizeof *off);
+    size_t S = 0, m = 0;
+    while (m < (size_t)6000000) {
+        const size_t l = S % 997 == 5 ? 4097 + (size_t)tc_below(&r, 20000) : (size_t)tc_below(&r, 41);
+        len[S++] = l;
+        m += l;
+    }
+    const size_t n = offsets_of(len, S, off), nf = (size_t)1 << 23;
+    unsigned char *keys = (unsigned char *)tc_xmalloc((n > nf ? n : nf) * 4);
+    for (int64_t pipe = 1; pipe <= 4; ++pipe) {
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_PACK_PIPE, pipe));
+        char what[48];
+        snprintf(what, sizeof what, "segsort_pack_pipe %lld", (long long)pipe);
+        tc_fill(&r, keys, n, PP_U32, TC_RANDOM);
+        seg_call c = {PP_U32, PP_U32, 0, 0, 0, 0, 0, 0};
+        run_check(env, &c, keys, n, off, S, what);
+        tc_fill(&r, keys, nf, PP_I32, pipe & 1 ? TC_FEW : TC_RANDOM);
+        seg_call f = {PP_I32, PP_U32, 0, 1, 1, 1, 16, 0};
+        run_check(env, &f, keys, nf, NULL, nf / 16, what);
+        if (tc_thorough()) {
+            tc_fill(&r, keys, n, PP_U8, TC_RANDOM);
+            seg_call u = {PP_U8, PP_U32, 0, (int)(pipe & 1), 0, 0, 0, 0};
+            run_check(env, &u, keys, n, off, S, what);
+        }
+    }
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_PACK_PIPE, 0));
+    free(keys);
+    free(off);
+    free(len);
+}
+
 /* CPU: 1, 2 and 3 threads over many segments and a few long ones (the second phase). */
 static void t_cpu_segsort_threads(void **state)
 {
@@ -590,6 +632,7 @@ int main(void)
         TC_BOTH(t_segsort_float_ties), TC_BOTH(t_segsort_radix_levels),
         TC_CPU(t_cpu_segsort_threads),
         TC_HIP(t_segsort_pack_log),
+        TC_HIP(t_segsort_pipe),
     };
     return TC_RUN("segsort", tests);
 }
