@@ -334,6 +334,47 @@ PP_DEVICE seg_pitem seg_pack_find(const seg_desc &d, const unsigned long long *s
     return it;
 }
 
+/* The same from the classes' block ranges, computed once a block (seg_pack_ranges): class p's
+ * items are blocks [cend[p + 1], cend[p]) (the longest class first, cend[np + 1] = 0) and its
+ * list entries start at lst[p]; `p` is the caller's cursor (start at np): a block's items come
+ * in increasing order, so it only moves down. seg_pack_find searched every class from the
+ * longest, in 64-bit arithmetic, twice an item in every thread of segsort_packed_pipe: 14% of
+ * its stall samples at 16 keys a segment (ncu, thirteenth session, call 3). */
+PP_DEVICE seg_pitem seg_pack_at(const seg_desc &d, const unsigned long long *scnt, const unsigned long long *cend,
+                                const unsigned long long *lst, uint64_t blk, int &p, int tile_log)
+{
+    seg_pitem it;
+    it.first = 0;
+    it.nseg = 0;
+    it.cl = 0;
+    while (p >= 1 && blk >= cend[p]) --p;
+    if (p < 1) return it;
+    const int c = d.pack_lo + p - 1, sh = tile_log - c;
+    const uint64_t g0 = (blk - cend[p + 1]) << sh, left = scnt[p] - g0;
+    it.cl = c;
+    it.first = lst[p] + g0;
+    it.nseg = (unsigned)(left < (1ull << sh) ? left : 1ull << sh);
+    return it;
+}
+
+/* cend / lst of seg_pack_at from the counts in shared memory (thread 0; np <= SEG_MAX_CLASSES - 1).
+ * Returns nothing: a barrier must follow before they are read. */
+PP_DEVICE void seg_pack_ranges(const seg_desc &d, const unsigned long long *scnt, unsigned long long *cend,
+                               unsigned long long *lst, int np, int tile_log)
+{
+    if (threadIdx.x != 0) return;
+    unsigned long long s = scnt[0];
+    for (int p = 1; p <= np; ++p) {
+        lst[p] = s;
+        s += scnt[p];
+    }
+    cend[np + 1] = 0;
+    for (int p = np; p >= 1; --p) {
+        const int sh = tile_log - (d.pack_lo + p - 1);
+        cend[p] = cend[p + 1] + ((scnt[p] + (1ull << sh) - 1) >> sh);
+    }
+}
+
 /* A segment's entry in the item's table: sorted alone, the address of its first input key (its
  * output is that plus the uniform distance between the arrays); stable, the first key's place. */
 template <typename K, typename V, bool STABLE> PP_DEVICE uint64_t seg_pack_beg(const seg_bufs<K, V> &b, uint64_t bb)
@@ -550,20 +591,19 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     __shared__ pp_bn_tile<W, TILE> st;
     __shared__ uint64_t sbeg[2][GMAX];
     __shared__ uint16_t slen[2][GMAX];
-    __shared__ unsigned long long scnt[SEG_MAX_CLASSES];
+    __shared__ unsigned long long scnt[SEG_MAX_CLASSES], cend[SEG_MAX_CLASSES + 1], lst[SEG_MAX_CLASSES];
     __shared__ int scl[2]; /* each table's class */
     const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
     if (tid <= np) scnt[tid] = counts[tid];
     __syncthreads();
-    uint64_t items = 0;
-    for (unsigned p = 1; p <= np; ++p) {
-        const int sh = TILE_LOG - (d.pack_lo + (int)p - 1);
-        items += (scnt[p] + (1ull << sh) - 1) >> sh;
-    }
+    seg_pack_ranges(d, scnt, cend, lst, (int)np, TILE_LOG);
+    __syncthreads();
+    const uint64_t items = np ? cend[1] : 0;
     uint64_t blk = blockIdx.x;
     if (blk >= items) return;
+    int p1 = (int)np, p2 = (int)np; /* seg_pack_at's cursors: items k + 1 and k + 2 */
     {
-        const seg_pitem it = seg_pack_find(d, scnt, blk, TILE_LOG);
+        const seg_pitem it = seg_pack_at(d, scnt, cend, lst, blk, p1, TILE_LOG);
         seg_pack_table<K, V, false, TILE>(d, b, list, chunks, it, sbeg[0], slen[0]);
         if (tid == 0) scl[0] = it.cl;
     }
@@ -575,7 +615,7 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
         unsigned long long e2 = 0;
         bool v2 = false;
         if (blk + 2 * gridDim.x < items) {
-            const seg_pitem nn = seg_pack_find(d, scnt, blk + 2 * gridDim.x, TILE_LOG);
+            const seg_pitem nn = seg_pack_at(d, scnt, cend, lst, blk + 2 * gridDim.x, p2, TILE_LOG);
             v2 = tid < nn.nseg;
             if (v2) e2 = list[nn.first + tid];
         }
@@ -583,7 +623,7 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
         if (blk + gridDim.x < items) {
             /* item k+1's table: its list entries were read as item k+2's (cache hits), its
              * bounds brought into L2 then where every class prefetches */
-            const seg_pitem nx = seg_pack_find(d, scnt, blk + gridDim.x, TILE_LOG);
+            const seg_pitem nx = seg_pack_at(d, scnt, cend, lst, blk + gridDim.x, p1, TILE_LOG);
             seg_pack_table<K, V, false, TILE>(d, b, list, chunks, nx, sbeg[buf ^ 1u], slen[buf ^ 1u],
                                               nx.cl >= d.pack_pf);
             if (tid == 0) scl[buf ^ 1u] = nx.cl;
