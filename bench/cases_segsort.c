@@ -29,7 +29,7 @@ typedef struct seg_spec {
 
 static const seg_spec k16 = {0, 16, 0}, k64 = {0, 64, 0}, k112 = {0, 112, 0}, k113 = {0, 113, 0},
                       k256 = {0, 256, 0}, k512 = {0, 512, 0}, k1024 = {0, 1024, 0}, k2048 = {0, 2048, 0},
-                      k4096 = {0, 4096, 0}, k16384 = {0, 16384, 0},
+                      k4096 = {0, 4096, 0}, k8192 = {0, 8192, 0}, k16384 = {0, 16384, 0},
                       kmix = {0, 0, 0}, p256 = {1, 256, 0}, r16 = {0, 16, 1}, r256 = {0, 256, 1},
                       r16384 = {0, 16384, 1}, rmix = {0, 0, 1}, kall = {0, SEG_ALL, 0}, rall = {0, SEG_ALL, 1};
 
@@ -45,6 +45,8 @@ static const pb_case cases[] = {
     PB_ROW("segsort_keys_4096", PP_U32, PP_U32, PP_OP_SUM, k4096),
     {"segsort_keys_1024@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=9", &k1024, 0},
     {"segsort_keys_256@block", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_pack_log=7", &k256, 0},
+    PB_ROW("segsort_keys_8192", PP_U32, PP_U32, PP_OP_SUM, k8192),
+    {"segsort_keys_8192@merge", PP_U32, PP_U32, PP_OP_SUM, 0, 0, "segsort_long=1", &k8192, 0},
     PB_ROW("segsort_keys_16384", PP_U32, PP_U32, PP_OP_SUM, k16384),
     /* the long class as chunks and merge passes (PP_OPTION_SEGSORT_LONG 1; the default is the
      * radix levels), and its merge passes a launch each (what every row did before the

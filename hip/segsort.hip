@@ -1540,7 +1540,7 @@ unsigned seg_launch_packed_as(const pp_hip_state *hs, uint64_t bound, hipStream_
     if constexpr (seg_packed_loops<K, VB>(ITEMS) && !STABLE && sizeof(K) == 4) {
         if (d.pack_pipe >= 2) {
             /* PP_OPTION_SEGSORT_PACK_PIPE 2: the L2 prefetch for every class; 3: none; 4: from
-             * class SEGSORT_PACK_PREFETCH_LOG up (3 and 4 not measured) */
+             * class SEGSORT_PACK_PREFETCH_LOG up (the default on NVIDIA: tuning_segsort.h) */
             auto k = segsort_packed_pipe<K, ITEMS>;
             seg_desc dp = d;
             dp.pack_pf = d.pack_pipe == 2 ? 0 : d.pack_pipe == 3 ? 64 : SEGSORT_PACK_PREFETCH_LOG;

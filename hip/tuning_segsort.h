@@ -71,11 +71,19 @@
  * registers, with the prefetch (16 keys 463.5) and without (408.1, but 500.4 at 256 and 958.8
  * at 4096). 1-byte keys keep 1. AMD: 1 (not measured; the pipeline's copies and prefetches are
  * plain loads and nothing there, and its 37.5 KB of LDS would halve the blocks a CU of 64 KB;
- * 2 compiles with no scratch). */
+ * 2 compiles with no scratch).
+ * Thirteenth session (H100 80GB HBM3, 2026-11-27 ~16:20 UTC, 2210e4f: the pipelined kernel's
+ * class found by a cursor; bench/results/h100-s13-call5-*; two rounds alternating, us): forms
+ * 2 / 3 / 4 at 16 keys 376.5-377.7 / 327.3-329.4 / 327.4-328.1, 64 361.9-364.2 / 336.9-338.1 /
+ * 338.5-339.6, 112 450.5 / 429.2-432.4 / 427.0-428.2, 256 442.5-447.1 / 436.9-438.8 / 436.3-436.5,
+ * 1024 607.3-609.6 / 606.5-613.7 / 603.7-605.1, 4096 903.4-908.6 / 900.8-915.1 / 902.5-903.5: the
+ * per-segment prefetch (one cp.async.bulk.prefetch a segment: the address made uniform lane by
+ * lane, 32 turns a wave; 15% of the stall samples at 16 keys, ncu call 3) costs the short classes
+ * and gains nothing from class 9 up; 4 is the default (3 within noise everywhere). */
 #if defined(PP_PORT_AMD)
 #define SEGSORT_PACK_PIPE 1
 #else
-#define SEGSORT_PACK_PIPE 2
+#define SEGSORT_PACK_PIPE 4
 #endif
 #define SEGSORT_PACK_PREFETCH_LOG 9
 
@@ -148,9 +156,16 @@ struct pp_segsort_tuning {
  * at 64 keys a bucket; merge: chunks 1.13 ms, two passes 0.62 ms): the levels win from about
  * three merge passes (2^15 keys) up. Where the mean is below 8192 (the 4096 row and shorter:
  * no segment that long, or few), the levels' launches, 20-25 us with nothing to do, are not
- * made. The first row of a platform is its fallback. */
+ * made. The first row of a platform is its fallback.
+ * sm_90 since the thirteenth session: every long segment (more than the tile) by the levels
+ * where the mean is 8192 or more. With the levels' histogram loading a tile's keys at once
+ * (99b6725: 281 -> 147 us a level of 2^26 u32 keys, ncu) they won at 16384 keys and in the mixed
+ * set (H100 80GB HBM3, 2210e4f, bench/results/h100-s13-call5-*, two rounds each: levels for every
+ * long segment / the rule of 2^15: 16384 keys 1.294 / 1.292 against 1.481 / 1.460 ms, mixed
+ * 1.411 / 1.416 against 1.600 / 1.598 ms, one segment 2.584 / 2.599 against 2.605 / 2.594). The
+ * other rows keep 2^15 (not measured since). */
 static const pp_segsort_tuning pp_segsort_tuning_table[] = {
-    {"sm_90", 12, 8192, 32768},
+    {"sm_90", 12, 8192, 4096},
     {"sm_80", 12, 8192, 32768},
     {"gfx90a", 12, 8192, 32768},
     {"gfx940", 12, 8192, 32768},
