@@ -1236,10 +1236,26 @@ template <typename A, typename S> PP_DEVICE void seg_msd_plan(const A &a, int v,
     }
 }
 
-/* The digit of level v of a key: bits [shift, shift + 8) of its encoding. */
-template <typename K> PP_DEVICE unsigned seg_msd_digit(K k, const seg_desc &d, int shift)
+/* The digit of level v of a key: bits [shift, shift + 8) of its encoding, the key's kind known
+ * at compile time (FLT: float keys; else an integer's encoding, an xor). With the kind tested at
+ * run time the compiler computed the float encoding predicated beside the integer one for every
+ * key, twice a key in the scatter (its digit at the load, again at the store): the loops that
+ * use it are written for both kinds and chosen once (seg_msd_kind). */
+template <bool FLT, typename K> PP_DEVICE unsigned seg_msd_digit(K k, const seg_desc &d, int shift)
 {
-    return (unsigned)(seg_enc(k, d) >> shift) & (unsigned)(PP_RADIX - 1);
+    if constexpr (FLT && sizeof(K) == 4)
+        return (pp_sort_key_u32(k, PP_SORT_KIND_FLOAT, (uint32_t)d.flip) >> shift) & (unsigned)(PP_RADIX - 1);
+    else if constexpr (FLT && sizeof(K) == 8)
+        return (unsigned)(pp_sort_key_u64(k, PP_SORT_KIND_FLOAT, d.flip) >> shift) & (unsigned)(PP_RADIX - 1);
+    else
+        return (unsigned)(((decltype(seg_int_xor<K>(d)))k ^ seg_int_xor<K>(d)) >> shift) & (unsigned)(PP_RADIX - 1);
+}
+
+/* f(std::true_type) for float keys, f(std::false_type) for the others (1-byte keys are integers). */
+template <typename K, typename F> PP_DEVICE void seg_msd_kind(const seg_desc &d, F &&f)
+{
+    if (sizeof(K) >= 4 && d.kind == PP_SORT_KIND_FLOAT) f(std::true_type{});
+    else f(std::false_type{});
 }
 
 /* Hist: every item's digit counts; a block takes a run of consecutive tiles (an item's tiles are
@@ -1303,11 +1319,13 @@ template <int ITEMS, typename A> PP_DEVICE void seg_msd_hist(const A &a, int v, 
             }
         }
         unsigned dg[ITEMS];
+        seg_msd_kind<KT>(a.d, [&](auto flt) {
 #pragma unroll
-        for (int r = 0; r < ITEMS; ++r) {
-            const unsigned e = tid + (unsigned)(r * SB);
-            dg[r] = e < cnt ? seg_msd_digit(kk[r], a.d, shift) : (unsigned)PP_RADIX;
-        }
+            for (int r = 0; r < ITEMS; ++r) {
+                const unsigned e = tid + (unsigned)(r * SB);
+                dg[r] = e < cnt ? seg_msd_digit<decltype(flt)::value>(kk[r], a.d, shift) : (unsigned)PP_RADIX;
+            }
+        });
         for (unsigned k = tid; k < (unsigned)PP_RADIX; k += SB) m.states[t * PP_RADIX + k] = 0;
         if (item != cur) {
             if (cur != ~0ull) {
@@ -1374,8 +1392,11 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
         for (int i = 0; i < ITEMS; ++i) {
             const unsigned e = first + (unsigned)(i * PP_WAVE);
             k[i] = e < cnt ? ks[e] : K(0);
-            dr[i] = seg_msd_digit(k[i], a.d, shift) << PP_RADIX_DR_SHIFT;
         }
+        seg_msd_kind<K>(a.d, [&](auto flt) {
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) dr[i] = seg_msd_digit<decltype(flt)::value>(k[i], a.d, shift) << PP_RADIX_DR_SHIFT;
+        });
         if constexpr (VB > 0) {
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i) {
@@ -1412,18 +1433,20 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
                 if constexpr (VB > 0) sm.vals[p] = vv[i];
             }
         __syncthreads();
+        seg_msd_kind<K>(a.d, [&](auto flt) {
 #pragma unroll 4
-        for (int i = 0; i < ITEMS; ++i) {
-            const unsigned e = tid + (unsigned)(i * SB);
-            if (e < cnt) {
-                const unsigned p = pp_radix_stage_slot(e);
-                const K kk = sm.keys[p];
-                const unsigned slot = pp_radix_slot(seg_msd_digit(kk, a.d, shift));
-                const uint64_t g = ((uint64_t)sm.dhi[slot] << 32 | sm.dlo[slot]) + e;
-                dst[g] = kk;
-                if constexpr (VB > 0) vdst[g] = sm.vals[p];
+            for (int i = 0; i < ITEMS; ++i) {
+                const unsigned e = tid + (unsigned)(i * SB);
+                if (e < cnt) {
+                    const unsigned p = pp_radix_stage_slot(e);
+                    const K kk = sm.keys[p];
+                    const unsigned slot = pp_radix_slot(seg_msd_digit<decltype(flt)::value>(kk, a.d, shift));
+                    const uint64_t g = ((uint64_t)sm.dhi[slot] << 32 | sm.dlo[slot]) + e;
+                    dst[g] = kk;
+                    if constexpr (VB > 0) vdst[g] = sm.vals[p];
+                }
             }
-        }
+        });
         __syncthreads(); /* the staged tile, the ticket and the class counts are rewritten next */
     }
     __syncthreads();
