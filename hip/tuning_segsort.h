@@ -162,8 +162,11 @@ struct pp_segsort_tuning {
  * (99b6725: 281 -> 147 us a level of 2^26 u32 keys, ncu) they won at 16384 keys and in the mixed
  * set (H100 80GB HBM3, 2210e4f, bench/results/h100-s13-call5-*, two rounds each: levels for every
  * long segment / the rule of 2^15: 16384 keys 1.294 / 1.292 against 1.481 / 1.460 ms, mixed
- * 1.411 / 1.416 against 1.600 / 1.598 ms, one segment 2.584 / 2.599 against 2.605 / 2.594). The
- * other rows keep 2^15 (not measured since). */
+ * 1.411 / 1.416 against 1.600 / 1.598 ms, one segment 2.584 / 2.599 against 2.605 / 2.594). At
+ * two tiles the forms are even once the levels' digit takes the key's kind at compile time
+ * (07210fc, call 6, two rounds: 8192 keys 1.156 / 1.143 ms by the levels against 1.175 / 1.159 by
+ * merge passes; before it 1.270 / 1.277 against 1.160 / 1.172). The other rows keep 2^15 (not
+ * measured since). */
 static const pp_segsort_tuning pp_segsort_tuning_table[] = {
     {"sm_90", 12, 8192, 4096},
     {"sm_80", 12, 8192, 32768},
