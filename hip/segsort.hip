@@ -695,6 +695,15 @@ PP_DEVICE unsigned long long seg_take(unsigned long long *c, unsigned long long 
 
 /* The last of a block's SB entries whose first piece (st: exclusive starts, non-decreasing) is at
  * or before piece e: the entry that piece e belongs to. */
+/* Two words at p (16-byte aligned) in one store. */
+PP_DEVICE void seg_store_pair(unsigned long long *p, unsigned long long x, unsigned long long y)
+{
+    ulonglong2 v;
+    v.x = x;
+    v.y = y;
+    *reinterpret_cast<ulonglong2 *>(p) = v;
+}
+
 PP_DEVICE unsigned seg_last_start(const uint64_t *st, uint64_t e)
 {
     unsigned lo = 0, hi = SB;
@@ -1240,11 +1249,19 @@ template <typename A, typename S> PP_DEVICE void seg_msd_plan(const A &a, int v,
             const uint64_t nb = nin - base < (uint64_t)SB ? nin - base : (uint64_t)SB;
             for (uint64_t w = tid; w < nb * PP_RADIX; w += SB) m.hist[base * PP_RADIX + w] = 0;
         }
-        if (at != ~0ull) {
-            for (uint64_t e = tid; e < tot; e += SB) {
-                const unsigned lo = seg_last_start(sm.sst, e); /* the item of tile e */
-                m.tiles[2 * (at + e)] = sm.sid[lo];
-                m.tiles[2 * (at + e) + 1] = (e - sm.sst[lo]) << a.tile_log;
+        if (at != ~0ull && tot) {
+            /* a run of consecutive tiles a thread: one search for the run's first item, then the
+             * item advanced as its tiles end, each tile's pair one 16-byte store. A search a
+             * tile (8 dependent shared loads, the tiles SB apart) left one block writing one
+             * segment's 16384 tiles for 38 us of level 0 (the levels' other blocks waiting at
+             * the grid barrier; ncu, thirteenth session, call 3) */
+            const uint64_t run = (tot + SB - 1) / SB, e0 = (uint64_t)tid * run, e1 = e0 + run < tot ? e0 + run : tot;
+            if (e0 < e1) {
+                unsigned lo = seg_last_start(sm.sst, e0); /* the item of tile e0 */
+                for (uint64_t e = e0; e < e1; ++e) {
+                    while (lo + 1 < (unsigned)SB && sm.sst[lo + 1] <= e) ++lo;
+                    seg_store_pair(&m.tiles[2 * (at + e)], sm.sid[lo], (e - sm.sst[lo]) << a.tile_log);
+                }
             }
         }
         __syncthreads();
