@@ -832,7 +832,7 @@ PP_API pp_status pp_summed_area_table(pp_context *ctx, const void *in, size_t ro
  * (runs of twice the width each pass, a tile of the output a block, found by a merge path), so
  * a segment of L keys takes about log2(L / tile) passes over its keys, spread over the whole
  * GPU. On NVIDIA, where the mean segment (n / n_segments) is long, segments longer than the
- * tuning row's bound (a tile on sm_90, 2^15 keys on sm_80) take radix levels instead: each segment's
+ * tuning row's bound (4096 keys on sm_90, 2^15 on sm_80) take radix levels instead: each segment's
  * keys are moved stably into buckets by their top 8 bits (a histogram, then ranked tiles
  * scattered with a look-back a segment), buckets longer than a tile again by the next 8 bits,
  * the others sorted by the packed classes; all levels run in one cooperative launch that stops
