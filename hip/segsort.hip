@@ -426,8 +426,9 @@ PP_DEVICE void seg_pack_load(const seg_desc &d, const K *kin, pp_bn_tile<W, TILE
         /* H keys loaded, then encoded and stored: with each key's load, encoding and store in its
          * slot's branch the compiler issued a load after the store of the one before, one round
          * trip a key (pairs at 256 keys: 45% of the kernel's stall samples on those uses, ncu,
-         * thirteenth session, call 7); H = 8 keeps the registers of the loop kernels' cap */
-        constexpr int H = ITEMS < 8 ? ITEMS : 8;
+         * thirteenth session, call 7); H = 8 keeps the registers of the loop kernels' cap, 4
+         * for 8-byte keys (8 of them spilled 4-8 bytes in two sm_80 stable kernels) */
+        constexpr int HM = sizeof(K) > 4 ? 4 : 8, H = ITEMS < HM ? ITEMS : HM;
         static_assert(ITEMS % H == 0, "whole groups of H keys");
 #pragma unroll 1
         for (int r0 = 0; r0 < ITEMS; r0 += H) {
