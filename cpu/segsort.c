@@ -97,6 +97,9 @@ static const seg_merge_fn merge[2][4] = {
     {seg_ins_k1_merge, seg_ins_k1_v1_merge, seg_ins_k1_v4_merge, seg_ins_k1_v8_merge},
     {seg_ins_k4_merge, seg_ins_k4_v1_merge, seg_ins_k4_v4_merge, seg_ins_k4_v8_merge},
 };
+typedef void (*seg_merge_int_fn)(const void *kin, void *kout, size_t b, size_t m, int kind, uint64_t flip, uint32_t *w);
+/* [key width 1, 4], integer keys without values */
+static const seg_merge_int_fn merge_int[2] = {seg_ins_k1_merge_int, seg_ins_k4_merge_int};
 /* The merge sort's words for m keys (ks, vs bytes each). */
 static size_t merge_bytes(size_t m, size_t ks, size_t vs)
 {
@@ -188,6 +191,7 @@ pp_status pp__cpu_segmented_sort(pp_context *ctx, const pp_segsort_args *a)
     const int threads = covered * ks >= CPU_PAR_MIN_BYTES && S > 1 ? omp_get_max_threads() : 1;
     const int use_merge = ks <= 4;
     const seg_merge_fn mrg = use_merge ? merge[width_index(ks)][vs == 0 ? 0 : 1 + width_index(vs)] : NULL;
+    const seg_merge_int_fn mrg_int = use_merge && vs == 0 && kind != PP_SORT_KIND_FLOAT ? merge_int[width_index(ks)] : NULL;
     size_t per = longest > SEGSORT_INSERTION_MAX ? pp__cpu_sort_serial_bytes(longest, ks, vs) : 0;
     if (use_merge && longest > SEGSORT_INSERTION_MAX) {
         const size_t mb = merge_bytes(longest < SEGSORT_MERGE_MAX ? longest : SEGSORT_MERGE_MAX, ks, vs);
@@ -213,6 +217,8 @@ pp_status pp__cpu_segmented_sort(pp_context *ctx, const pp_segsort_args *a)
             if (m >= SEGSORT_PARALLEL_MIN) continue;
             if (m <= SEGSORT_INSERTION_MAX) {
                 ins(a->keys_in, a->keys_out, a->values_in, a->values_out, b, m, kind, flip);
+            } else if (mrg_int && m <= SEGSORT_MERGE_MAX) {
+                mrg_int(a->keys_in, a->keys_out, b, m, kind, flip, (uint32_t *)mine);
             } else if (use_merge && m <= SEGSORT_MERGE_MAX) {
                 mrg(a->keys_in, a->keys_out, a->values_in, a->values_out, b, m, kind, flip, (uint64_t *)mine);
             } else {

@@ -121,6 +121,51 @@ static void SEG_CAT(NAME, _merge)(const void *kin_, void *kout_, const void *vin
 }
 #endif
 
+#if !defined(KT_IS_64) && !defined(VT)
+/* Integer keys of at most 32 bits sorted alone, segments of up to SEGSORT_MERGE_MAX keys: the
+ * same merge sort on the 32-bit encodings themselves (a bijection: equal encodings are equal
+ * keys, so no place is needed for stability), decoded at the end (the integer encoding is an
+ * xor, its own inverse). Half the words of the (encoding, place) form and no gather: segments of
+ * 256 u32 keys ran at 0.47-0.50x the CPU radix sort of the whole array with that form (2 cores,
+ * 2^24 keys, thirteenth session). `w` holds 2 m 32-bit words. */
+static void SEG_CAT(NAME, _merge_int)(const void *kin_, void *kout_, size_t b, size_t m, int kind, uint64_t flip,
+                                      uint32_t *w)
+{
+    const KT *kin = (const KT *)kin_ + b;
+    KT *kout = (KT *)kout_ + b;
+    uint32_t *x = w, *y = w + m;
+    for (size_t i = 0; i < m; ++i) x[i] = SEG_ENC(kin[i]);
+    for (size_t r = 0; r < m; r += SEGSORT_RUN) {
+        const size_t e = r + SEGSORT_RUN < m ? r + SEGSORT_RUN : m;
+        for (size_t i = r + 1; i < e; ++i) {
+            const uint32_t t = x[i];
+            size_t j = i;
+            for (; j > r && x[j - 1] > t; --j) x[j] = x[j - 1];
+            x[j] = t;
+        }
+    }
+    for (size_t width = SEGSORT_RUN; width < m; width *= 2) {
+        for (size_t lo = 0; lo < m; lo += 2 * width) {
+            const size_t mid = lo + width < m ? lo + width : m, hi = lo + 2 * width < m ? lo + 2 * width : m;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) { /* without a branch on the comparison */
+                const uint32_t p = x[i], q = x[j];
+                const size_t t = q < p;
+                y[o++] = t ? q : p;
+                j += t;
+                i += 1 - t;
+            }
+            while (i < mid) y[o++] = x[i++];
+            while (j < hi) y[o++] = x[j++];
+        }
+        uint32_t *t = x;
+        x = y;
+        y = t;
+    }
+    for (size_t i = 0; i < m; ++i) kout[i] = (KT)SEG_ENC(x[i]);
+}
+#endif
+
 #undef SEG_ENC
 #undef SEG_ENC_T
 #undef SEG_CAT
