@@ -694,8 +694,6 @@ PP_DEVICE unsigned long long seg_take(unsigned long long *c, unsigned long long 
     return ~0ull;
 }
 
-/* The last of a block's SB entries whose first piece (st: exclusive starts, non-decreasing) is at
- * or before piece e: the entry that piece e belongs to. */
 /* Two words at p (16-byte aligned) in one store. */
 PP_DEVICE void seg_store_pair(unsigned long long *p, unsigned long long x, unsigned long long y)
 {
@@ -705,6 +703,8 @@ PP_DEVICE void seg_store_pair(unsigned long long *p, unsigned long long x, unsig
     *reinterpret_cast<ulonglong2 *>(p) = v;
 }
 
+/* The last of a block's SB entries whose first piece (st: exclusive starts, non-decreasing) is at
+ * or before piece e: the entry that piece e belongs to. */
 PP_DEVICE unsigned seg_last_start(const uint64_t *st, uint64_t e)
 {
     unsigned lo = 0, hi = SB;
