@@ -36,6 +36,45 @@
 #define SEGSORT_MERGE_MAX 512
 #endif
 #define SEGSORT_RUN 16
+
+/* The merge sort of distinct-or-interchangeable words (segsort_impl.h's two forms: (encoding,
+ * place) words, and integer keys' 32-bit encodings): x[0, m) sorted in runs of SEGSORT_RUN by
+ * insertion, then merged bottom-up between x and y without a branch on the comparison; returns
+ * the buffer holding the result. One definition per word type. */
+#define SEG_DEFINE_MERGE_SORT(T, NAME)                                                                      \
+    static T *NAME(T *x, T *y, size_t m)                                                                    \
+    {                                                                                                       \
+        for (size_t r = 0; r < m; r += SEGSORT_RUN) {                                                       \
+            const size_t e = r + SEGSORT_RUN < m ? r + SEGSORT_RUN : m;                                     \
+            for (size_t i = r + 1; i < e; ++i) {                                                            \
+                const T t = x[i];                                                                           \
+                size_t j = i;                                                                               \
+                for (; j > r && x[j - 1] > t; --j) x[j] = x[j - 1];                                         \
+                x[j] = t;                                                                                   \
+            }                                                                                               \
+        }                                                                                                   \
+        for (size_t width = SEGSORT_RUN; width < m; width *= 2) {                                           \
+            for (size_t lo = 0; lo < m; lo += 2 * width) {                                                  \
+                const size_t mid = lo + width < m ? lo + width : m, hi = lo + 2 * width < m ? lo + 2 * width : m; \
+                size_t i = lo, j = mid, o = lo;                                                             \
+                while (i < mid && j < hi) {                                                                 \
+                    const T p = x[i], q = x[j];                                                             \
+                    const size_t t = q < p;                                                                 \
+                    y[o++] = t ? q : p;                                                                     \
+                    j += t;                                                                                 \
+                    i += 1 - t;                                                                             \
+                }                                                                                           \
+                while (i < mid) y[o++] = x[i++];                                                            \
+                while (j < hi) y[o++] = x[j++];                                                             \
+            }                                                                                               \
+            T *t = x;                                                                                       \
+            x = y;                                                                                          \
+            y = t;                                                                                          \
+        }                                                                                                   \
+        return x;                                                                                           \
+    }
+SEG_DEFINE_MERGE_SORT(uint64_t, seg_merge_sort64)
+SEG_DEFINE_MERGE_SORT(uint32_t, seg_merge_sort32)
 /* Segments of at least this many keys are sorted with every thread (the radix sort's own
  * threshold for going parallel). */
 #define SEGSORT_PARALLEL_MIN ((size_t)1 << 18)

@@ -67,7 +67,7 @@ static void NAME(const void *kin_, void *kout_, const void *vin_, void *vout_, s
 #if !defined(KT_IS_64)
 /* Segments of up to SEGSORT_MERGE_MAX keys of at most 32 bits: each key's encoding and its place
  * in the segment as one 64-bit word (all distinct, so any order of the words is the stable
- * order of the keys), sorted by runs of SEGSORT_RUN by insertion, then merged bottom-up; the keys
+ * order of the keys), merge sorted (seg_merge_sort64, cpu/segsort.c); the keys
  * (values) are gathered by the places. `w` holds 2 m words and m keys and values (the gather's
  * copy of the input: the outputs may be the inputs). */
 static void SEG_CAT(NAME, _merge)(const void *kin_, void *kout_, const void *vin_, void *vout_, size_t b, size_t m,
@@ -81,27 +81,7 @@ static void SEG_CAT(NAME, _merge)(const void *kin_, void *kout_, const void *vin
         kc[i] = kin[i];
         x[i] = ((uint64_t)SEG_ENC(kc[i]) << 32) | i;
     }
-    for (size_t r = 0; r < m; r += SEGSORT_RUN) {
-        const size_t e = r + SEGSORT_RUN < m ? r + SEGSORT_RUN : m;
-        for (size_t i = r + 1; i < e; ++i) {
-            const uint64_t t = x[i];
-            size_t j = i;
-            for (; j > r && x[j - 1] > t; --j) x[j] = x[j - 1];
-            x[j] = t;
-        }
-    }
-    for (size_t width = SEGSORT_RUN; width < m; width *= 2) {
-        for (size_t lo = 0; lo < m; lo += 2 * width) {
-            const size_t mid = lo + width < m ? lo + width : m, hi = lo + 2 * width < m ? lo + 2 * width : m;
-            size_t i = lo, j = mid, o = lo;
-            while (i < mid && j < hi) y[o++] = x[j] < x[i] ? x[j++] : x[i++];
-            while (i < mid) y[o++] = x[i++];
-            while (j < hi) y[o++] = x[j++];
-        }
-        uint64_t *t = x;
-        x = y;
-        y = t;
-    }
+    x = seg_merge_sort64(x, y, m);
 #if defined(VT)
     const VT *vin = (const VT *)vin_ + b;
     VT *vout = (VT *)vout_ + b;
@@ -135,33 +115,7 @@ static void SEG_CAT(NAME, _merge_int)(const void *kin_, void *kout_, size_t b, s
     KT *kout = (KT *)kout_ + b;
     uint32_t *x = w, *y = w + m;
     for (size_t i = 0; i < m; ++i) x[i] = SEG_ENC(kin[i]);
-    for (size_t r = 0; r < m; r += SEGSORT_RUN) {
-        const size_t e = r + SEGSORT_RUN < m ? r + SEGSORT_RUN : m;
-        for (size_t i = r + 1; i < e; ++i) {
-            const uint32_t t = x[i];
-            size_t j = i;
-            for (; j > r && x[j - 1] > t; --j) x[j] = x[j - 1];
-            x[j] = t;
-        }
-    }
-    for (size_t width = SEGSORT_RUN; width < m; width *= 2) {
-        for (size_t lo = 0; lo < m; lo += 2 * width) {
-            const size_t mid = lo + width < m ? lo + width : m, hi = lo + 2 * width < m ? lo + 2 * width : m;
-            size_t i = lo, j = mid, o = lo;
-            while (i < mid && j < hi) { /* without a branch on the comparison */
-                const uint32_t p = x[i], q = x[j];
-                const size_t t = q < p;
-                y[o++] = t ? q : p;
-                j += t;
-                i += 1 - t;
-            }
-            while (i < mid) y[o++] = x[i++];
-            while (j < hi) y[o++] = x[j++];
-        }
-        uint32_t *t = x;
-        x = y;
-        y = t;
-    }
+    x = seg_merge_sort32(x, y, m);
     for (size_t i = 0; i < m; ++i) kout[i] = (KT)SEG_ENC(x[i]);
 }
 #endif
