@@ -379,8 +379,9 @@ static void t_segsort_radix_levels(void **state)
     tc_env *env = tc_envp(state);
     pp_context *ctx = tc_ctx(state);
     tc_rng r = tc_rng_for("segsort radix levels");
-    /* the huge class's bound (2^15 on sm_90 / sm_80) -1 .. +1 beside the tile's shapes */
-    const size_t len[] = {4096 + 4097 + 1, 70001, 5, 9000, 4097, 131072 + 3, 32767, 32768, 32769};
+    /* the huge class's bound -1 .. +1: 4096 / 4097 on sm_90 (the tile; a mean past 8192, as
+     * here, sends every longer segment to the levels), 2^15 on sm_80 */
+    const size_t len[] = {4096 + 4097 + 1, 70001, 5, 9000, 4097, 131072 + 3, 32767, 32768, 32769, 4096};
     const size_t S = sizeof len / sizeof len[0];
     size_t off[sizeof len / sizeof len[0] + 1];
     const size_t n = offsets_of(len, S, off);
@@ -556,9 +557,10 @@ static void t_segsort_pack_log(void **state)
 
 /* HIP: every form of the packed classes' kernel for integer keys sorted alone
  * (PP_OPTION_SEGSORT_PACK_PIPE 1 .. 4: an item after another, and the software-pipelined
- * kernel's prefetch choices; 1-byte keys run the first whatever the option), with enough block items that every block of the grid takes several (2^23
- * keys in segments of 16: 2048 items; a mix of short lengths with a few long segments, whose
- * chunks the same kernel sorts from the long class's list): the same bits. */
+ * kernel's prefetch choices; 1-byte keys run the first whatever the option), with enough block
+ * items that every block of the grid takes several (2^23 keys in segments of 16: 2048 items; a
+ * mix of short lengths with a few long segments, whose chunks the same kernel sorts from the
+ * long class's list): the same bits. */
 static void t_segsort_pipe(void **state)
 {
     tc_env *env = tc_envp(state);
