@@ -25,12 +25,13 @@
  *                     table built while an item's keys land by asynchronous copies); the other
  *                     kernels (registers: see seg_packed_loops) a block an item, launched with
  *                     the host's bound, blocks past the classes' need returning at once.
- *   long class        longer segments: cut into chunks of the tile (segsort_long_plan: each
- *                     chunk's (segment begin, length, chunk start) appended to one of two
- *                     lists by the parity of the merge passes its segment needs), each chunk
- *                     sorted by segsort_packed at the tile's class from a list of chunk
- *                     entries (a block a chunk; parity 0 into the output, parity 1 into a
- *                     scratch copy at the same positions), then segsort_merge passes: pass p
+ *   long class        longer segments: cut into chunks of the tile (seg_long_plan, run by
+ *                     segsort_thread's blocks: each chunk's (segment begin, length, chunk
+ *                     start) appended to one of two lists by the parity of the merge passes its
+ *                     segment needs), every chunk sorted by the packed kernel at the tile's
+ *                     class from one list of chunk entries (a block a chunk; parity 0 into the
+ *                     output, parity 1, flagged SEG_CHUNK_ALT, into a scratch copy at the same
+ *                     positions), then segsort_merge passes: pass p
  *                     merges the runs of TILE << p keys in pairs, every long segment at once, a
  *                     block per SEGSORT_MERGE_BATCH output tiles (wave-wide merge-path searches
  *                     on the two runs in global memory for the tiles' bounds, every tile's of
@@ -230,25 +231,6 @@ __global__ __launch_bounds__(SB) void segsort_classify(seg_desc d, const unsigne
     }
 }
 
-/* ---- the thread class: segments of SEGSORT_THREAD_MAX (one) key, copied by a thread each, in a
- * grid stride (a block an SB segments of the host's bound was 16384 blocks at 2^22 segments,
- * nearly all returning at once) ---- */
-
-template <typename K, int VB>
-__global__ __launch_bounds__(SB) void segsort_thread(seg_desc d, seg_bufs<K, val_t<VB>> b,
-                                                     const unsigned long long *__restrict__ counts,
-                                                     const unsigned long long *__restrict__ list)
-{
-    static_assert(SEGSORT_THREAD_MAX == 1, "the thread class copies one-key segments");
-    const uint64_t cnt = counts[0], stride = (uint64_t)gridDim.x * SB;
-    for (uint64_t i = (uint64_t)blockIdx.x * SB + threadIdx.x; i < cnt; i += stride) {
-        uint64_t base;
-        seg_bounds(d, list[i], base);
-        b.kout[base] = b.kin[base];
-        if constexpr (VB > 0) b.vout[base] = b.vin[base];
-    }
-}
-
 /* ---- the packed classes: a bitonic network over slots ----
  *
  * A block takes G = TILE / 2^c segments of class c (lengths in (2^(c-1), 2^c]) and gives each
@@ -272,15 +254,32 @@ __global__ __launch_bounds__(SB) void segsort_thread(seg_desc d, seg_bufs<K, val
 
 constexpr int seg_log2(int x) { return x <= 1 ? 0 : 1 + seg_log2(x / 2); }
 constexpr int SEG_CHUNK_LEN_BITS = 16; /* a chunk entry's length field (lengths up to the tile) */
+/* A chunk entry's flag (the length field's top bit): the chunk's sorted keys (values) go to the
+ * scratch copy, not the output. Only the long class's chunks set it (segsort_long_plan: the
+ * parity of the merge passes the chunk's segment needs), whose items hold one chunk each (the
+ * tile's class): the flag of an item's first entry chooses the item's output. */
+constexpr unsigned long long SEG_CHUNK_ALT = 1ull << (SEG_CHUNK_LEN_BITS - 1);
 
 /* An item of the packed classes' list: its first key (b) and length. */
 PP_DEVICE uint64_t seg_item(const seg_desc &d, unsigned long long e, bool chunks, uint64_t &b)
 {
     if (chunks) {
         b = e >> SEG_CHUNK_LEN_BITS;
-        return e & ((1ull << SEG_CHUNK_LEN_BITS) - 1ull);
+        return e & (SEG_CHUNK_ALT - 1ull);
     }
     return seg_bounds(d, e, b);
+}
+
+/* The buffers an item's sorted keys (values) go to: the output, or where its first chunk entry
+ * has SEG_CHUNK_ALT (alt), the scratch copy. */
+template <typename K, typename V> PP_DEVICE seg_bufs<K, V> seg_item_bufs(const seg_bufs<K, V> &b, bool alt)
+{
+    seg_bufs<K, V> o = b;
+    if (alt) {
+        o.kout = b.ktmp;
+        o.vout = b.vtmp;
+    }
+    return o;
 }
 
 /* The xor that encodes an integer key and decodes it (pp_sort_key_u32 / _u64 of an integer key;
@@ -383,19 +382,26 @@ template <typename K, typename V, bool STABLE> PP_DEVICE uint64_t seg_pack_beg(c
 }
 
 /* Item `it`'s table (a thread an entry, SB apart): sbeg (seg_pack_beg) and slen (0 past the
- * item's segments) of its G segments; `prefetch`: each segment's keys brought into L2 too. */
+ * item's segments) of its G segments; `prefetch`: each segment's keys brought into L2 too.
+ * Returns, in thread 0, whether the item's first entry is a chunk with SEG_CHUNK_ALT. */
 template <typename K, typename V, bool STABLE, int TILE>
-PP_DEVICE void seg_pack_table(const seg_desc &d, const seg_bufs<K, V> &b, const unsigned long long *__restrict__ list,
+PP_DEVICE bool seg_pack_table(const seg_desc &d, const seg_bufs<K, V> &b, const unsigned long long *__restrict__ list,
                               bool chunks, const seg_pitem &it, uint64_t *sbeg, uint16_t *slen, bool prefetch = false)
 {
     const unsigned G = (unsigned)(TILE >> it.cl);
+    bool alt = false;
     for (unsigned j = threadIdx.x; j < G; j += SB) {
-        uint64_t bb = 0;
-        const uint64_t len = j < it.nseg ? seg_item(d, list[it.first + j], chunks, bb) : 0;
+        uint64_t bb = 0, len = 0;
+        if (j < it.nseg) {
+            const unsigned long long e = list[it.first + j];
+            len = seg_item(d, e, chunks, bb);
+            alt = j == 0 && chunks && (e & SEG_CHUNK_ALT);
+        }
         sbeg[j] = seg_pack_beg<K, V, STABLE>(b, bb);
         slen[j] = (uint16_t)len;
         if (prefetch && len) pp_prefetch_l2(b.kin + bb, len * sizeof(K));
     }
+    return alt;
 }
 
 /* The keys of the item of class c whose table is (sbeg, slen) into the tile's slots, slot j 2^c +
@@ -528,17 +534,19 @@ PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB
     __shared__ uint64_t sbeg[GMAX];
     __shared__ uint16_t slen[GMAX]; /* 0 past the block's segments */
     __shared__ unsigned long long scnt[SEG_MAX_CLASSES];
+    __shared__ bool salt; /* the item's output: the scratch copy (seg_item_bufs) */
 
     const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
     if (tid <= np) scnt[tid] = counts[tid];
     __syncthreads();
     const seg_pitem it = seg_pack_find(d, scnt, blk, TILE_LOG);
     if (!it.cl) return;
-    seg_pack_table<K, V, STABLE, TILE>(d, b, list, chunks, it, sbeg, slen);
+    const bool alt = seg_pack_table<K, V, STABLE, TILE>(d, b, list, chunks, it, sbeg, slen);
+    if (tid == 0) salt = alt;
     __syncthreads();
     seg_pack_load<K, ITEMS, STABLE, false>(d, b.kin, st, sbeg, slen, it.cl);
     __syncthreads();
-    seg_pack_sort_store<K, VB, ITEMS, STABLE, false>(d, b, st, sbeg, slen, it.cl);
+    seg_pack_sort_store<K, VB, ITEMS, STABLE, false>(d, seg_item_bufs(b, salt), st, sbeg, slen, it.cl);
 }
 
 /* The packed classes' kernel, a block item a block: blocks past the items the counts (on the
@@ -562,6 +570,21 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
  * capped for 6 blocks, SEGSORT_PACK_MIN_BLOCKS) 40 registers, no spill. */
 template <typename K, int VB> constexpr bool seg_packed_loops(int) { return VB == 0 && sizeof(K) <= 4; }
 
+/* segsort_packed_tile, not inlined: the loop kernel's item where seg_packed_loops is false, for
+ * the launches that are most often empty (the long class's chunks: a bound of about 2n / TILE +
+ * the long segments' count, 65536 blocks for pairs of 4-byte keys and values at 2^26 keys,
+ * 37 us a launch with nothing to do, ncu, thirteenth session). ptxas of CUDA 13, sm_90: the
+ * loop kernel then takes 112 registers for those pairs (2 blocks an SM; segsort_packed 76, 3),
+ * 94 for 8-byte values, 62-80 for 8-byte keys, no spill (4-8 bytes in the callee where values
+ * of 1 or 4 bytes go with 8-byte keys); inlined, it spilled (above). */
+template <typename K, int VB, int ITEMS, bool STABLE>
+__device__ __noinline__ void segsort_packed_tile_call(const seg_desc &d, const seg_bufs<K, val_t<VB>> &b,
+                                                      const unsigned long long *__restrict__ counts,
+                                                      const unsigned long long *__restrict__ list, bool chunks, uint64_t blk)
+{
+    segsort_packed_tile<K, VB, ITEMS, STABLE>(d, b, counts, list, chunks, blk);
+}
+
 template <typename K, int VB, int ITEMS, bool STABLE>
 __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, STABLE>))) void segsort_packed_loop(
     seg_desc d, seg_bufs<K, val_t<VB>> b, const unsigned long long *__restrict__ counts,
@@ -575,7 +598,8 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     }
 #pragma unroll 1
     for (uint64_t blk = blockIdx.x; blk < items; blk += gridDim.x) {
-        segsort_packed_tile<K, VB, ITEMS, STABLE>(d, b, counts, list, chunks, blk);
+        if constexpr (seg_packed_loops<K, VB>(ITEMS)) segsort_packed_tile<K, VB, ITEMS, STABLE>(d, b, counts, list, chunks, blk);
+        else segsort_packed_tile_call<K, VB, ITEMS, STABLE>(d, b, counts, list, chunks, blk);
         __syncthreads(); /* the item's shared memory is rewritten by the next */
     }
 }
@@ -608,7 +632,7 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     __shared__ uint64_t sbeg[2][GMAX];
     __shared__ uint16_t slen[2][GMAX];
     __shared__ unsigned long long scnt[SEG_MAX_CLASSES], cend[SEG_MAX_CLASSES + 1], lst[SEG_MAX_CLASSES];
-    __shared__ int scl[2]; /* each table's class */
+    __shared__ int scl[2]; /* each table's class, | 256 where its output is the scratch copy */
     const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
     if (tid <= np) scnt[tid] = counts[tid];
     __syncthreads();
@@ -620,13 +644,13 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     int p1 = (int)np, p2 = (int)np; /* seg_pack_at's cursors: items k + 1 and k + 2 */
     {
         const seg_pitem it = seg_pack_at(d, scnt, cend, lst, blk, p1, TILE_LOG);
-        seg_pack_table<K, V, false, TILE>(d, b, list, chunks, it, sbeg[0], slen[0]);
-        if (tid == 0) scl[0] = it.cl;
+        const bool alt = seg_pack_table<K, V, false, TILE>(d, b, list, chunks, it, sbeg[0], slen[0]);
+        if (tid == 0) scl[0] = it.cl | (alt ? 256 : 0);
     }
     __syncthreads();
 #pragma unroll 1
     for (unsigned buf = 0;; buf ^= 1u) {
-        const int cl = scl[buf];
+        const int cl = scl[buf] & 255;
         /* in flight while item k's keys load: this thread's list entry of item k+2 */
         unsigned long long e2 = 0;
         bool v2 = false;
@@ -640,9 +664,9 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
             /* item k+1's table: its list entries were read as item k+2's (cache hits), its
              * bounds brought into L2 then where every class prefetches */
             const seg_pitem nx = seg_pack_at(d, scnt, cend, lst, blk + gridDim.x, p1, TILE_LOG);
-            seg_pack_table<K, V, false, TILE>(d, b, list, chunks, nx, sbeg[buf ^ 1u], slen[buf ^ 1u],
-                                              nx.cl >= d.pack_pf);
-            if (tid == 0) scl[buf ^ 1u] = nx.cl;
+            const bool alt = seg_pack_table<K, V, false, TILE>(d, b, list, chunks, nx, sbeg[buf ^ 1u], slen[buf ^ 1u],
+                                                               nx.cl >= d.pack_pf);
+            if (tid == 0) scl[buf ^ 1u] = nx.cl | (alt ? 256 : 0);
             if (d.pack_pf <= d.pack_lo && v2 && !chunks && d.offsets) {
                 pp_prefetch_l2_line(d.offsets + e2);
                 pp_prefetch_l2_line(d.offsets + e2 + 1);
@@ -650,7 +674,7 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
         }
         if constexpr (ASYNC) pp_copy_async_wait();
         __syncthreads();
-        seg_pack_sort_store<K, 0, ITEMS, false, ASYNC>(d, b, st, sbeg[buf], slen[buf], cl);
+        seg_pack_sort_store<K, 0, ITEMS, false, ASYNC>(d, seg_item_bufs(b, scl[buf] >= 256), st, sbeg[buf], slen[buf], cl);
         __syncthreads(); /* the tile and this item's table are rewritten by the next items */
         blk += gridDim.x;
         if (blk >= items) break;
@@ -675,9 +699,11 @@ struct seg_long {
     unsigned long long *ccount[2]; /* per parity: {0, chunks}, the packed kernel's counts form;
                                     * ccount[0][2]: the most merge passes a segment needs */
     unsigned long long *chunk[2];  /* per parity: (segment begin, length, chunk start) triples */
-    unsigned long long *clist[2];  /* per parity: the packed kernel's chunk entries (begin <<
-                                    * SEG_CHUNK_LEN_BITS | length) */
-    uint64_t cap[2];               /* entries each list has room for */
+    unsigned long long *call;      /* {0, chunks of both parities}: clist's counts form */
+    unsigned long long *clist;     /* the packed kernel's chunk entries of both parities (begin <<
+                                    * SEG_CHUNK_LEN_BITS | length, | SEG_CHUNK_ALT for parity 1):
+                                    * one launch sorts them all */
+    uint64_t cap[2];               /* entries each parity's list has room for (clist: both) */
     unsigned long long *next;      /* per merge pass (SEG_MAX_PASSES, zeroed): the next batch a
                                     * block takes */
     unsigned long long *barrier;   /* the merge kernel's grid barrier count (zeroed) */
@@ -717,16 +743,16 @@ PP_DEVICE unsigned seg_last_start(const uint64_t *st, uint64_t e)
 }
 
 /* The long class's chunks: every segment of the class cut into chunks of 2^tile_log keys, each
- * chunk's triple appended to its parity's list. A block takes its segments' chunks of each
- * parity with one atomic, or none where they would pass the list's room (only segments that
+ * chunk's triple appended to its parity's list and its entry (SEG_CHUNK_ALT for parity 1) to
+ * clist. A block takes its segments' chunks of each parity with one atomic, and their places in
+ * clist with one more, or none where they would pass the list's room (only segments that
  * overlap can need more than the host's bound: those are left as they are; the header leaves
- * their result unspecified). */
-__global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsigned long long *__restrict__ counts,
-                                                        const unsigned long long *__restrict__ list, seg_long lp,
-                                                        int tile_log)
+ * their result unspecified). Run by segsort_thread's blocks, in a grid stride. */
+PP_DEVICE void seg_long_plan(const seg_desc &d, const unsigned long long *__restrict__ counts,
+                             const unsigned long long *__restrict__ list, const seg_long &lp, int tile_log)
 {
     __shared__ uint64_t sbeg[SB], slen[SB], sst[2][SB];
-    __shared__ unsigned long long sat[2];
+    __shared__ unsigned long long sat[3];
     __shared__ unsigned smax;
     if (threadIdx.x == 0) smax = 0;
     __syncthreads();
@@ -750,7 +776,10 @@ __global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsign
         slen[tid] = m;
         sst[0][tid] = st0;
         sst[1][tid] = st1;
-        if (tid < 2) sat[tid] = seg_take(lp.ccount[tid] + 1, tid ? tot1 : tot0, lp.cap[tid]); /* the list's count: word 1 */
+        /* the lists' counts: word 1 */
+        if (tid == 0) sat[0] = seg_take(lp.ccount[0] + 1, tot0, lp.cap[0]);
+        else if (tid == 1) sat[1] = seg_take(lp.ccount[1] + 1, tot1, lp.cap[1]);
+        else if (tid == 2) sat[2] = seg_take(lp.call + 1, tot0 + tot1, lp.cap[0] + lp.cap[1]);
         __syncthreads();
 #pragma unroll
         for (int q = 0; q < 2; ++q) {
@@ -762,12 +791,38 @@ __global__ __launch_bounds__(SB) void segsort_long_plan(seg_desc d, const unsign
                 lp.chunk[q][3 * k] = sbeg[lo];
                 lp.chunk[q][3 * k + 1] = slen[lo];
                 lp.chunk[q][3 * k + 2] = pos;
-                lp.clist[q][k] = (sbeg[lo] + pos) << SEG_CHUNK_LEN_BITS | (left >> tile_log ? 1ull << tile_log : left);
+                if (sat[2] != ~0ull)
+                    lp.clist[sat[2] + (q ? tot0 : 0) + e] = (sbeg[lo] + pos) << SEG_CHUNK_LEN_BITS |
+                                                            (q ? SEG_CHUNK_ALT : 0ull) |
+                                                            (left >> tile_log ? 1ull << tile_log : left);
             }
         }
         __syncthreads();
     }
     if (threadIdx.x == 0 && smax) atomicMax(&lp.ccount[0][2], (unsigned long long)smax);
+}
+
+/* ---- the thread class: segments of SEGSORT_THREAD_MAX (one) key, copied by a thread each, in a
+ * grid stride (a block an SB segments of the host's bound was 16384 blocks at 2^22 segments,
+ * nearly all returning at once); then, where `plan`, the long class's chunks (seg_long_plan) by
+ * the same blocks: one launch, where each was a launch of its own that most calls leave empty
+ * (about 3 us each on the H100) ---- */
+
+template <typename K, int VB>
+__global__ __launch_bounds__(SB) void segsort_thread(seg_desc d, seg_bufs<K, val_t<VB>> b,
+                                                     const unsigned long long *__restrict__ counts,
+                                                     const unsigned long long *__restrict__ list, seg_long lp,
+                                                     int tile_log, bool plan)
+{
+    static_assert(SEGSORT_THREAD_MAX == 1, "the thread class copies one-key segments");
+    const uint64_t cnt = counts[0], stride = (uint64_t)gridDim.x * SB;
+    for (uint64_t i = (uint64_t)blockIdx.x * SB + threadIdx.x; i < cnt; i += stride) {
+        uint64_t base;
+        seg_bounds(d, list[i], base);
+        b.kout[base] = b.kin[base];
+        if constexpr (VB > 0) b.vout[base] = b.vin[base];
+    }
+    if (plan) seg_long_plan(d, counts, list, lp, tile_log);
 }
 
 /* The shared-memory place of a tile's e-th key: one pad word every 32 keys, so that threads
@@ -1587,11 +1642,13 @@ template <typename F> uint64_t seg_resident(const pp_hip_state *hs, F kernel)
 /* The packed classes' kernel over `list` (segment ids, or with `chunks` the long class's chunk
  * entries): the one launch that both the packed classes and the long class's chunk sort use.
  * Its grid: the host's bound on the block items (`bound`); for segsort_packed_loop at most the
- * blocks of the kernel that fit on the device at once. Returns the grid. */
+ * blocks of the kernel that fit on the device at once. `capped`: the loop kernel whatever the
+ * registers (its item not inlined where seg_packed_loops is false), for a launch that is
+ * most often empty. Returns the grid. */
 template <typename K, int VB, int ITEMS, bool STABLE>
 unsigned seg_launch_packed_as(const pp_hip_state *hs, uint64_t bound, hipStream_t s, const seg_desc &d,
                               const seg_bufs<K, val_t<VB>> &b, const unsigned long long *counts,
-                              const unsigned long long *list, bool chunks)
+                              const unsigned long long *list, bool chunks, bool capped)
 {
     if constexpr (seg_packed_loops<K, VB>(ITEMS) && !STABLE && sizeof(K) == 4) {
         if (d.pack_pipe >= 2) {
@@ -1606,32 +1663,33 @@ unsigned seg_launch_packed_as(const pp_hip_state *hs, uint64_t bound, hipStream_
             return grid;
         }
     }
-    if constexpr (seg_packed_loops<K, VB>(ITEMS)) {
-        const uint64_t cap = seg_resident(hs, segsort_packed_loop<K, VB, ITEMS, STABLE>);
-        const unsigned grid = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
-        segsort_packed_loop<K, VB, ITEMS, STABLE><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
-        return grid;
-    } else {
-        const unsigned grid = (unsigned)(bound ? bound : 1);
-        segsort_packed<K, VB, ITEMS, STABLE><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
-        return grid;
+    if constexpr (!seg_packed_loops<K, VB>(ITEMS)) {
+        if (!capped) {
+            const unsigned grid = (unsigned)(bound ? bound : 1);
+            segsort_packed<K, VB, ITEMS, STABLE><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+            return grid;
+        }
     }
+    const uint64_t cap = seg_resident(hs, segsort_packed_loop<K, VB, ITEMS, STABLE>);
+    const unsigned grid = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
+    segsort_packed_loop<K, VB, ITEMS, STABLE><<<grid, SB, 0, s>>>(d, b, counts, list, chunks);
+    return grid;
 }
 
 template <typename K, int VB, int ITEMS>
 unsigned seg_launch_packed(const pp_hip_state *hs, uint64_t bound, hipStream_t s, const seg_desc &d,
                            const seg_bufs<K, val_t<VB>> &b, const unsigned long long *counts,
-                           const unsigned long long *list, bool chunks)
+                           const unsigned long long *list, bool chunks, bool capped = false)
 {
     /* integer keys alone sort their encodings; float keys and pairs need the stable words */
     if constexpr (VB == 0 && sizeof(K) == 1) /* u8: an integer */
-        return seg_launch_packed_as<K, 0, ITEMS, false>(hs, bound, s, d, b, counts, list, chunks);
+        return seg_launch_packed_as<K, 0, ITEMS, false>(hs, bound, s, d, b, counts, list, chunks, capped);
     else if constexpr (VB == 0)
         return d.kind != PP_SORT_KIND_FLOAT
-                   ? seg_launch_packed_as<K, 0, ITEMS, false>(hs, bound, s, d, b, counts, list, chunks)
-                   : seg_launch_packed_as<K, 0, ITEMS, true>(hs, bound, s, d, b, counts, list, chunks);
+                   ? seg_launch_packed_as<K, 0, ITEMS, false>(hs, bound, s, d, b, counts, list, chunks, capped)
+                   : seg_launch_packed_as<K, 0, ITEMS, true>(hs, bound, s, d, b, counts, list, chunks, capped);
     else
-        return seg_launch_packed_as<K, VB, ITEMS, true>(hs, bound, s, d, b, counts, list, chunks);
+        return seg_launch_packed_as<K, VB, ITEMS, true>(hs, bound, s, d, b, counts, list, chunks, capped);
 }
 
 /* The levels a launch a phase (where the cooperative launch fails or is not used). */
@@ -1709,11 +1767,11 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
      * the long class the double buffer and the chunk lists */
     const size_t cls_bytes = pp_align256((size_t)SEG_MAX_CLASSES * 8);
     const size_t tri_bytes[2] = {pp_align256((size_t)cap0 * 24), pp_align256((size_t)cap1 * 24)};
-    const size_t cl_bytes[2] = {pp_align256((size_t)cap0 * 8), pp_align256((size_t)cap1 * 8)};
+    const size_t cl_bytes = pp_align256((size_t)(cap0 + cap1) * 8);
     const size_t next_bytes = pp_align256((size_t)(SEG_MAX_PASSES + 1) * 8); /* + the barrier's count */
-    size_t bytes = 4 * cls_bytes + next_bytes + pp_align256((size_t)S * 8);
+    size_t bytes = 5 * cls_bytes + next_bytes + pp_align256((size_t)S * 8);
     if (long_possible || msd_long) bytes += pp_align256((size_t)n * sizeof(K)) + (VB ? pp_align256((size_t)n * sizeof(V)) : 0);
-    if (merge_long) bytes += tri_bytes[0] + tri_bytes[1] + cl_bytes[0] + cl_bytes[1];
+    if (merge_long) bytes += tri_bytes[0] + tri_bytes[1] + cl_bytes;
     bytes += msd_bytes;
     void *scratch = nullptr;
     PP_TRY(pp__scratch(ctx, bytes, &scratch));
@@ -1722,10 +1780,12 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     seg_long lp;
     lp.ccount[0] = (unsigned long long *)(p + 2 * cls_bytes);
     lp.ccount[1] = (unsigned long long *)(p + 3 * cls_bytes);
-    lp.next = (unsigned long long *)(p + 4 * cls_bytes);
+    lp.call = (unsigned long long *)(p + 4 * cls_bytes);
+    lp.next = (unsigned long long *)(p + 5 * cls_bytes);
     lp.barrier = lp.next + SEG_MAX_PASSES;
-    unsigned long long *list = (unsigned long long *)(p + 4 * cls_bytes + next_bytes);
-    char *q = p + 4 * cls_bytes + next_bytes + pp_align256((size_t)S * 8);
+    lp.clist = nullptr;
+    unsigned long long *list = (unsigned long long *)(p + 5 * cls_bytes + next_bytes);
+    char *q = p + 5 * cls_bytes + next_bytes + pp_align256((size_t)S * 8);
     seg_bufs<K, V> b;
     b.kin = (const K *)a->keys_in;
     b.kout = (K *)a->keys_out;
@@ -1745,9 +1805,9 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
         for (int r = 0; r < 2; ++r) {
             lp.chunk[r] = (unsigned long long *)q;
             q += tri_bytes[r];
-            lp.clist[r] = (unsigned long long *)q;
-            q += cl_bytes[r];
         }
+        lp.clist = (unsigned long long *)q;
+        q += cl_bytes;
     }
     seg_msd m;
     memset(&m, 0, sizeof m);
@@ -1775,7 +1835,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
 
     PP_HIP_TRY(ctx, pp_hip_use_device(ctx));
     hipStream_t s = hs->stream;
-    PP_HIP_TRY(ctx, hipMemsetAsync(counts, 0, 4 * cls_bytes + next_bytes, s));
+    PP_HIP_TRY(ctx, hipMemsetAsync(counts, 0, 5 * cls_bytes + next_bytes, s));
     const unsigned cg = seg_stride_grid(hs, (S + CI - 1) / CI); /* a block a chunk of CI x SB segments */
     segsort_count<<<cg, SB, 0, s>>>(d, counts);
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_count");
@@ -1783,7 +1843,8 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_classify");
     /* grids from bounds the host knows (blocks past the classes' need return at once) */
     const uint64_t most = S < n ? S : n;
-    segsort_thread<K, VB><<<seg_stride_grid(hs, most), SB, 0, s>>>(d, b, counts, list);
+    /* the thread class, and the long class's chunks (where it may have segments) */
+    segsort_thread<K, VB><<<seg_stride_grid(hs, most), SB, 0, s>>>(d, b, counts, list, lp, TILE_LOG, merge_long);
     PP_HIP_CHECK_LAUNCH(ctx, "segsort_thread");
     uint64_t g_packed = 0;
     if (NP && n > (uint64_t)SEGSORT_THREAD_MAX) {
@@ -1883,22 +1944,14 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
          * extreme pp_sort_keys stays the better call (the bench's segsort_keys_one and
          * segsort_one_vs_radix rows measure it). The fixed form's segments of >= 2^20 keys,
          * whose lengths the host knows, still go to the device-wide sort (pp_hip_segmented_sort). */
-        segsort_long_plan<<<seg_stride_grid(hs, n_long), SB, 0, s>>>(d, counts, list, lp, TILE_LOG);
-        PP_HIP_CHECK_LAUNCH(ctx, "segsort_long_plan");
-        /* the chunks, a block each, by the packed classes' kernel at the tile's class (its list
-         * form of chunk entries): parity 0 into the output, parity 1 into the scratch copy */
+        /* the chunks (listed by segsort_thread's blocks above), a block each, by the packed
+         * classes' kernel at the tile's class (its list form of chunk entries), in one launch:
+         * an entry's SEG_CHUNK_ALT (parity 1) sends its chunk into the scratch copy */
         seg_desc dc = d;
         dc.pack_lo = dc.pack_hi = TILE_LOG;
         dc.nclasses = 3;
-        for (int r = 0; r < 2; ++r) {
-            seg_bufs<K, V> bc = b;
-            if (r) {
-                bc.kout = b.ktmp;
-                bc.vout = b.vtmp;
-            }
-            seg_launch_packed<K, VB, ITEMS>(hs, lp.cap[r] + 1, s, dc, bc, lp.ccount[r], lp.clist[r], true);
-            PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (chunks)");
-        }
+        seg_launch_packed<K, VB, ITEMS>(hs, cap0 + cap1 + 1, s, dc, b, lp.call, lp.clist, true, true);
+        PP_HIP_CHECK_LAUNCH(ctx, "segsort_packed (chunks)");
         /* the passes: a grid of the blocks that fit on the device at once, each taking the
          * lists' batches (which the device counts) one after another, the next free block the
          * next batch. One cooperative launch runs them all, with a grid barrier between two
