@@ -1,6 +1,7 @@
 /* cases_segsort.c -- the segmented sort's rows (issue 22): pp_segmented_sort_keys of the run's u32
- * keys in equal segments of 16, 64, 112, 113, 256, 512, 2048 and 16384 keys, in a mixed set
- * (lengths log-uniform in [1, 2^17], a fixed seed: a power law with exponent 1), and
+ * keys in equal segments of 16, 64, 112, 113, 128 (112's class full), 256, 512, 2048 and 16384
+ * keys, in a mixed set (lengths log-uniform in [1, 2^17], a fixed seed: a power law with
+ * exponent 1), and
  * pp_segmented_sort_pairs (u32 values 0 .. n-1) at 256, and one segment of all n keys (the long
  * class at its longest); ascending, out of place; n rounded down to whole segments.
  * Peers: on the GPU CUB's DeviceSegmentedSort (SortKeys, SortPairs) and, on the rows named
@@ -27,7 +28,7 @@ typedef struct seg_spec {
 
 #define SEG_ALL ((size_t)-1)
 
-static const seg_spec k16 = {0, 16, 0}, k64 = {0, 64, 0}, k112 = {0, 112, 0}, k113 = {0, 113, 0},
+static const seg_spec k16 = {0, 16, 0}, k64 = {0, 64, 0}, k112 = {0, 112, 0}, k113 = {0, 113, 0}, k128 = {0, 128, 0},
                       k256 = {0, 256, 0}, k512 = {0, 512, 0}, k1024 = {0, 1024, 0}, k2048 = {0, 2048, 0},
                       k4096 = {0, 4096, 0}, k8192 = {0, 8192, 0}, k16384 = {0, 16384, 0},
                       kmix = {0, 0, 0}, p256 = {1, 256, 0}, r16 = {0, 16, 1}, r256 = {0, 256, 1},
@@ -38,6 +39,7 @@ static const pb_case cases[] = {
     PB_ROW("segsort_keys_64", PP_U32, PP_U32, PP_OP_SUM, k64),
     PB_ROW("segsort_keys_112", PP_U32, PP_U32, PP_OP_SUM, k112),
     PB_ROW("segsort_keys_113", PP_U32, PP_U32, PP_OP_SUM, k113),
+    PB_ROW("segsort_keys_128", PP_U32, PP_U32, PP_OP_SUM, k128),
     PB_ROW("segsort_keys_256", PP_U32, PP_U32, PP_OP_SUM, k256),
     PB_ROW("segsort_keys_512", PP_U32, PP_U32, PP_OP_SUM, k512),
     PB_ROW("segsort_keys_1024", PP_U32, PP_U32, PP_OP_SUM, k1024),

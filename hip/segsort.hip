@@ -253,6 +253,36 @@ __global__ __launch_bounds__(SB) void segsort_classify(seg_desc d, const unsigne
  * tile-sized chunks can be sorted by this kernel too. */
 
 constexpr int seg_log2(int x) { return x <= 1 ? 0 : 1 + seg_log2(x / 2); }
+constexpr int SEG_SB_LOG = seg_log2(SB);
+
+/* Slot i = tid + r SB of the packed tile (the loads' and stores' order, coalesced within a
+ * segment): its segment j and place o in the segment. ROWS (the class c at most SEG_SB_LOG): a
+ * row of SB slots holds whole segments, so o is the same in every row and j steps by SB >> c,
+ * computed once, not a shift, a mask and a table address a slot (the loads' and stores' address
+ * arithmetic was a third of the pipelined kernel's instructions at 112 keys: ncu, fourteenth
+ * session, call 2, 116 a slot, 34 of them the network's min / max). seg_slots_run calls its body
+ * with the form the class takes, ROWS only where ROWS_OK: the pipelined kernel's loads and
+ * stores. Elsewhere it moved ptxas's registers both ways (sm_90: 48 -> 61 in one stable kernel,
+ * 40 bytes of spills in segsort_packed_loop's 4-byte integer keys under its cap of 40). */
+template <bool ROWS> struct seg_slots {
+    unsigned j0, step, o; /* ROWS: row 0's segment, the step, the place; else j0 = c, o = the mask */
+    PP_DEVICE void at(unsigned i, int r, unsigned &j, unsigned &p) const
+    {
+        if constexpr (ROWS) {
+            j = j0 + (unsigned)r * step;
+            p = o;
+        } else {
+            j = i >> j0;
+            p = i & o;
+        }
+    }
+};
+template <bool ROWS_OK, typename F> PP_DEVICE void seg_slots_run(int c, const F &body)
+{
+    if (ROWS_OK && c <= SEG_SB_LOG) body(seg_slots<true>{threadIdx.x >> c, (unsigned)SB >> c, threadIdx.x & ((1u << c) - 1u)});
+    else body(seg_slots<false>{(unsigned)c, 0u, (1u << c) - 1u});
+}
+
 constexpr int SEG_CHUNK_LEN_BITS = 16; /* a chunk entry's length field (lengths up to the tile) */
 /* A chunk entry's flag (the length field's top bit): the chunk's sorted keys (values) go to the
  * scratch copy, not the output. Only the long class's chunks set it (segsort_long_plan: the
@@ -417,16 +447,20 @@ template <typename K, int ITEMS, bool STABLE, bool ASYNC, typename W, int TILE>
 PP_DEVICE void seg_pack_load(const seg_desc &d, const K *kin, pp_bn_tile<W, TILE> &st, const uint64_t *sbeg,
                              const uint16_t *slen, int cl)
 {
-    const unsigned tid = threadIdx.x, mask = (1u << cl) - 1u;
+    const unsigned tid = threadIdx.x;
     const auto ix = seg_int_xor<K>(d);
     if constexpr (ASYNC) {
         static_assert(!STABLE && sizeof(K) == 4 && sizeof(W) == 4, "raw 4-byte keys in 4-byte slots");
+        seg_slots_run<true>(cl, [&](const auto &sl) {
 #pragma unroll 8
-        for (int r = 0; r < ITEMS; ++r) {
-            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, o = i & mask;
-            if (o < slen[j]) pp_copy4_async(st.slot(i), (const K *)(uintptr_t)sbeg[j] + o);
-            else st.put(i, (W)~ix);
-        }
+            for (int r = 0; r < ITEMS; ++r) {
+                const unsigned i = tid + (unsigned)(r * SB);
+                unsigned j, o;
+                sl.at(i, r, j, o);
+                if (o < slen[j]) pp_copy4_async(st.slot(i), (const K *)(uintptr_t)sbeg[j] + o);
+                else st.put(i, (W)~ix);
+            }
+        });
         pp_copy_async_commit();
     } else {
         /* H keys loaded, then encoded and stored: with each key's load, encoding and store in its
@@ -436,27 +470,33 @@ PP_DEVICE void seg_pack_load(const seg_desc &d, const K *kin, pp_bn_tile<W, TILE
          * for 8-byte keys (8 of them spilled 4-8 bytes in two sm_80 stable kernels) */
         constexpr int HM = sizeof(K) > 4 ? 4 : 8, H = ITEMS < HM ? ITEMS : HM;
         static_assert(ITEMS % H == 0, "whole groups of H keys");
+        seg_slots_run<false>(cl, [&](const auto &sl) {
 #pragma unroll 1
-        for (int r0 = 0; r0 < ITEMS; r0 += H) {
-            K kk[H];
+            for (int r0 = 0; r0 < ITEMS; r0 += H) {
+                K kk[H];
 #pragma unroll
-            for (int h = 0; h < H; ++h) {
-                const unsigned i = tid + (unsigned)((r0 + h) * SB), j = i >> cl, o = i & mask;
-                kk[h] = K(0);
-                if (o < slen[j]) kk[h] = STABLE ? kin[sbeg[j] + o] : ((const K *)(uintptr_t)sbeg[j])[o];
-            }
-#pragma unroll
-            for (int h = 0; h < H; ++h) {
-                const unsigned i = tid + (unsigned)((r0 + h) * SB), j = i >> cl, o = i & mask;
-                W w;
-                pp_bn_sentinel(w);
-                if (o < slen[j]) {
-                    if constexpr (STABLE) pp_bn_make(w, seg_enc(kk[h], d), o);
-                    else pp_bn_make(w, (decltype(ix))kk[h] ^ ix, o);
+                for (int h = 0; h < H; ++h) {
+                    const unsigned i = tid + (unsigned)((r0 + h) * SB);
+                    unsigned j, o;
+                    sl.at(i, r0 + h, j, o);
+                    kk[h] = K(0);
+                    if (o < slen[j]) kk[h] = STABLE ? kin[sbeg[j] + o] : ((const K *)(uintptr_t)sbeg[j])[o];
                 }
-                st.put(i, w);
+#pragma unroll
+                for (int h = 0; h < H; ++h) {
+                    const unsigned i = tid + (unsigned)((r0 + h) * SB);
+                    unsigned j, o;
+                    sl.at(i, r0 + h, j, o);
+                    W w;
+                    pp_bn_sentinel(w);
+                    if (o < slen[j]) {
+                        if constexpr (STABLE) pp_bn_make(w, seg_enc(kk[h], d), o);
+                        else pp_bn_make(w, (decltype(ix))kk[h] ^ ix, o);
+                    }
+                    st.put(i, w);
+                }
             }
-        }
+        });
     }
 }
 
@@ -471,7 +511,7 @@ PP_DEVICE void seg_pack_sort_store(const seg_desc &d, const seg_bufs<K, val_t<VB
                                    const uint64_t *sbeg, const uint16_t *slen, int cl)
 {
     using V = val_t<VB>;
-    const unsigned tid = threadIdx.x, mask = (1u << cl) - 1u, base = tid * ITEMS;
+    const unsigned tid = threadIdx.x, base = tid * ITEMS;
     const auto ix = seg_int_xor<K>(d);
     W x[ITEMS];
 #pragma unroll
@@ -485,35 +525,46 @@ PP_DEVICE void seg_pack_sort_store(const seg_desc &d, const seg_bufs<K, val_t<VB
     __syncthreads();
     if constexpr (!STABLE) {
         const uint64_t dout = (uint64_t)(uintptr_t)b.kout - (uint64_t)(uintptr_t)b.kin;
+        seg_slots_run<RAW>(cl, [&](const auto &sl) {
 #pragma unroll
-        for (int r = 0; r < ITEMS; ++r) {
-            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
-            if (q < slen[j]) ((K *)(uintptr_t)(sbeg[j] + dout))[q] = (K)(st.get(i) ^ ix);
-        }
+            for (int r = 0; r < ITEMS; ++r) {
+                const unsigned i = tid + (unsigned)(r * SB);
+                unsigned j, q;
+                sl.at(i, r, j, q);
+                if (q < slen[j]) ((K *)(uintptr_t)(sbeg[j] + dout))[q] = (K)(st.get(i) ^ ix);
+            }
+        });
     } else {
         const bool gather_key = d.kind == PP_SORT_KIND_FLOAT;
         using VR = typename std::conditional<sizeof(V) < 4, uint32_t, V>::type; /* registers, not bytes */
-        VR v[VB ? ITEMS : 1];
+        seg_slots_run<false>(cl, [&](const auto &sl) {
+            VR v[VB ? ITEMS : 1];
+            (void)v;
 #pragma unroll
-        for (int r = 0; r < ITEMS; ++r) {
-            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
-            if (q < slen[j]) {
-                W w = st.get(i);
-                const uint64_t src = sbeg[j] + pp_bn_word_place(w);
-                pp_bn_set_bits(w, gather_key ? (uint64_t)b.kin[src] : (uint64_t)seg_decode<K>(pp_bn_word_key(w), d));
-                st.put(i, w);
-                if constexpr (VB > 0) v[r] = b.vin[src];
+            for (int r = 0; r < ITEMS; ++r) {
+                const unsigned i = tid + (unsigned)(r * SB);
+                unsigned j, q;
+                sl.at(i, r, j, q);
+                if (q < slen[j]) {
+                    W w = st.get(i);
+                    const uint64_t src = sbeg[j] + pp_bn_word_place(w);
+                    pp_bn_set_bits(w, gather_key ? (uint64_t)b.kin[src] : (uint64_t)seg_decode<K>(pp_bn_word_key(w), d));
+                    st.put(i, w);
+                    if constexpr (VB > 0) v[r] = b.vin[src];
+                }
             }
-        }
-        __syncthreads();
+            __syncthreads();
 #pragma unroll
-        for (int r = 0; r < ITEMS; ++r) {
-            const unsigned i = tid + (unsigned)(r * SB), j = i >> cl, q = i & mask;
-            if (q < slen[j]) {
-                b.kout[sbeg[j] + q] = (K)pp_bn_bits(st.get(i));
-                if constexpr (VB > 0) b.vout[sbeg[j] + q] = (V)v[r];
+            for (int r = 0; r < ITEMS; ++r) {
+                const unsigned i = tid + (unsigned)(r * SB);
+                unsigned j, q;
+                sl.at(i, r, j, q);
+                if (q < slen[j]) {
+                    b.kout[sbeg[j] + q] = (K)pp_bn_bits(st.get(i));
+                    if constexpr (VB > 0) b.vout[sbeg[j] + q] = (V)v[r];
+                }
             }
-        }
+        });
     }
 }
 
