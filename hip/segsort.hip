@@ -258,12 +258,12 @@ constexpr int SEG_SB_LOG = seg_log2(SB);
 /* Slot i = tid + r SB of the packed tile (the loads' and stores' order, coalesced within a
  * segment): its segment j and place o in the segment. ROWS (the class c at most SEG_SB_LOG): a
  * row of SB slots holds whole segments, so o is the same in every row and j steps by SB >> c,
- * computed once, not a shift, a mask and a table address a slot (the loads' and stores' address
- * arithmetic was a third of the pipelined kernel's instructions at 112 keys: ncu, fourteenth
- * session, call 2, 116 a slot, 34 of them the network's min / max). seg_slots_run calls its body
- * with the form the class takes, ROWS only where ROWS_OK: the pipelined kernel's loads and
- * stores. Elsewhere it moved ptxas's registers both ways (sm_90: 48 -> 61 in one stable kernel,
- * 40 bytes of spills in segsort_packed_loop's 4-byte integer keys under its cap of 40). */
+ * computed once, not a shift and a mask a slot. In the pipelined kernel (H100, fourteenth
+ * session, call 3): 2% faster at 64 to 256 keys a segment, though only 0.8% fewer instructions
+ * (the loops' cost is elsewhere: bench/NOTES.md). seg_slots_run calls its body with the form the
+ * class takes, ROWS only where ROWS_OK: the pipelined kernel's loads and stores. Elsewhere it
+ * moved ptxas's registers both ways (sm_90: 48 -> 61 in one stable kernel, 40 bytes of spills
+ * in segsort_packed_loop's 4-byte integer keys under its cap of 40). */
 template <bool ROWS> struct seg_slots {
     unsigned j0, step, o; /* ROWS: row 0's segment, the step, the place; else j0 = c, o = the mask */
     PP_DEVICE void at(unsigned i, int r, unsigned &j, unsigned &p) const
@@ -285,7 +285,7 @@ template <bool ROWS_OK, typename F> PP_DEVICE void seg_slots_run(int c, const F 
 
 constexpr int SEG_CHUNK_LEN_BITS = 16; /* a chunk entry's length field (lengths up to the tile) */
 /* A chunk entry's flag (the length field's top bit): the chunk's sorted keys (values) go to the
- * scratch copy, not the output. Only the long class's chunks set it (segsort_long_plan: the
+ * scratch copy, not the output. Only the long class's chunks set it (seg_long_plan: the
  * parity of the merge passes the chunk's segment needs), whose items hold one chunk each (the
  * tile's class): the flag of an item's first entry chooses the item's output. */
 constexpr unsigned long long SEG_CHUNK_ALT = 1ull << (SEG_CHUNK_LEN_BITS - 1);
@@ -579,7 +579,7 @@ PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB
     using W = pp_bn_word<K, STABLE>;
     constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
     constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
-    static_assert(TILE <= (1 << SEG_CHUNK_LEN_BITS) - 1 && (STABLE || VB == 0), "places fit 16 bits");
+    static_assert(TILE < (int)SEG_CHUNK_ALT && (STABLE || VB == 0), "places fit 16 bits, lengths below the flag");
     static_assert(TILE_LOG - SEGSORT_PACK_MIN_LOG + 2 <= SEG_MAX_CLASSES, "the counts fit scnt");
     __shared__ pp_bn_tile<W, TILE> st;
     __shared__ uint64_t sbeg[GMAX];
@@ -626,8 +626,8 @@ template <typename K, int VB> constexpr bool seg_packed_loops(int) { return VB =
  * the long segments' count, 65536 blocks for pairs of 4-byte keys and values at 2^26 keys,
  * 37 us a launch with nothing to do, ncu, thirteenth session). ptxas of CUDA 13, sm_90: the
  * loop kernel then takes 112 registers for those pairs (2 blocks an SM; segsort_packed 76, 3),
- * 94 for 8-byte values, 62-80 for 8-byte keys, no spill (4-8 bytes in the callee where values
- * of 1 or 4 bytes go with 8-byte keys); inlined, it spilled (above). */
+ * 94 for 8-byte values, 62-80 for 8-byte keys, spilling only in the callee, 4-8 bytes, where
+ * values of 1 or 4 bytes go with 8-byte keys; inlined, it spilled more (above). */
 template <typename K, int VB, int ITEMS, bool STABLE>
 __device__ __noinline__ void segsort_packed_tile_call(const seg_desc &d, const seg_bufs<K, val_t<VB>> &b,
                                                       const unsigned long long *__restrict__ counts,
