@@ -159,8 +159,9 @@ struct pp_segsort_tuning {
  * made. The first row of a platform is its fallback.
  * sm_90 since the thirteenth session: every segment of more than 4096 keys (the tile of 4-byte
  * keys: every long one; 8-byte keys' long segments of 2049 .. 4096 keys keep the merge passes,
- * not measured) by the levels where the mean is 8192 or more. With the levels' histogram loading a tile's keys at once
- * (99b6725: 281 -> 147 us a level of 2^26 u32 keys, ncu) they won at 16384 keys and in the mixed
+ * not measured) by the levels where the mean is 8192 or more. With the levels' histogram
+ * loading a tile's keys at once (99b6725: 281 -> 147 us a level of 2^26 u32 keys, ncu) they won
+ * at 16384 keys and in the mixed
  * set (H100 80GB HBM3, 2210e4f, bench/results/h100-s13-call5-*, two rounds each: levels for every
  * long segment / the rule of 2^15: 16384 keys 1.294 / 1.292 against 1.481 / 1.460 ms, mixed
  * 1.411 / 1.416 against 1.600 / 1.598 ms, one segment 2.584 / 2.599 against 2.605 / 2.594). At
