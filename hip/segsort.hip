@@ -1164,10 +1164,11 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
  *            along its item's tiles only (lookback.h's counters, the item's first tile a chain
  *            head), and scattered to the item's begin + the digit's start in the item + the
  *            tiles before + the rank; a tile that starts an item also counts the item's
- *            buckets by packed class;
- *   emit     each bucket: longer than the tile -> an item of level v + 1; 2 .. tile keys -> an
- *            entry (begin << SEG_CHUNK_LEN_BITS | length) of level v's packed list, by class;
- *            one key -> copied to the output if it lies in the scratch copy.
+ *            groups of buckets by packed class;
+ *   emit     each bucket: longer than the tile -> an item of level v + 1; the others in groups
+ *            of consecutive buckets (seg_msd_group; each bucket alone without it): 2 .. tile
+ *            keys -> an entry (begin << SEG_CHUNK_LEN_BITS | length) of level v's packed list,
+ *            by class; one key -> copied to the output if it lies in the scratch copy.
  * Level v writes into the output where (levels - 1 - v) is even, else into the scratch copy, so
  * that the last level (whose buckets hold equal digits all through: sorted, and stable) writes
  * the output. A bucket never moves again once it is emitted (later levels write only inside
@@ -1232,6 +1233,8 @@ template <typename K, typename V> struct seg_msd_args {
     int levels, tile_log;
     uint64_t msd_min;
     pp_lb_sleeps sl;
+    bool group;                                  /* buckets in groups (seg_msd_group) */
+    unsigned short cost[SEGSORT_COST_CLASSES]; /* the tuning row's slot_cost */
     PP_DEVICE bool to_out(int v) const { return ((levels - 1 - v) & 1) == 0; }
     PP_DEVICE K *dst(int v) const { return to_out(v) ? out : tmp; }
     PP_DEVICE V *vdst(int v) const { return to_out(v) ? vout : vtmp; }
@@ -1239,6 +1242,105 @@ template <typename K, typename V> struct seg_msd_args {
     PP_DEVICE const V *vsrc(int v) const { return v ? vdst(v - 1) : vsrc0; }
     PP_DEVICE int shift(int v) const { return d.key_bits - PP_RADIX_BITS * (v + 1); }
 };
+
+/* ---- a level's buckets in groups ----
+ * A level's buckets of at most a tile are sorted by the packed classes. Each alone, a bucket of
+ * 1025 keys takes the 2048-slot class: random keys in one segment of 2^26 leave buckets of 1024
+ * +- 32 keys after two levels, and a segment of 16384 keys buckets of 64 +- 8 after one, ~65%
+ * of the slots used. The buckets of an item are consecutive in its keys, in digit order, and
+ * every key of one sorts before every key of the next: consecutive buckets sorted as one piece
+ * are the same bits as each sorted alone (stable too: a slot's place is its place in the piece,
+ * and the buckets' keys keep the level's order). So an item's buckets go in groups, chosen
+ * greedily from each bucket (the next joins while the group's class costs no more than the two
+ * apart, by the tuning row's slot costs, and the group fits the tile), the groups from bucket 0
+ * on found by pointer jumping (8 steps: 256 buckets). A model over the classes' measured costs
+ * (normal bucket sizes): one segment's buckets' sort -11%, 16384 keys' -11% (bench/NOTES.md,
+ * fifteenth session). */
+struct seg_msd_group_smem {
+    unsigned cnt[PP_RADIX];               /* each bucket's length (TILE + 1: longer) */
+    unsigned cost[SEGSORT_COST_CLASSES];  /* the tuning row's slot costs */
+    unsigned short nxt[PP_RADIX + 1];     /* the bucket after the group that starts here */
+    unsigned char reach[PP_RADIX + 1];    /* a group starts here */
+};
+
+/* A group of L keys' cost: its class's slots times a slot's cost (nothing for one key or none). */
+PP_DEVICE unsigned seg_msd_group_cost(const seg_msd_group_smem &g, int pack_lo, unsigned L)
+{
+    if (L <= 1) return 0;
+    int c = 32 - __clz((int)(L - 1)); /* ceil(log2(L)) */
+    if (c < pack_lo) c = pack_lo;
+    return g.cost[c] << c;
+}
+
+/* seg_msd_group's work, not inlined: inlined into the levels' one kernel, its loops cost 24-28
+ * bytes of spills under the cap of 80 registers (sm_90, 4-byte and 1-byte keys alone). */
+template <int TILE>
+__device__ __noinline__ bool seg_msd_group_find(unsigned long long c, int pack_lo, unsigned long long &len,
+                                                seg_msd_group_smem &g)
+{
+    const unsigned tid = threadIdx.x;
+    if (tid < (unsigned)PP_RADIX) g.cnt[tid] = c > (unsigned long long)TILE ? (unsigned)TILE + 1u : (unsigned)c;
+    __syncthreads();
+    if (tid < (unsigned)PP_RADIX) {
+        unsigned nx = tid + 1u;
+        if (c <= (unsigned long long)TILE) {
+            unsigned L = (unsigned)c, cl = seg_msd_group_cost(g, pack_lo, L);
+            for (; nx < (unsigned)PP_RADIX; ++nx) {
+                const unsigned x = g.cnt[nx];
+                if (x == 0) continue;
+                if (x > (unsigned)TILE || L + x > (unsigned)TILE) break;
+                const unsigned cj = seg_msd_group_cost(g, pack_lo, L + x);
+                if (cj > cl + seg_msd_group_cost(g, pack_lo, x)) break;
+                L += x;
+                cl = cj;
+            }
+            len = L;
+        }
+        g.nxt[tid] = (unsigned short)nx;
+        g.reach[tid] = tid == 0;
+    }
+    if (tid == 0) {
+        g.nxt[PP_RADIX] = (unsigned short)PP_RADIX;
+        g.reach[PP_RADIX] = 0;
+    }
+    /* reach: the groups from bucket 0 on; after step k every start within 2^(k+1) - 1 groups */
+    for (int k = 0; k < PP_RADIX_BITS; ++k) {
+        __syncthreads();
+        unsigned r = 0, nx = 0, nn = 0;
+        if (tid < (unsigned)PP_RADIX) {
+            r = g.reach[tid];
+            nx = g.nxt[tid];
+            nn = g.nxt[nx];
+        }
+        __syncthreads();
+        if (tid < (unsigned)PP_RADIX) {
+            if (r) g.reach[nx] = 1;
+            g.nxt[tid] = (unsigned short)nn;
+        }
+    }
+    __syncthreads();
+    return tid < (unsigned)PP_RADIX && g.reach[tid];
+}
+
+/* The groups of an item's buckets, every thread of the block calling (thread d < PP_RADIX with
+ * its bucket's length c): returns whether bucket d starts a group and (len) the group's keys
+ * (a bucket longer than the tile is a group of its own). Without a.group every bucket is one;
+ * 1-byte keys have one level, which emits nothing (compiled out: sm_80's levels kernel of u8
+ * keys spilled 20 bytes with it, 4 without). */
+template <int TILE, typename K, typename A>
+PP_DEVICE bool seg_msd_group(const A &a, unsigned long long c, unsigned long long &len, seg_msd_group_smem &g)
+{
+    len = c;
+    if constexpr (sizeof(K) == 1) {
+        return threadIdx.x < (unsigned)PP_RADIX;
+    } else {
+        if (!a.group) return threadIdx.x < (unsigned)PP_RADIX;
+#pragma unroll
+        for (int q = 0; q < SEGSORT_COST_CLASSES; ++q)
+            if (threadIdx.x == (unsigned)q) g.cost[q] = a.cost[q];
+        return seg_msd_group_find<TILE>(c, a.dm.pack_lo, len, g);
+    }
+}
 
 /* The phases' shared memory, one at a time. */
 template <typename K, typename V, int VB, int TILE> union seg_msd_smem {
@@ -1254,8 +1356,10 @@ template <typename K, typename V, int VB, int TILE> union seg_msd_smem {
         uint32_t dlo[PP_RADIX], dhi[PP_RADIX]; /* each digit's offset, at pp_radix_slot */
         unsigned tile;
         unsigned cls[SEG_MAX_CLASSES];
+        seg_msd_group_smem grp;
     } sc;
     struct {
+        seg_msd_group_smem grp;
         unsigned cnt[SEG_MAX_CLASSES];
         unsigned long long at[SEG_MAX_CLASSES];
         unsigned nnext;
@@ -1523,6 +1627,15 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
         const uint64_t b0 = items[2 * item], len = items[2 * item + 1];
         const unsigned cnt = (unsigned)(len - pos < (uint64_t)TILE ? len - pos : (uint64_t)TILE);
         const bool head = pos == 0;
+        if (sizeof(K) > 1 && head && !last) { /* the item's groups of buckets by class, as
+                                               * seg_msd_emit lists them (here, before the tile's
+                                               * keys and digits take their registers; 1-byte
+                                               * keys have one level, the last) */
+            unsigned long long gl;
+            const unsigned long long c = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
+            if (seg_msd_group<TILE, K>(a, c, gl, sm.grp) && gl >= 2 && gl <= (unsigned long long)TILE)
+                atomicAdd(&sm.cls[seg_packed_class(gl, a.dm.pack_lo)], 1u);
+        }
         const K *ks = src + b0 + pos;
         K k[ITEMS];
         V vv[VB ? ITEMS : 1];
@@ -1546,8 +1659,6 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
         /* the item's count of digit tid, and where the digit's bucket starts in the item */
         const unsigned long long ic = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
         const unsigned long long istart = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(ic);
-        if (head && !last && tid < (unsigned)PP_RADIX && ic >= 2 && ic <= (unsigned long long)TILE)
-            atomicAdd(&sm.cls[seg_packed_class(ic, a.dm.pack_lo)], 1u);
         /* the ballots in the fewest instructions (the radix sort's fused pass's ranking): the
          * scatter ran at 75% of the SM's issue, half its stalls on shared memory, with the
          * match instruction (ncu, 2026-11-27, s12-msd 58dc3f8) */
@@ -1608,8 +1719,11 @@ template <typename K, int VB, int TILE, typename A, typename S> PP_DEVICE void s
         if (tid < (unsigned)SEG_MAX_CLASSES) sm.cnt[tid] = 0;
         if (tid == 0) sm.nnext = 0;
         __syncthreads();
-        const unsigned long long c = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
-        const uint64_t pos = items[2 * item] + pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(c);
+        const unsigned long long b = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
+        const uint64_t pos = items[2 * item] + pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(b);
+        /* the group that starts at this bucket (c keys from pos), if one does */
+        unsigned long long c;
+        if (!seg_msd_group<TILE, K>(a, b, c, sm.grp)) c = 0;
         const bool packed = c >= 2 && c <= (unsigned long long)TILE, longer = c > (unsigned long long)TILE;
         const int cls = packed ? seg_packed_class(c, a.dm.pack_lo) : 0;
         const unsigned rank = seg_wave_rank(cls, packed, sm.cnt);
@@ -1940,6 +2054,12 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
             ma.levels = levels;
             ma.tile_log = TILE_LOG;
             ma.msd_min = msd_min;
+            /* the buckets in groups: the row's slot costs (PP_OPTION_SEGSORT_MSD_GROUP 2: the
+             * H100's where the row has none; 1: each bucket alone) */
+            const int64_t grp = pp__option(ctx, PP_OPTION_SEGSORT_MSD_GROUP);
+            const bool row_costs = tu->slot_cost[SEGSORT_COST_CLASSES - 1] != 0;
+            ma.group = grp == 2 || (grp == 0 && row_costs);
+            for (int c = 0; c < SEGSORT_COST_CLASSES; ++c) ma.cost[c] = row_costs ? tu->slot_cost[c] : pp_segsort_cost_fallback[c];
             /* the scatter's look-back sleeps: the radix sort's row (a onesweep pass's look-back) */
             const pp_sort_tuning *ts = pp_sort_tuning_for(&hs->dev);
             ma.sl = pp_lb_sleeps{ts->pause_ns, ts->delay_ns};

@@ -131,6 +131,9 @@
  * digit counts take 2 KB an item, at most 2 bytes a key. */
 #define SEGSORT_MSD_MIN 1024
 
+/* Classes of slot_cost below: 2^0 .. 2^12 slots (the largest tile). */
+#define SEGSORT_COST_CLASSES 13
+
 /* The fixed form's segments of at least this many keys are sorted one after another by the
  * radix sort family's device-wide sort (pp_hip_sort) instead of a block each. Not measured: an
  * estimate (one block ranks a tile of 4096 keys a pass in microseconds, so a segment of 2^20
@@ -144,6 +147,10 @@ struct pp_segsort_tuning {
     uint64_t msd_min_mean;  /* radix levels only where n / n_segments >= this */
     uint64_t msd_lo;        /* then segments of more than this many keys by radix levels, the
                              * other long ones by chunks and merge passes */
+    /* The radix levels' buckets sorted in groups (seg_msd_group, PP_OPTION_SEGSORT_MSD_GROUP):
+     * a slot's cost in the packed class of 2^c slots, c = 0 .. 12, relative (all zero: each
+     * bucket alone by default). */
+    unsigned short slot_cost[SEGSORT_COST_CLASSES];
 };
 
 /* Every target packs up to the tile (2^12 keys; 2^11 for 8-byte keys or values): not measured
@@ -169,13 +176,23 @@ struct pp_segsort_tuning {
  * (07210fc, call 6, two rounds: 8192 keys 1.156 / 1.143 ms by the levels against 1.175 / 1.159 by
  * merge passes; before it 1.270 / 1.277 against 1.160 / 1.172). The other rows keep 2^15 (not
  * measured since). */
+/* slot_cost on sm_90: the packed rows' time at full classes, us for 2^26 u32 keys (H100 80GB
+ * HBM3, 2026-11-27, 695f000, bench/RESULTS.md "Fourteenth session"): 16 keys 318.6, 64 325.2,
+ * 128 368.6, 256 423.2, 512 496.4, 1024 598.4, 2048 730.5, 4096 899.3; 32 taken as 320 and
+ * 4 / 8 as 16's. The grouping was measured against each bucket alone on the H100 (bench/NOTES.md,
+ * fifteenth session). The levels are NVIDIA's only (hip/segsort.hip); sm_80 has no figures of
+ * its own: each bucket alone. */
+#define SEGSORT_COST_H100 {319, 319, 319, 319, 319, 320, 325, 369, 423, 496, 598, 731, 899}
+#define SEGSORT_COST_NONE {0}
 static const pp_segsort_tuning pp_segsort_tuning_table[] = {
-    {"sm_90", 12, 8192, 4096},
-    {"sm_80", 12, 8192, 32768},
-    {"gfx90a", 12, 8192, 32768},
-    {"gfx940", 12, 8192, 32768},
-    {"gfx1030", 12, 8192, 32768},
+    {"sm_90", 12, 8192, 4096, SEGSORT_COST_H100},
+    {"sm_80", 12, 8192, 32768, SEGSORT_COST_NONE},
+    {"gfx90a", 12, 8192, 32768, SEGSORT_COST_NONE},
+    {"gfx940", 12, 8192, 32768, SEGSORT_COST_NONE},
+    {"gfx1030", 12, 8192, 32768, SEGSORT_COST_NONE},
 };
+/* The costs grouping takes where the row has none and PP_OPTION_SEGSORT_MSD_GROUP asks for it. */
+static const unsigned short pp_segsort_cost_fallback[SEGSORT_COST_CLASSES] = SEGSORT_COST_H100;
 
 /* The row for the context's device. */
 static inline const pp_segsort_tuning *pp_segsort_tuning_for(const pp_hip_device *d)

@@ -56,6 +56,7 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     [PP_OPTION_SEGSORT_LONG] = {"segsort_long", 0, 2, 0},
     /* segmented sort: the packed kernel's pipeline (twelfth session) */
     [PP_OPTION_SEGSORT_PACK_PIPE] = {"segsort_pack_pipe", 0, 4, 0},
+    [PP_OPTION_SEGSORT_MSD_GROUP] = {"segsort_msd_group", 0, 2, 0},
 };
 
 static const option_info *info(pp_option o)

@@ -434,6 +434,60 @@ static void t_segsort_radix_levels(void **state)
     free(keys);
 }
 
+/* HIP radix levels: a level's buckets sorted in groups of consecutive buckets
+ * (PP_OPTION_SEGSORT_MSD_GROUP 2), each alone (1) and the device's row (0): the same bits. Segment
+ * 0's top digits hold buckets of every size around the classes' bounds and the tile (0, 1, 2,
+ * 3, .., 1023 .. 1025, 2047 .. 2049, 4095 .. 4097, 9000: longer than the tile, split again at
+ * level 1, half of them into one bucket of the next digit), in a row that mixes them; the
+ * others are random (buckets of ~64 keys at 16384 a segment, of ~273 at 70001); keys of 4 and
+ * 8 bytes, floats, pairs, both orders. */
+static void t_segsort_msd_groups(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    tc_rng r = tc_rng_for("segsort msd groups");
+    static const size_t cnt[] = {0, 1, 2, 3, 17, 100, 600, 1023, 1024, 1025, 2047,
+                                 2048, 2049, 4095, 4096, 4097, 9000, 0, 0, 1, 1, 30};
+    const size_t NC = sizeof cnt / sizeof cnt[0];
+    size_t len0 = 0;
+    for (unsigned d = 0; d < 256; ++d) len0 += cnt[(d * 7u) % NC];
+    const size_t len[] = {len0, 16384, 70001, 9000, 32769};
+    const size_t S = sizeof len / sizeof len[0];
+    size_t off[sizeof len / sizeof len[0] + 1];
+    const size_t n = offsets_of(len, S, off);
+    unsigned char *keys = (unsigned char *)tc_xmalloc(n * 8);
+    for (int64_t grp = 1; grp <= 3; ++grp) {
+        const int64_t opt = grp % 3; /* 1, 2, then 0 */
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_MSD_GROUP, opt));
+        char what[48];
+        snprintf(what, sizeof what, "segsort_msd_group %lld", (long long)opt);
+        size_t i = 0;
+        for (unsigned d = 0; d < 256; ++d)
+            for (size_t k = 0; k < cnt[(d * 7u) % NC]; ++k, ++i)
+                tc_store_bits(keys, i, PP_U32, (uint64_t)d << 24 | tc_below(&r, d & 1 ? 1u << 24 : 1u << 16));
+        for (size_t j = len0; j > 1; --j) { /* Fisher-Yates */
+            const size_t q = (size_t)tc_below(&r, j);
+            const uint64_t x = tc_bits(keys, j - 1, PP_U32), y = tc_bits(keys, q, PP_U32);
+            tc_store_bits(keys, j - 1, PP_U32, y);
+            tc_store_bits(keys, q, PP_U32, x);
+        }
+        for (i = len0; i < n; ++i) tc_store_bits(keys, i, PP_U32, tc_below(&r, 1u << 31) << 1 | tc_below(&r, 2));
+        seg_call c = {PP_U32, PP_U32, 0, 0, 0, 0, 0, 0};
+        run_check(env, &c, keys, n, off, S, what);
+        c.pairs = 1;
+        c.descending = 1;
+        run_check(env, &c, keys, n, off, S, what);
+        tc_fill(&r, keys, n, PP_F32, TC_RANDOM);
+        seg_call f = {PP_F32, PP_U32, 0, 0, 0, 0, 0, 0};
+        run_check(env, &f, keys, n, off, S, what);
+        tc_fill(&r, keys, n, PP_I64, TC_RANDOM);
+        seg_call w = {PP_I64, PP_U64, 1, (int)(grp & 1), 0, 0, 0, 0};
+        run_check(env, &w, keys, n, off, S, what);
+    }
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_MSD_GROUP, 0));
+    free(keys);
+}
+
 /* Offsets past n, decreasing (the segments from the first decrease on are empty, or overlap an
  * earlier one: here they stay empty, checked exactly), and overlapping (only the bytes outside
  * every segment are checked). */
@@ -635,6 +689,7 @@ int main(void)
         TC_CPU(t_cpu_segsort_threads),
         TC_HIP(t_segsort_pack_log),
         TC_HIP(t_segsort_pipe),
+        TC_HIP(t_segsort_msd_groups),
     };
     return TC_RUN("segsort", tests);
 }
