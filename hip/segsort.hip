@@ -1234,7 +1234,9 @@ template <typename K, typename V> struct seg_msd_args {
     uint64_t msd_min;
     pp_lb_sleeps sl;
     bool group;                                  /* buckets in groups (seg_msd_group) */
+    uint64_t group_min;                          /* in items of at least this many keys */
     unsigned short cost[SEGSORT_COST_CLASSES]; /* the tuning row's slot_cost */
+    PP_DEVICE bool grouped(uint64_t item_len) const { return group && item_len >= group_min; }
     PP_DEVICE bool to_out(int v) const { return ((levels - 1 - v) & 1) == 0; }
     PP_DEVICE K *dst(int v) const { return to_out(v) ? out : tmp; }
     PP_DEVICE V *vdst(int v) const { return to_out(v) ? vout : vtmp; }
@@ -1324,17 +1326,18 @@ __device__ __noinline__ bool seg_msd_group_find(unsigned long long c, int pack_l
 
 /* The groups of an item's buckets, every thread of the block calling (thread d < PP_RADIX with
  * its bucket's length c): returns whether bucket d starts a group and (len) the group's keys
- * (a bucket longer than the tile is a group of its own). Without a.group every bucket is one;
+ * (a bucket longer than the tile is a group of its own). Without `on` (seg_msd_args::grouped)
+ * every bucket is one;
  * 1-byte keys have one level, which emits nothing (compiled out: sm_80's levels kernel of u8
  * keys spilled 20 bytes with it, 4 without). */
 template <int TILE, typename K, typename A>
-PP_DEVICE bool seg_msd_group(const A &a, unsigned long long c, unsigned long long &len, seg_msd_group_smem &g)
+PP_DEVICE bool seg_msd_group(const A &a, bool on, unsigned long long c, unsigned long long &len, seg_msd_group_smem &g)
 {
     len = c;
     if constexpr (sizeof(K) == 1) {
         return threadIdx.x < (unsigned)PP_RADIX;
     } else {
-        if (!a.group) return threadIdx.x < (unsigned)PP_RADIX;
+        if (!on) return threadIdx.x < (unsigned)PP_RADIX;
 #pragma unroll
         for (int q = 0; q < SEGSORT_COST_CLASSES; ++q)
             if (threadIdx.x == (unsigned)q) g.cost[q] = a.cost[q];
@@ -1627,15 +1630,6 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
         const uint64_t b0 = items[2 * item], len = items[2 * item + 1];
         const unsigned cnt = (unsigned)(len - pos < (uint64_t)TILE ? len - pos : (uint64_t)TILE);
         const bool head = pos == 0;
-        if (sizeof(K) > 1 && head && !last) { /* the item's groups of buckets by class, as
-                                               * seg_msd_emit lists them (here, before the tile's
-                                               * keys and digits take their registers; 1-byte
-                                               * keys have one level, the last) */
-            unsigned long long gl;
-            const unsigned long long c = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
-            if (seg_msd_group<TILE, K>(a, c, gl, sm.grp) && gl >= 2 && gl <= (unsigned long long)TILE)
-                atomicAdd(&sm.cls[seg_packed_class(gl, a.dm.pack_lo)], 1u);
-        }
         const K *ks = src + b0 + pos;
         K k[ITEMS];
         V vv[VB ? ITEMS : 1];
@@ -1672,8 +1666,6 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
             const unsigned slot = pp_radix_slot(tid);
             sm.dlo[slot] = (uint32_t)delta;
             sm.dhi[slot] = (uint32_t)(delta >> 32);
-            if (head && tid < (unsigned)SEG_MAX_CLASSES && sm.cls[tid]) /* the item's buckets by class */
-                atomicAdd(&counts[tid], (unsigned long long)sm.cls[tid]);
         }
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i)
@@ -1697,6 +1689,21 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
                 }
             }
         });
+        if (sizeof(K) > 1 && !last && m.tiles[2 * sm.tile + 1] == 0) {
+            /* the item's groups of buckets by class, as seg_msd_emit lists them: here, after the
+             * tile's counts are published, since the item's other tiles wait on them (before the
+             * ranking, the 16384-key row's levels took 755 -> 830 us, ncu, fifteenth session);
+             * the item read again (held through the tile, 4 bytes of spills on sm_90); 1-byte
+             * keys have one level, the last */
+            const uint64_t it = m.tiles[2 * (uint64_t)sm.tile];
+            const unsigned long long c = tid < (unsigned)PP_RADIX ? m.hist[it * PP_RADIX + tid] : 0ull;
+            unsigned long long gl;
+            if (seg_msd_group<TILE, K>(a, a.grouped(items[2 * it + 1]), c, gl, sm.grp) && gl >= 2 &&
+                gl <= (unsigned long long)TILE)
+                atomicAdd(&sm.cls[seg_packed_class(gl, a.dm.pack_lo)], 1u);
+            __syncthreads();
+            if (tid < (unsigned)SEG_MAX_CLASSES && sm.cls[tid]) atomicAdd(&counts[tid], (unsigned long long)sm.cls[tid]);
+        }
         __syncthreads(); /* the staged tile, the ticket and the class counts are rewritten next */
     }
     __syncthreads();
@@ -1723,7 +1730,7 @@ template <typename K, int VB, int TILE, typename A, typename S> PP_DEVICE void s
         const uint64_t pos = items[2 * item] + pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(b);
         /* the group that starts at this bucket (c keys from pos), if one does */
         unsigned long long c;
-        if (!seg_msd_group<TILE, K>(a, b, c, sm.grp)) c = 0;
+        if (!seg_msd_group<TILE, K>(a, a.grouped(items[2 * item + 1]), b, c, sm.grp)) c = 0;
         const bool packed = c >= 2 && c <= (unsigned long long)TILE, longer = c > (unsigned long long)TILE;
         const int cls = packed ? seg_packed_class(c, a.dm.pack_lo) : 0;
         const unsigned rank = seg_wave_rank(cls, packed, sm.cnt);
@@ -2059,6 +2066,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
             const int64_t grp = pp__option(ctx, PP_OPTION_SEGSORT_MSD_GROUP);
             const bool row_costs = tu->slot_cost[SEGSORT_COST_CLASSES - 1] != 0;
             ma.group = grp == 2 || (grp == 0 && row_costs);
+            ma.group_min = grp == 2 ? 0 : tu->group_min;
             for (int c = 0; c < SEGSORT_COST_CLASSES; ++c) ma.cost[c] = row_costs ? tu->slot_cost[c] : pp_segsort_cost_fallback[c];
             /* the scatter's look-back sleeps: the radix sort's row (a onesweep pass's look-back) */
             const pp_sort_tuning *ts = pp_sort_tuning_for(&hs->dev);

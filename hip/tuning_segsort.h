@@ -151,6 +151,7 @@ struct pp_segsort_tuning {
      * a slot's cost in the packed class of 2^c slots, c = 0 .. 12, relative (all zero: each
      * bucket alone by default). */
     unsigned short slot_cost[SEGSORT_COST_CLASSES];
+    uint64_t group_min; /* grouped only in items (segments, buckets) of at least this many keys */
 };
 
 /* Every target packs up to the tile (2^12 keys; 2^11 for 8-byte keys or values): not measured
@@ -185,11 +186,11 @@ struct pp_segsort_tuning {
 #define SEGSORT_COST_H100 {319, 319, 319, 319, 319, 320, 325, 369, 423, 496, 598, 731, 899}
 #define SEGSORT_COST_NONE {0}
 static const pp_segsort_tuning pp_segsort_tuning_table[] = {
-    {"sm_90", 12, 8192, 4096, SEGSORT_COST_H100},
-    {"sm_80", 12, 8192, 32768, SEGSORT_COST_NONE},
-    {"gfx90a", 12, 8192, 32768, SEGSORT_COST_NONE},
-    {"gfx940", 12, 8192, 32768, SEGSORT_COST_NONE},
-    {"gfx1030", 12, 8192, 32768, SEGSORT_COST_NONE},
+    {"sm_90", 12, 8192, 4096, SEGSORT_COST_H100, (uint64_t)1 << 16},
+    {"sm_80", 12, 8192, 32768, SEGSORT_COST_NONE, 0},
+    {"gfx90a", 12, 8192, 32768, SEGSORT_COST_NONE, 0},
+    {"gfx940", 12, 8192, 32768, SEGSORT_COST_NONE, 0},
+    {"gfx1030", 12, 8192, 32768, SEGSORT_COST_NONE, 0},
 };
 /* The costs grouping takes where the row has none and PP_OPTION_SEGSORT_MSD_GROUP asks for it. */
 static const unsigned short pp_segsort_cost_fallback[SEGSORT_COST_CLASSES] = SEGSORT_COST_H100;

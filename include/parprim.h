@@ -996,11 +996,12 @@ typedef enum pp_option {
      * only segments of more than 256 keys). Experimental. No value changes a result. */
     PP_OPTION_SEGSORT_PACK_PIPE = 30,    /* 0 .. 4 */
     /* segmented sort, HIP radix levels: how a level's buckets of at most a tile are sorted (0:
-     * the device's tuning row; 1: each bucket alone, in the packed class of its length; 2:
-     * consecutive buckets of a segment in groups, each sorted as one piece, where that costs
-     * fewer slots' time by the row's table, or the H100's where the row has none: the keys of
-     * a bucket all come before the next one's, so a group sorted is its buckets sorted).
-     * Experimental. No value changes a result. */
+     * the device's tuning row, hip/tuning_segsort.h: groups as 2 in the segments and buckets of
+     * at least its group_min keys, where it has slot costs; 1: each bucket alone, in the packed
+     * class of its length; 2: in every segment and bucket, consecutive buckets in groups, each
+     * sorted as one piece, where that costs fewer slots' time by the row's table, or the
+     * H100's where the row has none: the keys of a bucket all come before the next one's, so a
+     * group sorted is its buckets sorted). Experimental. No value changes a result. */
     PP_OPTION_SEGSORT_MSD_GROUP = 31,    /* 0 .. 2 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
