@@ -1163,10 +1163,11 @@ __global__ __launch_bounds__(SB, SEGSORT_MERGE_MIN_BLOCKS((int)sizeof(K), VB)) v
  *   scatter  each tile ranked by its digit (radix_rank.h), its counts published and looked back
  *            along its item's tiles only (lookback.h's counters, the item's first tile a chain
  *            head), and scattered to the item's begin + the digit's start in the item + the
- *            tiles before + the rank; a tile that starts an item also counts the item's
- *            groups of buckets by packed class;
+ *            tiles before + the rank; a tile that starts an item also finds the item's groups
+ *            of buckets, counts them by packed class and marks them in its digit counts;
  *   emit     each bucket: longer than the tile -> an item of level v + 1; the others in groups
- *            of consecutive buckets (seg_msd_group; each bucket alone without it): 2 .. tile
+ *            of consecutive buckets (seg_msd_group, as the scatter's head tile marked them in
+ *            the item's digit counts; each bucket alone without it): 2 .. tile
  *            keys -> an entry (begin << SEG_CHUNK_LEN_BITS | length) of level v's packed list,
  *            by class; one key -> copied to the output if it lies in the scratch copy.
  * Level v writes into the output where (levels - 1 - v) is even, else into the scratch copy, so
@@ -1258,6 +1259,12 @@ template <typename K, typename V> struct seg_msd_args {
  * on found by pointer jumping (8 steps: 256 buckets). A model over the classes' measured costs
  * (normal bucket sizes): one segment's buckets' sort -11%, 16384 keys' -11% (bench/NOTES.md,
  * fifteenth session). */
+/* m.hist's words: a level's digit count, and (from the scatter's head tile of an item whose
+ * buckets go in groups) bits SEG_GROUP_SHIFT up: 1 + the length of the group that starts at the
+ * bucket (TILE + 1: longer than the tile), 0 where none starts. */
+constexpr int SEG_GROUP_SHIFT = 50;
+constexpr unsigned long long SEG_COUNT_MASK = (1ull << SEG_GROUP_SHIFT) - 1ull;
+
 struct seg_msd_group_smem {
     unsigned cnt[PP_RADIX];               /* each bucket's length (TILE + 1: longer) */
     unsigned cost[SEGSORT_COST_CLASSES];  /* the tuning row's slot costs */
@@ -1362,7 +1369,6 @@ template <typename K, typename V, int VB, int TILE> union seg_msd_smem {
         seg_msd_group_smem grp;
     } sc;
     struct {
-        seg_msd_group_smem grp;
         unsigned cnt[SEG_MAX_CLASSES];
         unsigned long long at[SEG_MAX_CLASSES];
         unsigned nnext;
@@ -1651,7 +1657,7 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
             }
         }
         /* the item's count of digit tid, and where the digit's bucket starts in the item */
-        const unsigned long long ic = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
+        const unsigned long long ic = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] & SEG_COUNT_MASK : 0ull;
         const unsigned long long istart = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(ic);
         /* the ballots in the fewest instructions (the radix sort's fused pass's ranking): the
          * scatter ran at 75% of the SM's issue, half its stalls on shared memory, with the
@@ -1696,11 +1702,14 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
              * the item read again (held through the tile, 4 bytes of spills on sm_90); 1-byte
              * keys have one level, the last */
             const uint64_t it = m.tiles[2 * (uint64_t)sm.tile];
-            const unsigned long long c = tid < (unsigned)PP_RADIX ? m.hist[it * PP_RADIX + tid] : 0ull;
+            const unsigned long long c = tid < (unsigned)PP_RADIX ? m.hist[it * PP_RADIX + tid] & SEG_COUNT_MASK : 0ull;
+            const bool on = a.grouped(items[2 * it + 1]);
             unsigned long long gl;
-            if (seg_msd_group<TILE, K>(a, a.grouped(items[2 * it + 1]), c, gl, sm.grp) && gl >= 2 &&
-                gl <= (unsigned long long)TILE)
-                atomicAdd(&sm.cls[seg_packed_class(gl, a.dm.pack_lo)], 1u);
+            const bool starts = seg_msd_group<TILE, K>(a, on, c, gl, sm.grp);
+            if (starts && gl >= 2 && gl <= (unsigned long long)TILE) atomicAdd(&sm.cls[seg_packed_class(gl, a.dm.pack_lo)], 1u);
+            if (on && tid < (unsigned)PP_RADIX) /* for seg_msd_emit (the item's other tiles mask it off) */
+                m.hist[it * PP_RADIX + tid] =
+                    c | (starts ? (gl < (unsigned long long)TILE + 1 ? gl : (unsigned long long)TILE + 1) + 1 : 0ull) << SEG_GROUP_SHIFT;
             __syncthreads();
             if (tid < (unsigned)SEG_MAX_CLASSES && sm.cls[tid]) atomicAdd(&counts[tid], (unsigned long long)sm.cls[tid]);
         }
@@ -1726,11 +1735,15 @@ template <typename K, int VB, int TILE, typename A, typename S> PP_DEVICE void s
         if (tid < (unsigned)SEG_MAX_CLASSES) sm.cnt[tid] = 0;
         if (tid == 0) sm.nnext = 0;
         __syncthreads();
-        const unsigned long long b = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull;
+        const unsigned long long h = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] : 0ull, b = h & SEG_COUNT_MASK;
         const uint64_t pos = items[2 * item] + pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(b);
-        /* the group that starts at this bucket (c keys from pos), if one does */
-        unsigned long long c;
-        if (!seg_msd_group<TILE, K>(a, a.grouped(items[2 * item + 1]), b, c, sm.grp)) c = 0;
+        /* the group that starts at this bucket (c keys from pos), if one does: as the scatter's
+         * head tile found it (seg_msd_group) */
+        unsigned long long c = b;
+        if (sizeof(K) > 1 && a.grouped(items[2 * item + 1])) {
+            const unsigned long long code = h >> SEG_GROUP_SHIFT;
+            c = code == 0 ? 0ull : b > (unsigned long long)TILE ? b : code - 1;
+        }
         const bool packed = c >= 2 && c <= (unsigned long long)TILE, longer = c > (unsigned long long)TILE;
         const int cls = packed ? seg_packed_class(c, a.dm.pack_lo) : 0;
         const unsigned rank = seg_wave_rank(cls, packed, sm.cnt);
