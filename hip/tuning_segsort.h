@@ -180,13 +180,18 @@ struct pp_segsort_tuning {
 /* slot_cost on sm_90: the packed rows' time at full classes, us for 2^26 u32 keys (H100 80GB
  * HBM3, 2026-11-27, 695f000, bench/RESULTS.md "Fourteenth session"): 16 keys 318.6, 64 325.2,
  * 128 368.6, 256 423.2, 512 496.4, 1024 598.4, 2048 730.5, 4096 899.3; 32 taken as 320 and
- * 4 / 8 as 16's. The grouping was measured against each bucket alone on the H100 (bench/NOTES.md,
- * fifteenth session). The levels are NVIDIA's only (hip/segsort.hip); sm_80 has no figures of
- * its own: each bucket alone. */
+ * 4 / 8 as 16's. group_min 0 (every item): measured on the H100 80GB HBM3 (2026-11-27, 4aaf873,
+ * bench/results/h100-s15-call3-*, three rounds, ms, each bucket alone / groups in every item /
+ * only in items of 2^16 keys up): one segment 2.360 2.353 2.366 / 2.274 2.261 2.278 / 2.267
+ * 2.258 2.271; 16384 keys 1.153 1.138 1.150 / 1.115 1.106 1.123 / 1.146 1.159 1.154; 8192
+ * 1.167 1.166 1.178 / 1.149 1.144 1.153 / 1.176 1.186 1.171; mixed 1.274 1.271 1.278 / 1.268
+ * 1.264 1.276 / 1.270 1.270 1.272 (ncu at 16384: the packed sort 555 -> 500 us, the levels
+ * 756 -> 780 us finding the groups). The levels are NVIDIA's only (hip/segsort.hip); sm_80 has
+ * no figures of its own: each bucket alone. */
 #define SEGSORT_COST_H100 {319, 319, 319, 319, 319, 320, 325, 369, 423, 496, 598, 731, 899}
 #define SEGSORT_COST_NONE {0}
 static const pp_segsort_tuning pp_segsort_tuning_table[] = {
-    {"sm_90", 12, 8192, 4096, SEGSORT_COST_H100, (uint64_t)1 << 16},
+    {"sm_90", 12, 8192, 4096, SEGSORT_COST_H100, 0},
     {"sm_80", 12, 8192, 32768, SEGSORT_COST_NONE, 0},
     {"gfx90a", 12, 8192, 32768, SEGSORT_COST_NONE, 0},
     {"gfx940", 12, 8192, 32768, SEGSORT_COST_NONE, 0},
