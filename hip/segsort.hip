@@ -1636,65 +1636,82 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
         const uint64_t b0 = items[2 * item], len = items[2 * item + 1];
         const unsigned cnt = (unsigned)(len - pos < (uint64_t)TILE ? len - pos : (uint64_t)TILE);
         const bool head = pos == 0;
-        const K *ks = src + b0 + pos;
-        K k[ITEMS];
-        V vv[VB ? ITEMS : 1];
-        unsigned dr[ITEMS];
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i) {
-            const unsigned e = first + (unsigned)(i * PP_WAVE);
-            k[i] = e < cnt ? ks[e] : K(0);
-        }
-        seg_msd_kind<K>(a.d, [&](auto flt) {
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i) dr[i] = seg_msd_digit<decltype(flt)::value>(k[i], a.d, shift) << PP_RADIX_DR_SHIFT;
-        });
-        if constexpr (VB > 0) {
+        /* The tile's work, for a full tile (FULL: no key's bound tested; keys of 2 bytes and
+         * more alone, whose tiles are all full but each item's last), its keys' places in 32 bits
+         * (NARROW, with FULL: where every place fits them, n <= 2^32; the offset wraps, the sum
+         * does not), as the radix sort's onesweep pass does (sort.hip), or any tile. Each other
+         * pairing spilled: every body for keys alone 8 bytes on sm_90 (u32), 16-24 (u8). */
+        const auto body = [&](auto full_tag, auto narrow_tag) {
+            constexpr bool FULL = decltype(full_tag)::value, NARROW = decltype(narrow_tag)::value;
+            const K *ks = src + b0 + pos;
+            K k[ITEMS];
+            V vv[VB ? ITEMS : 1];
+            (void)vv;
+            unsigned dr[ITEMS];
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i) {
                 const unsigned e = first + (unsigned)(i * PP_WAVE);
-                vv[i] = e < cnt ? vsrc[b0 + pos + e] : V(0);
+                k[i] = FULL || e < cnt ? ks[e] : K(0);
             }
-        }
-        /* the item's count of digit tid, and where the digit's bucket starts in the item */
-        const unsigned long long ic = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] & SEG_COUNT_MASK : 0ull;
-        const unsigned long long istart = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(ic);
-        /* the ballots in the fewest instructions (the radix sort's fused pass's ranking): the
-         * scatter ran at 75% of the SM's issue, half its stalls on shared memory, with the
-         * match instruction (ncu, 2026-11-27, s12-msd 58dc3f8) */
-        const unsigned total = pp_radix_rank_counts_dr<SB, ITEMS, PP_RANK_BALLOT_FUSED>(dr, PP_RADIX_BITS, cnt, sm.rs);
-        if (tid < (unsigned)PP_RADIX) pp_lookback_counter_publish<true>(m.states, t, tid, PP_RADIX, total, (unsigned)v, head);
-        const unsigned dstart = pp_radix_rank_finish_dr<SB, ITEMS>(dr, cnt, total, sm.rs);
-        if (tid < (unsigned)PP_RADIX) {
-            const uint64_t before = pp_lookback_counter_wait<true>(m.states, t, tid, PP_RADIX, total, (unsigned)v, a.sl,
-                                                                   VB ? 1 : PP_LB_COUNTER_WINDOW, head);
-            const uint64_t delta = b0 + istart + before - dstart;
-            const unsigned slot = pp_radix_slot(tid);
-            sm.dlo[slot] = (uint32_t)delta;
-            sm.dhi[slot] = (uint32_t)(delta >> 32);
-        }
+            seg_msd_kind<K>(a.d, [&](auto flt) {
 #pragma unroll
-        for (int i = 0; i < ITEMS; ++i)
-            if (first + (unsigned)(i * PP_WAVE) < cnt) {
-                const unsigned p = pp_radix_stage_slot(pp_dr_rank(dr[i]));
-                sm.keys[p] = k[i];
-                if constexpr (VB > 0) sm.vals[p] = vv[i];
-            }
-        __syncthreads();
-        seg_msd_kind<K>(a.d, [&](auto flt) {
-#pragma unroll 4
-            for (int i = 0; i < ITEMS; ++i) {
-                const unsigned e = tid + (unsigned)(i * SB);
-                if (e < cnt) {
-                    const unsigned p = pp_radix_stage_slot(e);
-                    const K kk = sm.keys[p];
-                    const unsigned slot = pp_radix_slot(seg_msd_digit<decltype(flt)::value>(kk, a.d, shift));
-                    const uint64_t g = ((uint64_t)sm.dhi[slot] << 32 | sm.dlo[slot]) + e;
-                    dst[g] = kk;
-                    if constexpr (VB > 0) vdst[g] = sm.vals[p];
+                for (int i = 0; i < ITEMS; ++i) dr[i] = seg_msd_digit<decltype(flt)::value>(k[i], a.d, shift) << PP_RADIX_DR_SHIFT;
+            });
+            if constexpr (VB > 0) {
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i) {
+                    const unsigned e = first + (unsigned)(i * PP_WAVE);
+                    vv[i] = FULL || e < cnt ? vsrc[b0 + pos + e] : V(0);
                 }
             }
-        });
+            /* the item's count of digit tid, and where the digit's bucket starts in the item */
+            const unsigned long long ic = tid < (unsigned)PP_RADIX ? m.hist[item * PP_RADIX + tid] & SEG_COUNT_MASK : 0ull;
+            const unsigned long long istart = pp_block_scan<pp_op_sum<unsigned long long>, SB, false>(ic);
+            /* the ballots in the fewest instructions (the radix sort's fused pass's ranking): the
+             * scatter ran at 75% of the SM's issue, half its stalls on shared memory, with the
+             * match instruction (ncu, 2026-11-27, s12-msd 58dc3f8) */
+            const unsigned total = pp_radix_rank_counts_dr<SB, ITEMS, PP_RANK_BALLOT_FUSED, FULL>(dr, PP_RADIX_BITS, cnt, sm.rs);
+            if (tid < (unsigned)PP_RADIX) pp_lookback_counter_publish<true>(m.states, t, tid, PP_RADIX, total, (unsigned)v, head);
+            const unsigned dstart = pp_radix_rank_finish_dr<SB, ITEMS, FULL>(dr, cnt, total, sm.rs);
+            if (tid < (unsigned)PP_RADIX) {
+                const uint64_t before = pp_lookback_counter_wait<true>(m.states, t, tid, PP_RADIX, total, (unsigned)v, a.sl,
+                                                                       VB ? 1 : PP_LB_COUNTER_WINDOW, head);
+                const uint64_t delta = b0 + istart + before - dstart;
+                const unsigned slot = pp_radix_slot(tid);
+                sm.dlo[slot] = (uint32_t)delta;
+                if constexpr (!NARROW) sm.dhi[slot] = (uint32_t)(delta >> 32);
+            }
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i)
+                if (FULL || first + (unsigned)(i * PP_WAVE) < cnt) {
+                    const unsigned p = pp_radix_stage_slot(pp_dr_rank(dr[i]));
+                    sm.keys[p] = k[i];
+                    if constexpr (VB > 0) sm.vals[p] = vv[i];
+                }
+            __syncthreads();
+            seg_msd_kind<K>(a.d, [&](auto flt) {
+#pragma unroll 4
+                for (int i = 0; i < ITEMS; ++i) {
+                    const unsigned e = tid + (unsigned)(i * SB);
+                    if (FULL || e < cnt) {
+                        const unsigned p = pp_radix_stage_slot(e);
+                        const K kk = sm.keys[p];
+                        const unsigned slot = pp_radix_slot(seg_msd_digit<decltype(flt)::value>(kk, a.d, shift));
+                        uint64_t g;
+                        if constexpr (NARROW) g = (uint32_t)(sm.dlo[slot] + e);
+                        else g = ((uint64_t)sm.dhi[slot] << 32 | sm.dlo[slot]) + e;
+                        dst[g] = kk;
+                        if constexpr (VB > 0) vdst[g] = sm.vals[p];
+                    }
+                }
+            });
+        };
+        if constexpr (VB == 0 && sizeof(K) > 1) {
+            if (cnt == (unsigned)TILE && a.d.n <= 0xFFFFFFFFull) body(std::true_type{}, std::true_type{});
+            else body(std::false_type{}, std::false_type{});
+        } else {
+            body(std::false_type{}, std::false_type{});
+        }
         if (sizeof(K) > 1 && !last && m.tiles[2 * sm.tile + 1] == 0) {
             /* the item's groups of buckets by class, as seg_msd_emit lists them: here, after the
              * tile's counts are published, since the item's other tiles wait on them (before the
