@@ -1470,17 +1470,27 @@ template <typename A, typename S> PP_DEVICE void seg_msd_plan(const A &a, int v,
             for (uint64_t w = tid; w < nb * PP_RADIX; w += SB) m.hist[base * PP_RADIX + w] = 0;
         }
         if (at != ~0ull && tot) {
-            /* a run of consecutive tiles a thread: one search for the run's first item, then the
-             * item advanced as its tiles end, each tile's pair one 16-byte store. A search a
+            /* a run of consecutive tiles a wave, its lanes' tiles consecutive (each pair one
+             * 16-byte store, the wave's stores coalesced): one search for the run's first item,
+             * then each lane's item advanced from the wave's item at the step before. A search a
              * tile (8 dependent shared loads, the tiles SB apart) left one block writing one
              * segment's 16384 tiles for 38 us of level 0 (the levels' other blocks waiting at
-             * the grid barrier; ncu, thirteenth session, call 3) */
-            const uint64_t run = (tot + SB - 1) / SB, e0 = (uint64_t)tid * run, e1 = e0 + run < tot ? e0 + run : tot;
+             * the grid barrier; ncu, thirteenth session, call 3); a run of tiles a thread (one
+             * wave's store touching 32 lines) 28 us at level 0 of one segment and 38 at level 1
+             * (ncu, fifteenth session, call 6) */
+            constexpr unsigned NW = SB / PP_WAVE;
+            const unsigned lane = pp_lane_id();
+            const uint64_t run = (tot + NW - 1) / NW, e0 = (uint64_t)pp_wave_id() * run, e1 = e0 + run < tot ? e0 + run : tot;
             if (e0 < e1) {
                 unsigned lo = seg_last_start(sm.sst, e0); /* the item of tile e0 */
-                for (uint64_t e = e0; e < e1; ++e) {
-                    while (lo + 1 < (unsigned)SB && sm.sst[lo + 1] <= e) ++lo;
-                    seg_store_pair(&m.tiles[2 * (at + e)], sm.sid[lo], (e - sm.sst[lo]) << a.tile_log);
+                for (uint64_t eb = e0; eb < e1; eb += PP_WAVE) {
+                    const uint64_t e = eb + lane;
+                    unsigned l = lo;
+                    if (e < e1) {
+                        while (l + 1 < (unsigned)SB && sm.sst[l + 1] <= e) ++l;
+                        seg_store_pair(&m.tiles[2 * (at + e)], sm.sid[l], (e - sm.sst[l]) << a.tile_log);
+                    }
+                    lo = pp_shfl(l, PP_WAVE - 1); /* the last lane's: the highest */
                 }
             }
         }
