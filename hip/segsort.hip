@@ -1259,9 +1259,9 @@ template <typename K, typename V> struct seg_msd_args {
  * on found by pointer jumping (8 steps: 256 buckets). A model over the classes' measured costs
  * (normal bucket sizes): one segment's buckets' sort -11%, 16384 keys' -11% (bench/NOTES.md,
  * fifteenth session). */
-/* m.hist's words: a level's digit count, and (from the scatter's head tile of an item whose
- * buckets go in groups) bits SEG_GROUP_SHIFT up: 1 + the length of the group that starts at the
- * bucket (TILE + 1: longer than the tile), 0 where none starts. */
+/* m.hist's words: a level's digit count (below 2^50: n is), and (from the scatter's head tile of
+ * an item whose buckets go in groups) bits SEG_GROUP_SHIFT up: 1 + the length of the group that
+ * starts at the bucket (TILE + 1: longer than the tile), 0 where none starts. */
 constexpr int SEG_GROUP_SHIFT = 50;
 constexpr unsigned long long SEG_COUNT_MASK = (1ull << SEG_GROUP_SHIFT) - 1ull;
 
@@ -1334,9 +1334,8 @@ __device__ __noinline__ bool seg_msd_group_find(unsigned long long c, int pack_l
 /* The groups of an item's buckets, every thread of the block calling (thread d < PP_RADIX with
  * its bucket's length c): returns whether bucket d starts a group and (len) the group's keys
  * (a bucket longer than the tile is a group of its own). Without `on` (seg_msd_args::grouped)
- * every bucket is one;
- * 1-byte keys have one level, which emits nothing (compiled out: sm_80's levels kernel of u8
- * keys spilled 20 bytes with it, 4 without). */
+ * every bucket is one; 1-byte keys have one level, which emits nothing (compiled out: sm_80's
+ * levels kernel of u8 keys spilled 20 bytes with it, 4 without). */
 template <int TILE, typename K, typename A>
 PP_DEVICE bool seg_msd_group(const A &a, bool on, unsigned long long c, unsigned long long &len, seg_msd_group_smem &g)
 {
