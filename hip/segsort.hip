@@ -1272,12 +1272,12 @@ struct seg_msd_group_smem {
     unsigned char reach[PP_RADIX + 1];    /* a group starts here */
 };
 
-/* A group of L keys' cost: its class's slots times a slot's cost (nothing for one key or none). */
+/* A group of L keys' cost: its class's slots (2^c, c = log2 of seg_packed_class's class) times
+ * a slot's cost (nothing for one key or none). */
 PP_DEVICE unsigned seg_msd_group_cost(const seg_msd_group_smem &g, int pack_lo, unsigned L)
 {
     if (L <= 1) return 0;
-    int c = 32 - __clz((int)(L - 1)); /* ceil(log2(L)) */
-    if (c < pack_lo) c = pack_lo;
+    const int c = seg_packed_class(L, pack_lo) - 1 + pack_lo;
     return g.cost[c] << c;
 }
 

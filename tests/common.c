@@ -240,6 +240,16 @@ long double tc_value(const void *a, size_t i, pp_dtype t) { return po_value(a, i
 void tc_store_value(void *a, size_t i, pp_dtype t, long double v) { po_store_value(a, i, t, v); }
 uint64_t tc_identity_bits(pp_op op, pp_dtype t) { return po_identity_bits(op, t); }
 
+void tc_shuffle(tc_rng *r, void *a, size_t n, pp_dtype t)
+{
+    for (size_t i = n; i > 1; --i) {
+        const size_t j = (size_t)tc_below(r, i);
+        const uint64_t x = tc_bits(a, i - 1, t), y = tc_bits(a, j, t);
+        tc_store_bits(a, i - 1, t, y);
+        tc_store_bits(a, j, t, x);
+    }
+}
+
 /* ---- fills ---- */
 
 static void store_float(void *a, size_t i, pp_dtype t, double v) { po_store_value(a, i, t, v); }

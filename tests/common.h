@@ -137,6 +137,8 @@ uint64_t tc_bits(const void *a, size_t i, pp_dtype t);      /* zero-extended raw
 long double tc_value(const void *a, size_t i, pp_dtype t);  /* exact value */
 void tc_store_bits(void *a, size_t i, pp_dtype t, uint64_t bits);
 void tc_store_value(void *a, size_t i, pp_dtype t, long double v); /* converted */
+/* Elements 0 .. n - 1 of an array of dtype t in a uniformly random order (Fisher-Yates). */
+void tc_shuffle(tc_rng *r, void *a, size_t n, pp_dtype t);
 /* Mask of the low 8 * size bits. */
 uint64_t tc_mask(pp_dtype t);
 /* Identity of op in dtype t, as raw bits. */

@@ -170,12 +170,7 @@ static void t_float_sum_cancellation(void **state)
         tc_fill(&r, host, n, t, TC_RANDOM);
         for (size_t i = 0; i + 1 < n; i += 2) /* x, -x, ... then shuffle */
             tc_store_value(host, i + 1, t, -tc_value(host, i, t) * 1.0L);
-        for (size_t i = n - 1; i > 0; --i) {
-            size_t j = tc_below(&r, i + 1);
-            uint64_t a = tc_bits(host, i, t), b = tc_bits(host, j, t);
-            tc_store_bits(host, i, t, b);
-            tc_store_bits(host, j, t, a);
-        }
+        tc_shuffle(&r, host, n, t);
         void *dev = tc_upload(env->ctx, host, n * tc_size(t));
         for (int oi = 0; oi < (t == PP_F32 ? 2 : 1); ++oi) {
             tc_red o;

@@ -396,12 +396,7 @@ static void t_segsort_radix_levels(void **state)
             const uint64_t top = i < 4096 ? 0 : i < 4096 + 4097 ? 1 : 2;
             tc_store_bits(keys, i, PP_U32, top << 24 | tc_below(&r, 1u << 24));
         }
-        for (size_t i = len[0]; i > 1; --i) { /* Fisher-Yates */
-            const size_t j = (size_t)tc_below(&r, i);
-            const uint64_t a = tc_bits(keys, i - 1, PP_U32), b = tc_bits(keys, j, PP_U32);
-            tc_store_bits(keys, i - 1, PP_U32, b);
-            tc_store_bits(keys, j, PP_U32, a);
-        }
+        tc_shuffle(&r, keys, len[0], PP_U32);
         for (size_t i = len[0]; i < n; ++i) /* the rest: small keys (the top three digits 0), ties */
             tc_store_bits(keys, i, PP_U32, tc_below(&r, 300));
         seg_call c = {PP_U32, PP_U32, 0, 0, 0, 0, 0, 0};
@@ -465,12 +460,7 @@ static void t_segsort_msd_groups(void **state)
         for (unsigned d = 0; d < 256; ++d)
             for (size_t k = 0; k < cnt[(d * 7u) % NC]; ++k, ++i)
                 tc_store_bits(keys, i, PP_U32, (uint64_t)d << 24 | tc_below(&r, d & 1 ? 1u << 24 : 1u << 16));
-        for (size_t j = len0; j > 1; --j) { /* Fisher-Yates */
-            const size_t q = (size_t)tc_below(&r, j);
-            const uint64_t x = tc_bits(keys, j - 1, PP_U32), y = tc_bits(keys, q, PP_U32);
-            tc_store_bits(keys, j - 1, PP_U32, y);
-            tc_store_bits(keys, q, PP_U32, x);
-        }
+        tc_shuffle(&r, keys, len0, PP_U32);
         for (i = len0; i < n; ++i) tc_store_bits(keys, i, PP_U32, tc_below(&r, 1u << 31) << 1 | tc_below(&r, 2));
         seg_call c = {PP_U32, PP_U32, 0, 0, 0, 0, 0, 0};
         run_check(env, &c, keys, n, off, S, what);
