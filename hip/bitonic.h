@@ -1,16 +1,17 @@
 /*
  * bitonic.h -- a block's bitonic sorting network over a tile of slots (issue 22's packed
  * segmented sort; the radix sort's one-tile path, issue 20). Thread t holds slots
- * t * ITEMS .. + ITEMS - 1 of the tile in registers; pp_bn_bitonic(x, tile, t * ITEMS, c) sorts
- * every group of 2^c consecutive slots on its own, ascending by pp_bn_less.
+ * t * ITEMS .. + ITEMS - 1 of the tile in registers; pp_bn_bitonic(x, tile, c) sorts every group
+ * of 2^c consecutive slots on its own, ascending by pp_bn_less.
  *
- * The network in the form without descending halves: phase k (2, 4, .., 2^c) compares slot i
- * with i ^ (k - 1) (the "flip"), then with i ^ j for j = k/4 .. 1, always keeping the smaller in
- * the lower slot, so groups of 2^c never see each other. Partners nearer than ITEMS are
- * compare-exchanges in registers, nearer than ITEMS * PP_WAVE shuffles (a 64-bit word as two
- * 32-bit shuffles), farther ones go through the shared tile (pp_bn_tile: one pad slot per 128
- * bytes, so that a wave's blocked accesses, ITEMS consecutive slots a lane, and its striped ones
- * fall in distinct banks). Every thread of the block calls it (block barriers inside).
+ * A thread's own slots sort in registers in the form without descending halves: phase k (2, 4,
+ * .. ITEMS) compares slot i with i ^ (k - 1) (the "flip"), then with i ^ j for j = k/4 .. 1,
+ * keeping the smaller in the lower slot. Longer groups go on in the direction form (each phase's
+ * halves sorted in opposite directions, every stage a half-cleaner; pp_bn_bitonic says how),
+ * whose stages across threads exchange half of each thread's words (shuffles within a wave, the
+ * shared tile across waves: pp_bn_tile, one pad slot per 128 bytes) and leave the threads' runs
+ * permuted, so pp_bn_bitonic returns where the calling thread's run ended. Every thread of the
+ * block calls it (block barriers inside).
  *
  * Slot words (pp_bn_word<K, STABLE>): the encoded key alone (u32, u64 for 8-byte keys: equal
  * encodings must then be indistinguishable, i.e. integer keys sorted alone), or a stable word of
@@ -110,14 +111,9 @@ template <typename W, int N> struct pp_bn_tile {
     PP_DEVICE W get(unsigned i) const { return w[at(i)]; }
     PP_DEVICE void put(unsigned i, const W &v) { w[at(i)] = v; }
     PP_DEVICE W *slot(unsigned i) { return &w[at(i)]; } /* for an asynchronous copy into slot i */
-    /* A thread's run of slots i0 .. i0 + n - 1 with i0 a multiple of n and n <= PADN: no pad
-     * slot inside, so slot i0 + s is word at(i0) + s (a constant offset from one address). */
-    struct run {
-        unsigned o; /* the run's first word */
-    };
-    PP_DEVICE static run run_at(unsigned i0) { return run{at(i0)}; }
-    PP_DEVICE W get(run q, int s) const { return w[q.o + (unsigned)s]; }
-    PP_DEVICE void put(run q, int s, const W &v) { w[q.o + (unsigned)s] = v; }
+    /* slot i + r * S for S a multiple of the pad group: a constant offset from slot i's word */
+    template <int S> PP_DEVICE W get(unsigned i, int r) const { return w[at(i) + (unsigned)(r * (S + S / PADN))]; }
+    template <int S> PP_DEVICE void put(unsigned i, int r, const W &v) { w[at(i) + (unsigned)(r * (S + S / PADN))] = v; }
 };
 template <int N> struct pp_bn_tile<pp_bn_kv, N> {
     uint64_t k[N + N / 16];
@@ -134,21 +130,17 @@ template <int N> struct pp_bn_tile<pp_bn_kv, N> {
         k[i + i / 16] = v.k;
         p[i + i / 32] = v.i;
     }
-    struct run { /* as pp_bn_tile's, n <= 16 */
-        unsigned ok, op;
-    };
-    PP_DEVICE static run run_at(unsigned i0) { return run{i0 + i0 / 16, i0 + i0 / 32}; }
-    PP_DEVICE pp_bn_kv get(run q, int s) const
+    template <int S> PP_DEVICE pp_bn_kv get(unsigned i, int r) const
     {
         pp_bn_kv v;
-        v.k = k[q.ok + (unsigned)s];
-        v.i = p[q.op + (unsigned)s];
+        v.k = k[i + i / 16 + (unsigned)(r * (S + S / 16))];
+        v.i = p[i + i / 32 + (unsigned)(r * (S + S / 32))];
         return v;
     }
-    PP_DEVICE void put(run q, int s, const pp_bn_kv &v)
+    template <int S> PP_DEVICE void put(unsigned i, int r, const pp_bn_kv &v)
     {
-        k[q.ok + (unsigned)s] = v.k;
-        p[q.op + (unsigned)s] = v.i;
+        k[i + i / 16 + (unsigned)(r * (S + S / 16))] = v.k;
+        p[i + i / 32 + (unsigned)(r * (S + S / 32))] = v.i;
     }
 };
 
@@ -179,62 +171,131 @@ template <int K, int I, typename W> PP_DEVICE void pp_bn_reg_phases(W (&x)[I], i
     }
 }
 
-/* Across threads, by shuffles: partner thread tid ^ m (m < PP_WAVE); the flip also reverses the
- * registers (slot i ^ (k - 1) with k - 1 >= ITEMS). */
-template <int I, typename W> PP_DEVICE void pp_bn_shfl_half(W (&x)[I], int m, bool lower)
+/* log2 of a power of two, at compile time */
+constexpr int pp_bn_log2(int v) { return v > 1 ? 1 + pp_bn_log2(v / 2) : 0; }
+
+/* Complements w where m is all ones (m is 0 or ~0u): complemented words sort in the reverse order
+ * of the words (pp_bn_kv: both fields, so its lexicographic order reverses too). */
+PP_DEVICE void pp_bn_not_if(uint32_t &w, uint32_t m) { w ^= m; }
+PP_DEVICE void pp_bn_not_if(uint64_t &w, uint32_t m) { w ^= (uint64_t)(int64_t)(int32_t)m; }
+PP_DEVICE void pp_bn_not_if(pp_bn_kv &w, uint32_t m)
 {
-#pragma unroll
-    for (int r = 0; r < I; ++r) x[r] = pp_bn_keep(x[r], pp_bn_shfl_xor(x[r], m), lower);
+    w.k ^= (uint64_t)(int64_t)(int32_t)m;
+    w.i ^= m;
 }
-template <int I, typename W> PP_DEVICE void pp_bn_shfl_flip(W (&x)[I], int m, bool lower)
+
+/* Where the network goes on past a thread's registers (c > log2(I)), phase log2(I) must leave a
+ * thread's run descending where data bit log2(I) (thread bit 0) is set: the flip form left every
+ * run ascending, so the odd threads reverse theirs. */
+template <int I, typename W> PP_DEVICE void pp_bn_reverse_if(W (&x)[I], bool rev)
 {
 #pragma unroll
     for (int r = 0; r < I / 2; ++r) {
-        const W a = pp_bn_shfl_xor(x[I - 1 - r], m), b = pp_bn_shfl_xor(x[r], m);
-        x[r] = pp_bn_keep(x[r], a, lower);
-        x[I - 1 - r] = pp_bn_keep(x[I - 1 - r], b, lower);
+        const W a = x[r], b = x[I - 1 - r];
+        x[r] = rev ? b : a;
+        x[I - 1 - r] = rev ? a : b;
     }
-}
-/* Through shared memory: slot i against slot i ^ pm (pm >= ITEMS * PP_WAVE). A flip's pm = k - 1
- * has its low log2(ITEMS) bits all set, a half-cleaner's pm = j none, so the partner of slot
- * base + r is slot (base ^ pm) - r + ITEMS - 1 (flip) or (base ^ pm) + r of the partner thread's
- * run: both runs are read at constant offsets (pp_bn_tile::run_at). */
-template <bool FLIP, int I, typename W, int N>
-PP_DEVICE void pp_bn_smem_step(W (&x)[I], pp_bn_tile<W, N> &t, unsigned base, unsigned pm, bool lower)
-{
-    static_assert((I & (I - 1)) == 0 && I <= 16, "runs of a power of two, within a pad group");
-#pragma unroll
-    for (int r = 0; r < I; ++r) t.put(base + (unsigned)r, x[r]);
-    __syncthreads();
-    if constexpr (sizeof(W) > 4) {
-        const auto other = t.run_at((base ^ pm) & ~(unsigned)(I - 1));
-#pragma unroll
-        for (int r = 0; r < I; ++r) x[r] = pp_bn_keep(x[r], t.get(other, FLIP ? I - 1 - r : r), lower);
-    } else {
-        /* 4-byte words: the slot's own address (the run form held more registers: 40 -> 48 on
-         * sm_90, or a 36-byte spill under the packed kernel's cap of 40) */
-#pragma unroll
-        for (int r = 0; r < I; ++r) x[r] = pp_bn_keep(x[r], t.get((base + (unsigned)r) ^ pm), lower);
-    }
-    __syncthreads();
 }
 
-/* Sorts every group of 2^c slots of the block's tile, held ITEMS a thread from slot base. */
-template <int I, typename W, int N> PP_DEVICE void pp_bn_bitonic(W (&x)[I], pp_bn_tile<W, N> &t, unsigned base, int c)
+/* One half-cleaner by exchange: the stage's data bit sits at thread position q (partner thread
+ * tid ^ 2^q), the pivot register bit (I / 2) holds another data bit a. The lower thread (bit q
+ * clear) sends registers I / 2 .. I - 1 and keeps 0 .. I / 2 - 1, the upper one the reverse; each
+ * compare-exchange of a kept word with the received one leaves the smaller in register r, the
+ * larger in r + I / 2, so afterwards the pivot holds the stage's bit and thread position q holds
+ * bit a: half of each thread's words cross, where a compare-exchange in place moves all of them.
+ * Partners within a wave by shuffles, others through the shared tile (striped, so a wave's
+ * accesses are conflict-free; its two halves in turn, so one barrier an exchange). */
+template <int I, typename W, int N>
+PP_DEVICE void pp_bn_exchange(W (&x)[I], pp_bn_tile<W, N> &t, unsigned q, unsigned &half)
 {
-    constexpr unsigned WS = (unsigned)I * PP_WAVE; /* slots of a wave */
-    pp_bn_reg_phases<2>(x, c);
-    for (unsigned k = 2 * I; k <= (1u << c); k *= 2) {
-        const bool lf = (base & (k / 2)) == 0;
-        if (k <= WS) pp_bn_shfl_flip(x, (int)(k / I - 1), lf);
-        else pp_bn_smem_step<true>(x, t, base, k - 1, lf);
-        for (unsigned j = k / 4; j >= (unsigned)I; j /= 2) {
-            const bool lj = (base & j) == 0;
-            if (j < WS) pp_bn_shfl_half(x, (int)(j / I), lj);
-            else pp_bn_smem_step<false>(x, t, base, j, lj);
+    constexpr int H = I / 2;
+    constexpr int T = N / I; /* threads: a multiple of the pad group (put<T>, get<T>) */
+    const unsigned tid = threadIdx.x;
+    const bool lower = ((tid >> q) & 1u) == 0;
+    /* the words chosen as values: a conditional of the two registers as lvalues would select
+     * their addresses, which puts x in local memory (seen with 8-byte words) */
+    const auto kept = [&](int r) { return lower ? W(x[r]) : W(x[r + H]); };
+    const auto sent = [&](int r) { return lower ? W(x[r + H]) : W(x[r]); };
+    if ((1u << q) < (unsigned)PP_WAVE) {
+#pragma unroll
+        for (int r = 0; r < H; ++r) {
+            const W keep = kept(r), recv = pp_bn_shfl_xor(sent(r), (int)(1u << q));
+            x[r] = pp_bn_min(keep, recv);
+            x[r + H] = pp_bn_max(keep, recv);
         }
-        pp_bn_reg_half<I / 2>(x);
+    } else {
+#pragma unroll
+        for (int r = 0; r < H; ++r) t.template put<T>(half + tid, r, sent(r));
+        __syncthreads();
+        const unsigned from = half + (tid ^ (1u << q));
+#pragma unroll
+        for (int r = 0; r < H; ++r) {
+            const W keep = kept(r), recv = t.template get<T>(from, r);
+            x[r] = pp_bn_min(keep, recv);
+            x[r + H] = pp_bn_max(keep, recv);
+        }
+        half ^= (unsigned)(N / 2);
     }
+}
+
+/* Sorts every group of 2^c slots of the block's tile, held ITEMS a thread: thread t's registers
+ * are slots t * ITEMS .. + ITEMS - 1 on entry; on return they are the slots from the value
+ * returned (ITEMS consecutive slots, the same set of thread-held runs permuted among the
+ * threads). The tile is scratch in between; the caller's reads of it must be done before the
+ * call (a barrier is taken first where the tile is used) and its writes come after.
+ *
+ * Phases up to ITEMS slots run in registers in the flip form (pp_bn_reg_phases); where groups
+ * are longer, the odd threads then reverse their runs (pp_bn_reverse_if) and the later phases
+ * take the direction form, where phase p leaves each group of 2^p sorted ascending where data bit p of
+ * its slots is 0 and descending where it is 1 (the last phase ascending everywhere), so every
+ * stage is a half-cleaner; each phase runs on words complemented where its direction is
+ * descending, so every compare-exchange keeps the smaller word low. A half-cleaner on a data bit
+ * held by a thread position is an exchange with the pivot register bit (pp_bn_exchange), which
+ * swaps the two bits' places; the places are tracked (pos, uniform across the block), and a phase's chain of exchanges ends with the pivot's own bit back in it, so the
+ * register bits below the pivot never move and the last stages of a phase stay in registers.
+ * Shuffles and shared-memory operations a key (ITEMS 16, waves of 32): c = 10 / 11 / 12: 14.5 /
+ * 20 / 26.5, against 22 / 31 / 42 for the flip form with every cross-thread stage in place. */
+template <int I, typename W, int N> PP_DEVICE unsigned pp_bn_bitonic(W (&x)[I], pp_bn_tile<W, N> &t, int c)
+{
+    constexpr int LI = pp_bn_log2(I), LN = pp_bn_log2(N), LW = pp_bn_log2(PP_WAVE);
+    static_assert(I >= 4 && (I & (I - 1)) == 0 && (N & (N - 1)) == 0 && LN - LI <= 15, "a power-of-two tile, pos in 64 bits");
+    /* pos: the place of data bits LI - 1 .. LN - 1 (a thread position), PB bits each from bit
+     * PB * (j - LI + 1); the pivot's own entry is never read */
+    constexpr int PB = LN - LI <= 8 ? 3 : 4;
+    using PT = typename std::conditional<PB * (LN - LI + 1) <= 32, uint32_t, uint64_t>::type;
+    constexpr PT PM = (PT)((1u << PB) - 1);
+    const unsigned tid = threadIdx.x;
+    pp_bn_reg_phases<2>(x, c);
+    pp_bn_reverse_if(x, c > LI && (tid & 1u));
+    PT pos = 0;
+#pragma unroll
+    for (int j = LI; j < LN; ++j) pos |= (PT)(j - LI) << (PB * (j - LI + 1));
+    const bool shared = c > LI + LW;
+    unsigned half = 0;
+    if (shared) __syncthreads();
+#pragma unroll 1
+    for (int p = LI + 1; p <= c; ++p) {
+        /* from phase p - 1's complement (none after the registers' phases) to phase p's */
+        uint32_t m = p > LI + 1 ? 0u - ((tid >> (unsigned)((pos >> (PB * (p - LI))) & PM)) & 1u) : 0u;
+        if (p < c) m ^= 0u - ((tid >> (unsigned)((pos >> (PB * (p - LI + 1))) & PM)) & 1u);
+#pragma unroll
+        for (int r = 0; r < I; ++r) pp_bn_not_if(x[r], m);
+#pragma unroll 1
+        for (int j = p - 1; j >= LI - 1; --j) {
+            const PT q = (pos >> (PB * (j - LI + 1))) & PM;
+            pp_bn_exchange(x, t, (unsigned)q, half);
+            /* the pivot's data bit before this exchange (the phase's first: its own, LI - 1)
+             * takes the place j had */
+            const int sh = PB * (j == p - 1 ? 0 : j - LI + 2);
+            pos = (pos & ~(PM << sh)) | q << sh;
+        }
+        pp_bn_reg_half<I / 4>(x);
+    }
+    if (shared) __syncthreads();
+    unsigned first = 0;
+#pragma unroll
+    for (int j = LI; j < LN; ++j) first |= ((tid >> (unsigned)((pos >> (PB * (j - LI + 1))) & PM)) & 1u) << j;
+    return first;
 }
 
 #endif /* PP_HIP_BITONIC_H */

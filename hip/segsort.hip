@@ -519,9 +519,9 @@ PP_DEVICE void seg_pack_sort_store(const seg_desc &d, const seg_bufs<K, val_t<VB
         x[r] = st.get(base + (unsigned)r);
         if constexpr (RAW) x[r] ^= (W)ix;
     }
-    pp_bn_bitonic(x, st, base, cl);
+    const unsigned out = pp_bn_bitonic(x, st, cl);
 #pragma unroll
-    for (int r = 0; r < ITEMS; ++r) st.put(base + (unsigned)r, x[r]);
+    for (int r = 0; r < ITEMS; ++r) st.put(out + (unsigned)r, x[r]);
     __syncthreads();
     if constexpr (!STABLE) {
         const uint64_t dout = (uint64_t)(uintptr_t)b.kout - (uint64_t)(uintptr_t)b.kin;

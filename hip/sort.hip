@@ -909,9 +909,9 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_bitonic(sort_desc sd, const K
     W x[ITEMS];
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) x[r] = st.get(base + (unsigned)r);
-    pp_bn_bitonic(x, st, base, c);
+    const unsigned out = pp_bn_bitonic(x, st, c);
 #pragma unroll
-    for (int r = 0; r < ITEMS; ++r) st.put(base + (unsigned)r, x[r]);
+    for (int r = 0; r < ITEMS; ++r) st.put(out + (unsigned)r, x[r]);
     __syncthreads();
     if constexpr (!STABLE) { /* the whole integer key: its encoding's inverse is an xor */
         const E sign = sd.kind == PP_SORT_KIND_SIGNED ? (E)1 << (8 * sizeof(K) - 1) : (E)0;
