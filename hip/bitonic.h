@@ -197,44 +197,121 @@ template <int I, typename W> PP_DEVICE void pp_bn_reverse_if(W (&x)[I], bool rev
     }
 }
 
-/* One half-cleaner by exchange: the stage's data bit sits at thread position q (partner thread
- * tid ^ 2^q), the pivot register bit (I / 2) holds another data bit a. The lower thread (bit q
+/* Where each data bit sits in the direction form's phases (pp_bn_bitonic), at compile time: a
+ * word of PB-bit fields, field j - LI + 1 the thread position of data bit j (j = LI - 1 .. LN - 1;
+ * the pivot's own field is stale while it holds the bit). Phase p exchanges data bits p - 1 ..
+ * LI - 1 in turn with the pivot; the layout before a phase depends only on the phases before it,
+ * so every place below is a constant. */
+template <int I, int N> struct pp_bn_places {
+    static constexpr int LI = pp_bn_log2(I), LN = pp_bn_log2(N), LW = pp_bn_log2(PP_WAVE);
+    static constexpr int PB = LN - LI <= 8 ? 3 : 4;
+    static_assert(PB * (LN - LI + 1) <= 64, "places in 64 bits");
+    static constexpr uint64_t PM = (1u << PB) - 1;
+    static constexpr int field(int j) { return PB * (j - LI + 1); }
+    static constexpr int at(uint64_t pos, int j) { return (int)((pos >> field(j)) & PM); }
+    /* the word before phase P's exchange on data bit J (J = LI - 2: after the phase's chain) */
+    static constexpr uint64_t before(int P, int J)
+    {
+        uint64_t pos = 0;
+        for (int j = LI; j < LN; ++j) pos |= (uint64_t)(j - LI) << field(j);
+        for (int p = LI + 1; p <= P; ++p)
+            for (int j = p - 1; j >= LI - 1; --j) {
+                if (p == P && j == J) return pos;
+                const uint64_t q = (pos >> field(j)) & PM;
+                const int sh = j == p - 1 ? 0 : field(j + 1); /* the pivot's bit before: LI - 1, or j + 1 */
+                pos = (pos & ~(PM << sh)) | q << sh;
+            }
+        return pos;
+    }
+    /* exchanges through the shared tile before that one (they use its two halves in turn) */
+    static constexpr int shared_before(int P, int J)
+    {
+        int n = 0;
+        for (int p = LI + 1; p <= P; ++p)
+            for (int j = p - 1; j >= LI - 1; --j) {
+                if (p == P && j == J) return n;
+                n += at(before(p, j), j) >= LW;
+            }
+        return n;
+    }
+};
+
+/* One half-cleaner by exchange: the stage's data bit sits at thread position Q (partner thread
+ * tid ^ 2^Q), the pivot register bit (I / 2) holds another data bit a. The lower thread (bit Q
  * clear) sends registers I / 2 .. I - 1 and keeps 0 .. I / 2 - 1, the upper one the reverse; each
  * compare-exchange of a kept word with the received one leaves the smaller in register r, the
- * larger in r + I / 2, so afterwards the pivot holds the stage's bit and thread position q holds
+ * larger in r + I / 2, so afterwards the pivot holds the stage's bit and thread position Q holds
  * bit a: half of each thread's words cross, where a compare-exchange in place moves all of them.
- * Partners within a wave by shuffles, others through the shared tile (striped, so a wave's
- * accesses are conflict-free; its two halves in turn, so one barrier an exchange). */
-template <int I, typename W, int N>
-PP_DEVICE void pp_bn_exchange(W (&x)[I], pp_bn_tile<W, N> &t, unsigned q, unsigned &half)
+ * Partners within a wave by shuffles, others through the shared tile from slot HALF (striped, so
+ * a wave's accesses are conflict-free; the tile's two halves in turn, so one barrier an
+ * exchange). */
+template <int Q, unsigned HALF, int I, typename W, int N> PP_DEVICE void pp_bn_exchange(W (&x)[I], pp_bn_tile<W, N> &t)
 {
     constexpr int H = I / 2;
     constexpr int T = N / I; /* threads: a multiple of the pad group (put<T>, get<T>) */
     const unsigned tid = threadIdx.x;
-    const bool lower = ((tid >> q) & 1u) == 0;
+    const bool lower = ((tid >> Q) & 1u) == 0;
     /* the words chosen as values: a conditional of the two registers as lvalues would select
      * their addresses, which puts x in local memory (seen with 8-byte words) */
     const auto kept = [&](int r) { return lower ? W(x[r]) : W(x[r + H]); };
     const auto sent = [&](int r) { return lower ? W(x[r + H]) : W(x[r]); };
-    if ((1u << q) < (unsigned)PP_WAVE) {
+    if constexpr ((1 << Q) < PP_WAVE) {
 #pragma unroll
         for (int r = 0; r < H; ++r) {
-            const W keep = kept(r), recv = pp_bn_shfl_xor(sent(r), (int)(1u << q));
+            const W keep = kept(r), recv = pp_bn_shfl_xor(sent(r), 1 << Q);
             x[r] = pp_bn_min(keep, recv);
             x[r + H] = pp_bn_max(keep, recv);
         }
     } else {
 #pragma unroll
-        for (int r = 0; r < H; ++r) t.template put<T>(half + tid, r, sent(r));
+        for (int r = 0; r < H; ++r) t.template put<T>(HALF + tid, r, sent(r));
         __syncthreads();
-        const unsigned from = half + (tid ^ (1u << q));
+        const unsigned from = HALF + (tid ^ (1u << Q));
 #pragma unroll
         for (int r = 0; r < H; ++r) {
             const W keep = kept(r), recv = t.template get<T>(from, r);
             x[r] = pp_bn_min(keep, recv);
             x[r + H] = pp_bn_max(keep, recv);
         }
-        half ^= (unsigned)(N / 2);
+    }
+}
+
+/* Phase P's exchanges, data bits J .. LI - 1. */
+template <int P, int J, int I, typename W, int N> PP_DEVICE void pp_bn_chain(W (&x)[I], pp_bn_tile<W, N> &t)
+{
+    using PL = pp_bn_places<I, N>;
+    if constexpr (J >= PL::LI - 1) {
+        constexpr int Q = PL::at(PL::before(P, J), J);
+        pp_bn_exchange<Q, (PL::shared_before(P, J) & 1) ? (unsigned)(N / 2) : 0u>(x, t);
+        pp_bn_chain<P, J - 1>(x, t);
+    }
+}
+
+/* Phases P .. c of the direction form (P > log2(I)); sets `first` at the last. */
+template <int P, int I, typename W, int N>
+PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N> &t, int c, unsigned &first)
+{
+    using PL = pp_bn_places<I, N>;
+    if constexpr (P <= PL::LN) {
+        if (P > c) return;
+        const unsigned tid = threadIdx.x;
+        constexpr uint64_t POS = PL::before(P, P - 1);
+        /* from phase P - 1's complement (none after the registers' phases) to phase P's */
+        uint32_t m = P > PL::LI + 1 ? 0u - ((tid >> PL::at(POS, P - 1)) & 1u) : 0u;
+        if constexpr (P < PL::LN)
+            if (P < c) m ^= 0u - ((tid >> PL::at(POS, P)) & 1u);
+#pragma unroll
+        for (int r = 0; r < I; ++r) pp_bn_not_if(x[r], m);
+        pp_bn_chain<P, P - 1>(x, t);
+        pp_bn_reg_half<I / 4>(x);
+        if (P == c) {
+            constexpr uint64_t END = PL::before(P, PL::LI - 2);
+            unsigned f = 0;
+#pragma unroll
+            for (int j = PL::LI; j < PL::LN; ++j) f |= ((tid >> PL::at(END, j)) & 1u) << j;
+            first = f;
+        }
+        pp_bn_phases<P + 1>(x, t, c, first);
     }
 }
 
@@ -246,55 +323,31 @@ PP_DEVICE void pp_bn_exchange(W (&x)[I], pp_bn_tile<W, N> &t, unsigned q, unsign
  *
  * Phases up to ITEMS slots run in registers in the flip form (pp_bn_reg_phases); where groups
  * are longer, the odd threads then reverse their runs (pp_bn_reverse_if) and the later phases
- * take the direction form, where phase p leaves each group of 2^p sorted ascending where data bit p of
- * its slots is 0 and descending where it is 1 (the last phase ascending everywhere), so every
- * stage is a half-cleaner; each phase runs on words complemented where its direction is
+ * take the direction form, where phase p leaves each group of 2^p sorted ascending where data
+ * bit p of its slots is 0 and descending where it is 1 (the last phase ascending everywhere), so
+ * every stage is a half-cleaner; each phase runs on words complemented where its direction is
  * descending, so every compare-exchange keeps the smaller word low. A half-cleaner on a data bit
  * held by a thread position is an exchange with the pivot register bit (pp_bn_exchange), which
- * swaps the two bits' places; the places are tracked (pos, uniform across the block), and a phase's chain of exchanges ends with the pivot's own bit back in it, so the
- * register bits below the pivot never move and the last stages of a phase stay in registers.
- * Shuffles and shared-memory operations a key (ITEMS 16, waves of 32): c = 10 / 11 / 12: 14.5 /
- * 20 / 26.5, against 22 / 31 / 42 for the flip form with every cross-thread stage in place. */
+ * swaps the two bits' places (pp_bn_places, at compile time); a phase's chain of exchanges ends
+ * with the pivot's own bit back in it, so the register bits below the pivot never move and the
+ * last stages of a phase stay in registers. Shuffles and shared-memory operations a key (ITEMS
+ * 16, waves of 32): c = 10 / 11 / 12: 14.5 / 20 / 26.5, against 22 / 31 / 42 for the flip form
+ * with every cross-thread stage in place. */
 template <int I, typename W, int N> PP_DEVICE unsigned pp_bn_bitonic(W (&x)[I], pp_bn_tile<W, N> &t, int c)
 {
-    constexpr int LI = pp_bn_log2(I), LN = pp_bn_log2(N), LW = pp_bn_log2(PP_WAVE);
-    static_assert(I >= 4 && (I & (I - 1)) == 0 && (N & (N - 1)) == 0 && LN - LI <= 15, "a power-of-two tile, pos in 64 bits");
-    /* pos: the place of data bits LI - 1 .. LN - 1 (a thread position), PB bits each from bit
-     * PB * (j - LI + 1); the pivot's own entry is never read */
-    constexpr int PB = LN - LI <= 8 ? 3 : 4;
-    using PT = typename std::conditional<PB * (LN - LI + 1) <= 32, uint32_t, uint64_t>::type;
-    constexpr PT PM = (PT)((1u << PB) - 1);
+    using PL = pp_bn_places<I, N>;
+    static_assert(I >= 4 && (I & (I - 1)) == 0 && (N & (N - 1)) == 0, "a power-of-two tile and run");
     const unsigned tid = threadIdx.x;
     pp_bn_reg_phases<2>(x, c);
-    pp_bn_reverse_if(x, c > LI && (tid & 1u));
-    PT pos = 0;
-#pragma unroll
-    for (int j = LI; j < LN; ++j) pos |= (PT)(j - LI) << (PB * (j - LI + 1));
-    const bool shared = c > LI + LW;
-    unsigned half = 0;
+    pp_bn_reverse_if(x, c > PL::LI && (tid & 1u));
+    const bool shared = c > PL::LI + PL::LW;
     if (shared) __syncthreads();
-#pragma unroll 1
-    for (int p = LI + 1; p <= c; ++p) {
-        /* from phase p - 1's complement (none after the registers' phases) to phase p's */
-        uint32_t m = p > LI + 1 ? 0u - ((tid >> (unsigned)((pos >> (PB * (p - LI))) & PM)) & 1u) : 0u;
-        if (p < c) m ^= 0u - ((tid >> (unsigned)((pos >> (PB * (p - LI + 1))) & PM)) & 1u);
-#pragma unroll
-        for (int r = 0; r < I; ++r) pp_bn_not_if(x[r], m);
-#pragma unroll 1
-        for (int j = p - 1; j >= LI - 1; --j) {
-            const PT q = (pos >> (PB * (j - LI + 1))) & PM;
-            pp_bn_exchange(x, t, (unsigned)q, half);
-            /* the pivot's data bit before this exchange (the phase's first: its own, LI - 1)
-             * takes the place j had */
-            const int sh = PB * (j == p - 1 ? 0 : j - LI + 2);
-            pos = (pos & ~(PM << sh)) | q << sh;
-        }
-        pp_bn_reg_half<I / 4>(x);
-    }
+    unsigned first = tid * (unsigned)I;
+    pp_bn_phases<PL::LI + 1>(x, t, c, first);
+    /* the caller's stores may land on slots other threads read before the network: a block's
+     * barrier where the exchanges crossed waves, else the wave's (only its own slots moved) */
     if (shared) __syncthreads();
-    unsigned first = 0;
-#pragma unroll
-    for (int j = LI; j < LN; ++j) first |= ((tid >> (unsigned)((pos >> (PB * (j - LI + 1))) & PM)) & 1u) << j;
+    else pp_wave_sync();
     return first;
 }
 
