@@ -111,6 +111,14 @@ template <typename W, int N> struct pp_bn_tile {
     PP_DEVICE W get(unsigned i) const { return w[at(i)]; }
     PP_DEVICE void put(unsigned i, const W &v) { w[at(i)] = v; }
     PP_DEVICE W *slot(unsigned i) { return &w[at(i)]; } /* for an asynchronous copy into slot i */
+    /* A thread's run of slots i0 .. i0 + n - 1 with i0 a multiple of n and n <= PADN: no pad
+     * slot inside, so slot i0 + s is word at(i0) + s (a constant offset from one address). */
+    struct run {
+        unsigned o; /* the run's first word */
+    };
+    PP_DEVICE static run run_at(unsigned i0) { return run{at(i0)}; }
+    PP_DEVICE W get(run q, int s) const { return w[q.o + (unsigned)s]; }
+    PP_DEVICE void put(run q, int s, const W &v) { w[q.o + (unsigned)s] = v; }
     /* slot i + r * S for S a multiple of the pad group: a constant offset from slot i's word */
     template <int S> PP_DEVICE W get(unsigned i, int r) const { return w[at(i) + (unsigned)(r * (S + S / PADN))]; }
     template <int S> PP_DEVICE void put(unsigned i, int r, const W &v) { w[at(i) + (unsigned)(r * (S + S / PADN))] = v; }
@@ -142,6 +150,22 @@ template <int N> struct pp_bn_tile<pp_bn_kv, N> {
         k[i + i / 16 + (unsigned)(r * (S + S / 16))] = v.k;
         p[i + i / 32 + (unsigned)(r * (S + S / 32))] = v.i;
     }
+    struct run { /* as pp_bn_tile's, n <= 16 */
+        unsigned ok, op;
+    };
+    PP_DEVICE static run run_at(unsigned i0) { return run{i0 + i0 / 16, i0 + i0 / 32}; }
+    PP_DEVICE pp_bn_kv get(run q, int s) const
+    {
+        pp_bn_kv v;
+        v.k = k[q.ok + (unsigned)s];
+        v.i = p[q.op + (unsigned)s];
+        return v;
+    }
+    PP_DEVICE void put(run q, int s, const pp_bn_kv &v)
+    {
+        k[q.ok + (unsigned)s] = v.k;
+        p[q.op + (unsigned)s] = v.i;
+    }
 };
 
 /* In registers: a flip of distance K - 1, a half-cleaner of distance J (within a thread). */
@@ -168,6 +192,65 @@ template <int K, int I, typename W> PP_DEVICE void pp_bn_reg_phases(W (&x)[I], i
         pp_bn_reg_flip<K>(x);
         pp_bn_reg_half<K / 4>(x);
         pp_bn_reg_phases<2 * K>(x, c);
+    }
+}
+
+/* Across threads, by shuffles: partner thread tid ^ m (m < PP_WAVE); the flip also reverses the
+ * registers (slot i ^ (k - 1) with k - 1 >= ITEMS). */
+template <int I, typename W> PP_DEVICE void pp_bn_shfl_half(W (&x)[I], int m, bool lower)
+{
+#pragma unroll
+    for (int r = 0; r < I; ++r) x[r] = pp_bn_keep(x[r], pp_bn_shfl_xor(x[r], m), lower);
+}
+template <int I, typename W> PP_DEVICE void pp_bn_shfl_flip(W (&x)[I], int m, bool lower)
+{
+#pragma unroll
+    for (int r = 0; r < I / 2; ++r) {
+        const W a = pp_bn_shfl_xor(x[I - 1 - r], m), b = pp_bn_shfl_xor(x[r], m);
+        x[r] = pp_bn_keep(x[r], a, lower);
+        x[I - 1 - r] = pp_bn_keep(x[I - 1 - r], b, lower);
+    }
+}
+/* Through shared memory: slot i against slot i ^ pm (pm >= ITEMS * PP_WAVE). A flip's pm = k - 1
+ * has its low log2(ITEMS) bits all set, a half-cleaner's pm = j none, so the partner of slot
+ * base + r is slot (base ^ pm) - r + ITEMS - 1 (flip) or (base ^ pm) + r of the partner thread's
+ * run: both runs are read at constant offsets (pp_bn_tile::run_at). */
+template <bool FLIP, int I, typename W, int N>
+PP_DEVICE void pp_bn_smem_step(W (&x)[I], pp_bn_tile<W, N> &t, unsigned base, unsigned pm, bool lower)
+{
+    static_assert((I & (I - 1)) == 0 && I <= 16, "runs of a power of two, within a pad group");
+#pragma unroll
+    for (int r = 0; r < I; ++r) t.put(base + (unsigned)r, x[r]);
+    __syncthreads();
+    if constexpr (sizeof(W) > 4) {
+        const auto other = t.run_at((base ^ pm) & ~(unsigned)(I - 1));
+#pragma unroll
+        for (int r = 0; r < I; ++r) x[r] = pp_bn_keep(x[r], t.get(other, FLIP ? I - 1 - r : r), lower);
+    } else {
+        /* 4-byte words: the slot's own address (the run form held more registers: 40 -> 48 on
+         * sm_90, or a 36-byte spill under the packed kernel's cap of 40) */
+#pragma unroll
+        for (int r = 0; r < I; ++r) x[r] = pp_bn_keep(x[r], t.get((base + (unsigned)r) ^ pm), lower);
+    }
+    __syncthreads();
+}
+
+/* The flip form throughout (the network before the exchanges): each cross-thread stage moves all
+ * of a thread's words in place, so the runs stay where they were. */
+template <int I, typename W, int N> PP_DEVICE void pp_bn_bitonic_flip(W (&x)[I], pp_bn_tile<W, N> &t, unsigned base, int c)
+{
+    constexpr unsigned WS = (unsigned)I * PP_WAVE; /* slots of a wave */
+    pp_bn_reg_phases<2>(x, c);
+    for (unsigned k = 2 * I; k <= (1u << c); k *= 2) {
+        const bool lf = (base & (k / 2)) == 0;
+        if (k <= WS) pp_bn_shfl_flip(x, (int)(k / I - 1), lf);
+        else pp_bn_smem_step<true>(x, t, base, k - 1, lf);
+        for (unsigned j = k / 4; j >= (unsigned)I; j /= 2) {
+            const bool lj = (base & j) == 0;
+            if (j < WS) pp_bn_shfl_half(x, (int)(j / I), lj);
+            else pp_bn_smem_step<false>(x, t, base, j, lj);
+        }
+        pp_bn_reg_half<I / 2>(x);
     }
 }
 
@@ -321,8 +404,10 @@ PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N> &t, int c, unsigned &fir
  * threads). The tile is scratch in between; the caller's reads of it must be done before the
  * call (a barrier is taken first where the tile is used) and its writes come after.
  *
- * Phases up to ITEMS slots run in registers in the flip form (pp_bn_reg_phases); where groups
- * are longer, the odd threads then reverse their runs (pp_bn_reverse_if) and the later phases
+ * Groups of fewer than 2^XMIN slots, and 8-byte words, take the flip form throughout
+ * (pp_bn_bitonic_flip: the runs stay in place). Longer groups of 4-byte words: phases up to
+ * ITEMS slots run in registers in the flip form (pp_bn_reg_phases), the odd threads then reverse
+ * their runs (pp_bn_reverse_if) and the later phases
  * take the direction form, where phase p leaves each group of 2^p sorted ascending where data
  * bit p of its slots is 0 and descending where it is 1 (the last phase ascending everywhere), so
  * every stage is a half-cleaner; each phase runs on words complemented where its direction is
@@ -332,23 +417,33 @@ PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N> &t, int c, unsigned &fir
  * with the pivot's own bit back in it, so the register bits below the pivot never move and the
  * last stages of a phase stay in registers. Shuffles and shared-memory operations a key (ITEMS
  * 16, waves of 32): c = 10 / 11 / 12: 14.5 / 20 / 26.5, against 22 / 31 / 42 for the flip form
- * with every cross-thread stage in place. */
-template <int I, typename W, int N> PP_DEVICE unsigned pp_bn_bitonic(W (&x)[I], pp_bn_tile<W, N> &t, int c)
+ * with every cross-thread stage in place. Where that form wins is the callers' tuning (XMIN: on
+ * the H100 from c = 11 for 4-byte words; it lost at c <= 10 and with 8-byte words). */
+template <int XMIN, int I, typename W, int N> PP_DEVICE unsigned pp_bn_bitonic(W (&x)[I], pp_bn_tile<W, N> &t, int c)
 {
     using PL = pp_bn_places<I, N>;
-    static_assert(I >= 4 && (I & (I - 1)) == 0 && (N & (N - 1)) == 0, "a power-of-two tile and run");
+    static_assert(I >= 4 && (I & (I - 1)) == 0 && (N & (N - 1)) == 0 && XMIN > PL::LI, "a power-of-two tile and run");
     const unsigned tid = threadIdx.x;
-    pp_bn_reg_phases<2>(x, c);
-    pp_bn_reverse_if(x, c > PL::LI && (tid & 1u));
-    const bool shared = c > PL::LI + PL::LW;
-    if (shared) __syncthreads();
-    unsigned first = tid * (unsigned)I;
-    pp_bn_phases<PL::LI + 1>(x, t, c, first);
-    /* the caller's stores may land on slots other threads read before the network: a block's
-     * barrier where the exchanges crossed waves, else the wave's (only its own slots moved) */
-    if (shared) __syncthreads();
-    else pp_wave_sync();
-    return first;
+    if constexpr (sizeof(W) > 4) {
+        pp_bn_bitonic_flip(x, t, tid * (unsigned)I, c);
+        return tid * (unsigned)I;
+    } else {
+        if (c < XMIN) {
+            pp_bn_bitonic_flip(x, t, tid * (unsigned)I, c);
+            return tid * (unsigned)I;
+        }
+        pp_bn_reg_phases<2>(x, c);
+        pp_bn_reverse_if(x, (tid & 1u) != 0);
+        const bool shared = c > PL::LI + PL::LW;
+        if (shared) __syncthreads();
+        unsigned first = tid * (unsigned)I;
+        pp_bn_phases<PL::LI + 1>(x, t, c, first);
+        /* the caller's stores may land on slots other threads read before the network: a block's
+         * barrier where the exchanges crossed waves, else the wave's (only its own slots moved) */
+        if (shared) __syncthreads();
+        else pp_wave_sync();
+        return first;
+    }
 }
 
 #endif /* PP_HIP_BITONIC_H */

@@ -519,7 +519,7 @@ PP_DEVICE void seg_pack_sort_store(const seg_desc &d, const seg_bufs<K, val_t<VB
         x[r] = st.get(base + (unsigned)r);
         if constexpr (RAW) x[r] ^= (W)ix;
     }
-    const unsigned out = pp_bn_bitonic(x, st, cl);
+    const unsigned out = pp_bn_bitonic<SEGSORT_BN_EXCHANGE_LOG>(x, st, cl);
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) st.put(out + (unsigned)r, x[r]);
     __syncthreads();

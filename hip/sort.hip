@@ -909,7 +909,7 @@ __global__ __launch_bounds__(SORT_BLOCK) void sort_bitonic(sort_desc sd, const K
     W x[ITEMS];
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) x[r] = st.get(base + (unsigned)r);
-    const unsigned out = pp_bn_bitonic(x, st, c);
+    const unsigned out = pp_bn_bitonic<SORT_BN_EXCHANGE_LOG>(x, st, c);
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) st.put(out + (unsigned)r, x[r]);
     __syncthreads();
