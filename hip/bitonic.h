@@ -424,7 +424,7 @@ template <int XMIN, int I, typename W, int N> PP_DEVICE unsigned pp_bn_bitonic(W
     using PL = pp_bn_places<I, N>;
     static_assert(I >= 4 && (I & (I - 1)) == 0 && (N & (N - 1)) == 0 && XMIN > PL::LI, "a power-of-two tile and run");
     const unsigned tid = threadIdx.x;
-    if constexpr (sizeof(W) > 4) {
+    if constexpr (sizeof(W) > 4 || XMIN > PL::LN) { /* the exchange form not compiled at all */
         pp_bn_bitonic_flip(x, t, tid * (unsigned)I, c);
         return tid * (unsigned)I;
     } else {
