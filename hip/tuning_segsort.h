@@ -89,13 +89,17 @@
 
 /* The packed classes' network (hip/bitonic.h, pp_bn_bitonic's XMIN): classes from this log2 up
  * with 4-byte words take the exchange form (half of a thread's words cross a stage), smaller
- * ones and 8-byte words the flip form. Measured on the H100 80GB HBM3 (2026-11-28 ~01:30 UTC,
+ * ones and 8-byte words the flip form. Measured on the H100 80GB HBM3 (2026-11-28 ~00:35 UTC,
  * 118a262 with the exchange form for every class against 26f5924, alternating processes, two
  * rounds, bench/results/h100-s16-call2-*), 2^26 u32 keys, us: 4096 keys 893.0 / 899.2 -> 811.0 /
  * 812.2 (ncu: 1.084 -> 0.977 ms, instructions 657.5 -> 492.8 M, LSU pipe 55.0 -> 42.5%); 2048
  * 727.0 / 734.9 -> 709.4 / 709.2; 1024 593.5 / 600.2 -> 615.2 / 616.8; 512 +7%; 256 +7%; 112
  * +8%; 64 +8%; 16 +2.5% (the reversal and the barrier; now not run there). 16384 +5% and mixed
- * +3% (their small buckets). AMD: never (not measured; 32 turns the form off). */
+ * +3% (their small buckets). From class 11 (1907d7b, ~00:45 UTC, the same base, two rounds,
+ * bench/results/h100-s16-call3-*): 2048 735.0 / 735.8 -> 686.2 / 692.3, 4096 901.6 / 908.1 ->
+ * 799.3 / 799.5; the classes below run the flip form's code as before, yet measured +1.5-2.6%
+ * (16 .. 1024 keys; not profiled: the kernel's size, likely). AMD: never (not measured; 32
+ * compiles the form out). */
 #if defined(PP_PORT_AMD)
 #define SEGSORT_BN_EXCHANGE_LOG 32
 #else
