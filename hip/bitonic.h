@@ -6,12 +6,13 @@
  *
  * A thread's own slots sort in registers in the form without descending halves: phase k (2, 4,
  * .. ITEMS) compares slot i with i ^ (k - 1) (the "flip"), then with i ^ j for j = k/4 .. 1,
- * keeping the smaller in the lower slot. Longer groups go on in the direction form (each phase's
- * halves sorted in opposite directions, every stage a half-cleaner; pp_bn_bitonic says how),
- * whose stages across threads exchange half of each thread's words (shuffles within a wave, the
- * shared tile across waves: pp_bn_tile, one pad slot per 128 bytes) and leave the threads' runs
- * permuted, so pp_bn_bitonic returns where the calling thread's run ended. Every thread of the
- * block calls it (block barriers inside).
+ * keeping the smaller in the lower slot. Longer groups go on in the same form, each stage across
+ * threads moving every word of a thread (shuffles within a wave, the shared tile across waves:
+ * pp_bn_tile, one pad slot per 128 bytes); or, for 4-byte words from the caller's XMIN class up,
+ * in the direction form (each phase's halves sorted in opposite directions, every stage a
+ * half-cleaner; pp_bn_bitonic says how), whose stages across threads exchange half of each
+ * thread's words and leave the threads' runs permuted, so pp_bn_bitonic returns where the
+ * calling thread's run ended. Every thread of the block calls it (block barriers inside).
  *
  * Slot words (pp_bn_word<K, STABLE>): the encoded key alone (u32, u64 for 8-byte keys: equal
  * encodings must then be indistinguishable, i.e. integer keys sorted alone), or a stable word of
@@ -407,18 +408,18 @@ PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N> &t, int c, unsigned &fir
  * Groups of fewer than 2^XMIN slots, and 8-byte words, take the flip form throughout
  * (pp_bn_bitonic_flip: the runs stay in place). Longer groups of 4-byte words: phases up to
  * ITEMS slots run in registers in the flip form (pp_bn_reg_phases), the odd threads then reverse
- * their runs (pp_bn_reverse_if) and the later phases
- * take the direction form, where phase p leaves each group of 2^p sorted ascending where data
- * bit p of its slots is 0 and descending where it is 1 (the last phase ascending everywhere), so
- * every stage is a half-cleaner; each phase runs on words complemented where its direction is
- * descending, so every compare-exchange keeps the smaller word low. A half-cleaner on a data bit
- * held by a thread position is an exchange with the pivot register bit (pp_bn_exchange), which
- * swaps the two bits' places (pp_bn_places, at compile time); a phase's chain of exchanges ends
- * with the pivot's own bit back in it, so the register bits below the pivot never move and the
- * last stages of a phase stay in registers. Shuffles and shared-memory operations a key (ITEMS
- * 16, waves of 32): c = 10 / 11 / 12: 14.5 / 20 / 26.5, against 22 / 31 / 42 for the flip form
- * with every cross-thread stage in place. Where that form wins is the callers' tuning (XMIN: on
- * the H100 from c = 11 for 4-byte words; it lost at c <= 10 and with 8-byte words). */
+ * their runs (pp_bn_reverse_if) and the later phases take the direction form, where phase p
+ * leaves each group of 2^p sorted ascending where data bit p of its slots is 0 and descending
+ * where it is 1 (the last phase ascending everywhere), so every stage is a half-cleaner. Each
+ * phase runs on words complemented where its direction is descending, so every
+ * compare-exchange keeps the smaller word low. A half-cleaner on a data bit held by a thread
+ * position is an exchange with the pivot register bit (pp_bn_exchange), which swaps the two
+ * bits' places (pp_bn_places, at compile time); a phase's chain of exchanges ends with the
+ * pivot's own bit back in it, so the register bits below the pivot never move and the last
+ * stages of a phase stay in registers. Shuffles and shared-memory operations a key (ITEMS 16,
+ * waves of 32): c = 10 / 11 / 12: 14.5 / 20 / 26.5, against 22 / 31 / 42 for the flip form with
+ * every cross-thread stage in place. Where that form wins is the callers' tuning (XMIN: on the
+ * H100 from c = 11 for 4-byte words; it lost at c <= 10 and with 8-byte words). */
 template <int XMIN, int I, typename W, int N> PP_DEVICE unsigned pp_bn_bitonic(W (&x)[I], pp_bn_tile<W, N> &t, int c)
 {
     using PL = pp_bn_places<I, N>;
