@@ -255,6 +255,9 @@ template <int I, typename W, int N> PP_DEVICE void pp_bn_bitonic_flip(W (&x)[I],
     }
 }
 
+/* pp_bn_bitonic's XMIN past every tile: the flip form only, the exchange form not compiled */
+constexpr int PP_BN_FLIP_ONLY = 32;
+
 /* log2 of a power of two, at compile time */
 constexpr int pp_bn_log2(int v) { return v > 1 ? 1 + pp_bn_log2(v / 2) : 0; }
 

@@ -504,9 +504,10 @@ PP_DEVICE void seg_pack_load(const seg_desc &d, const K *kin, pp_bn_tile<W, TILE
  * xor here), then the item's outputs: integer keys sorted alone decoded from their slots;
  * stable sorts gather every key (floats; else decoded) and value of the block from its input
  * place before any is written (in place is allowed), the key back to its slot (a thread's own),
- * the value to a register. Block barriers inside; the caller's barrier must follow before the
- * tile or the table is written again. */
-template <typename K, int VB, int ITEMS, bool STABLE, bool RAW, typename W, int TILE>
+ * the value to a register. XMIN: the network's exchange form from that class up (pp_bn_bitonic).
+ * Block barriers inside; the caller's barrier must follow before the tile or the table is
+ * written again. */
+template <typename K, int VB, int ITEMS, bool STABLE, bool RAW, int XMIN, typename W, int TILE>
 PP_DEVICE void seg_pack_sort_store(const seg_desc &d, const seg_bufs<K, val_t<VB>> &b, pp_bn_tile<W, TILE> &st,
                                    const uint64_t *sbeg, const uint16_t *slen, int cl)
 {
@@ -519,7 +520,7 @@ PP_DEVICE void seg_pack_sort_store(const seg_desc &d, const seg_bufs<K, val_t<VB
         x[r] = st.get(base + (unsigned)r);
         if constexpr (RAW) x[r] ^= (W)ix;
     }
-    const unsigned out = pp_bn_bitonic<SEGSORT_BN_EXCHANGE_LOG>(x, st, cl);
+    const unsigned out = pp_bn_bitonic<XMIN>(x, st, cl);
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) st.put(out + (unsigned)r, x[r]);
     __syncthreads();
@@ -597,7 +598,9 @@ PP_DEVICE void segsort_packed_tile(const seg_desc &d, const seg_bufs<K, val_t<VB
     __syncthreads();
     seg_pack_load<K, ITEMS, STABLE, false>(d, b.kin, st, sbeg, slen, it.cl);
     __syncthreads();
-    seg_pack_sort_store<K, VB, ITEMS, STABLE, false>(d, seg_item_bufs(b, salt), st, sbeg, slen, it.cl);
+    /* the flip form only: the exchange form was measured in the pipelined kernel alone, and in
+     * this one it spilled at the 40-register cap (4 bytes on sm_90, up to 20 on sm_80) */
+    seg_pack_sort_store<K, VB, ITEMS, STABLE, false, PP_BN_FLIP_ONLY>(d, seg_item_bufs(b, salt), st, sbeg, slen, it.cl);
 }
 
 /* The packed classes' kernel, a block item a block: blocks past the items the counts (on the
@@ -725,7 +728,8 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
         }
         if constexpr (ASYNC) pp_copy_async_wait();
         __syncthreads();
-        seg_pack_sort_store<K, 0, ITEMS, false, ASYNC>(d, seg_item_bufs(b, scl[buf] >= 256), st, sbeg[buf], slen[buf], cl);
+        seg_pack_sort_store<K, 0, ITEMS, false, ASYNC, SEGSORT_BN_EXCHANGE_LOG>(d, seg_item_bufs(b, scl[buf] >= 256), st,
+                                                                             sbeg[buf], slen[buf], cl);
         __syncthreads(); /* the tile and this item's table are rewritten by the next items */
         blk += gridDim.x;
         if (blk >= items) break;
