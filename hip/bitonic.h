@@ -257,6 +257,9 @@ template <int I, typename W, int N> PP_DEVICE void pp_bn_bitonic_flip(W (&x)[I],
 
 /* pp_bn_bitonic's XMIN past every tile: the flip form only, the exchange form not compiled */
 constexpr int PP_BN_FLIP_ONLY = 32;
+/* pp_bn_bitonic's XMIN for a caller whose every group is longer than a thread's registers (c >
+ * log2(ITEMS)) and takes the exchange form: the flip form not compiled */
+constexpr int PP_BN_EXCHANGE_ALL = 0;
 
 /* log2 of a power of two, at compile time */
 constexpr int pp_bn_log2(int v) { return v > 1 ? 1 + pp_bn_log2(v / 2) : 0; }
@@ -336,7 +339,7 @@ template <int Q, unsigned HALF, int I, typename W, int N> PP_DEVICE void pp_bn_e
 {
     constexpr int H = I / 2;
     constexpr int T = N / I; /* threads: a multiple of the pad group (put<T>, get<T>) */
-    const unsigned tid = threadIdx.x;
+    const unsigned tid = pp_thread_index(); /* not hoisted: pp_bn_bitonic */
     const bool lower = ((tid >> Q) & 1u) == 0;
     /* the words chosen as values: a conditional of the two registers as lvalues would select
      * their addresses, which puts x in local memory (seen with 8-byte words) */
@@ -381,7 +384,7 @@ PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N> &t, int c, unsigned &fir
     using PL = pp_bn_places<I, N>;
     if constexpr (P <= PL::LN) {
         if (P > c) return;
-        const unsigned tid = threadIdx.x;
+        const unsigned tid = pp_thread_index(); /* not hoisted: pp_bn_bitonic */
         constexpr uint64_t POS = PL::before(P, P - 1);
         /* from phase P - 1's complement (none after the registers' phases) to phase P's */
         uint32_t m = P > PL::LI + 1 ? 0u - ((tid >> PL::at(POS, P - 1)) & 1u) : 0u;
@@ -409,7 +412,8 @@ PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N> &t, int c, unsigned &fir
  * call (a barrier is taken first where the tile is used) and its writes come after.
  *
  * Groups of fewer than 2^XMIN slots, and 8-byte words, take the flip form throughout
- * (pp_bn_bitonic_flip: the runs stay in place). Longer groups of 4-byte words: phases up to
+ * (pp_bn_bitonic_flip: the runs stay in place); XMIN PP_BN_EXCHANGE_ALL: the caller's groups
+ * all take the exchange form (c > log2(ITEMS)), whose code alone is compiled. Longer groups of 4-byte words: phases up to
  * ITEMS slots run in registers in the flip form (pp_bn_reg_phases), the odd threads then reverse
  * their runs (pp_bn_reverse_if) and the later phases take the direction form, where phase p
  * leaves each group of 2^p sorted ascending where data bit p of its slots is 0 and descending
@@ -422,20 +426,29 @@ PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N> &t, int c, unsigned &fir
  * stages of a phase stay in registers. Shuffles and shared-memory operations a key (ITEMS 16,
  * waves of 32): c = 10 / 11 / 12: 14.5 / 20 / 26.5, against 22 / 31 / 42 for the flip form with
  * every cross-thread stage in place. Where that form wins is the callers' tuning (XMIN: on the
- * H100 from c = 11 for 4-byte words; it lost at c <= 10 and with 8-byte words). */
+ * H100 from c = 11 for 4-byte words; it lost at c <= 10 and with 8-byte words).
+ *
+ * The exchanges and phases read the thread's index where they use it (pp_thread_index): with
+ * threadIdx.x, or with the index read once here and passed down, the compiler held what they
+ * derive from it in registers across the callers' item loops, and segsort_packed_pipe's loop of
+ * the exchange form alone spilled 4 (20) bytes at its cap of 40 (sm_90, CUDA 13); read where
+ * used, none. */
 template <int XMIN, int I, typename W, int N> PP_DEVICE unsigned pp_bn_bitonic(W (&x)[I], pp_bn_tile<W, N> &t, int c)
 {
     using PL = pp_bn_places<I, N>;
-    static_assert(I >= 4 && (I & (I - 1)) == 0 && (N & (N - 1)) == 0 && XMIN > PL::LI, "a power-of-two tile and run");
+    static_assert(I >= 4 && (I & (I - 1)) == 0 && (N & (N - 1)) == 0, "a power-of-two tile and run");
+    static_assert(XMIN == PP_BN_EXCHANGE_ALL || XMIN > PL::LI, "the exchange form past the registers");
+    static_assert(XMIN != PP_BN_EXCHANGE_ALL || sizeof(W) == 4, "the exchange form: 4-byte words");
     const unsigned tid = threadIdx.x;
     if constexpr (sizeof(W) > 4 || XMIN > PL::LN) { /* the exchange form not compiled at all */
         pp_bn_bitonic_flip(x, t, tid * (unsigned)I, c);
         return tid * (unsigned)I;
     } else {
-        if (c < XMIN) {
-            pp_bn_bitonic_flip(x, t, tid * (unsigned)I, c);
-            return tid * (unsigned)I;
-        }
+        if constexpr (XMIN != PP_BN_EXCHANGE_ALL)
+            if (c < XMIN) {
+                pp_bn_bitonic_flip(x, t, tid * (unsigned)I, c);
+                return tid * (unsigned)I;
+            }
         pp_bn_reg_phases<2>(x, c);
         pp_bn_reverse_if(x, (tid & 1u) != 0);
         const bool shared = c > PL::LI + PL::LW;

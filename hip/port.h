@@ -239,6 +239,21 @@ PP_DEVICE pp_vec16 pp_load16_stream(const void *p)
 #endif
 }
 
+/* threadIdx.x as a value the compiler cannot move: read where called, never hoisted out of a
+ * loop around the call (NVIDIA: an asm volatile read of %tid.x). For code that derives many
+ * values from the thread's index inside a loop that already sits at its register cap: hoisted,
+ * they are held across the loop (bitonic.h's exchange form). Elsewhere (AMD) threadIdx.x. */
+PP_DEVICE unsigned pp_thread_index()
+{
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__)
+    unsigned t;
+    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(t));
+    return t;
+#else
+    return threadIdx.x;
+#endif
+}
+
 /* Copies of 16 bytes from global to shared memory that complete later, so that a block
  * can have the loads of its next piece of work in flight while it waits on something
  * else. pp_copy16_async(dst, src) starts one (both 16-byte aligned; src read once: no L1

@@ -671,56 +671,53 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
  * k+2's offsets (a line each) where d.pack_pf <= d.pack_lo (every class). Registers: 40 on
  * sm_90 (CUDA 13), no spill; carrying item k+1's descriptor or a list entry across the
  * network instead spilled 12-68 bytes under that cap. Shared memory 37.5 KB: 6 blocks an SM. */
-template <typename K, int ITEMS>
-__global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, false>))) void segsort_packed_pipe(
-    seg_desc d, seg_bufs<K, val_t<0>> b, const unsigned long long *__restrict__ counts,
-    const unsigned long long *__restrict__ list, bool chunks)
+/* The pipelined kernel's shared memory. */
+template <typename K, int ITEMS> struct seg_pipe_smem {
+    static constexpr int TILE = SB * ITEMS, GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
+    pp_bn_tile<pp_bn_word<K, false>, TILE> st;
+    uint64_t sbeg[2][GMAX];
+    uint16_t slen[2][GMAX];
+    unsigned long long scnt[SEG_MAX_CLASSES], cend[SEG_MAX_CLASSES + 1], lst[SEG_MAX_CLASSES];
+    int scl[2]; /* each table's class, | 256 where its output is the scratch copy */
+};
+
+/* segsort_packed_pipe's loop over the block's items blk, blk + the grid, .. below hi, sorted by
+ * pp_bn_bitonic<XMIN>; leaves blk at the first item past hi. p1 / p2: seg_pack_at's cursors for
+ * items k + 1 and k + 2 (they only move down). The block's barrier before it is the caller's;
+ * it ends with one. */
+template <typename K, int ITEMS, int XMIN>
+PP_DEVICE void seg_pipe_items(const seg_desc &d, const seg_bufs<K, val_t<0>> &b, const unsigned long long *__restrict__ list,
+                              bool chunks, seg_pipe_smem<K, ITEMS> &sm, uint64_t &blk, uint64_t hi, int &p1, int &p2)
 {
     using V = val_t<0>;
-    using W = pp_bn_word<K, false>;
     constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
-    constexpr int GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
     constexpr bool ASYNC = true;
-    static_assert(sizeof(K) == 4, "4-byte keys: copied 4 bytes at a time");
-    __shared__ pp_bn_tile<W, TILE> st;
-    __shared__ uint64_t sbeg[2][GMAX];
-    __shared__ uint16_t slen[2][GMAX];
-    __shared__ unsigned long long scnt[SEG_MAX_CLASSES], cend[SEG_MAX_CLASSES + 1], lst[SEG_MAX_CLASSES];
-    __shared__ int scl[2]; /* each table's class, | 256 where its output is the scratch copy */
-    const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
-    if (tid <= np) scnt[tid] = counts[tid];
-    __syncthreads();
-    seg_pack_ranges(d, scnt, cend, lst, (int)np, TILE_LOG);
-    __syncthreads();
-    const uint64_t items = np ? cend[1] : 0;
-    uint64_t blk = blockIdx.x;
-    if (blk >= items) return;
-    int p1 = (int)np, p2 = (int)np; /* seg_pack_at's cursors: items k + 1 and k + 2 */
+    const unsigned tid = threadIdx.x;
     {
-        const seg_pitem it = seg_pack_at(d, scnt, cend, lst, blk, p1, TILE_LOG);
-        const bool alt = seg_pack_table<K, V, false, TILE>(d, b, list, chunks, it, sbeg[0], slen[0]);
-        if (tid == 0) scl[0] = it.cl | (alt ? 256 : 0);
+        const seg_pitem it = seg_pack_at(d, sm.scnt, sm.cend, sm.lst, blk, p1, TILE_LOG);
+        const bool alt = seg_pack_table<K, V, false, TILE>(d, b, list, chunks, it, sm.sbeg[0], sm.slen[0]);
+        if (tid == 0) sm.scl[0] = it.cl | (alt ? 256 : 0);
     }
     __syncthreads();
 #pragma unroll 1
     for (unsigned buf = 0;; buf ^= 1u) {
-        const int cl = scl[buf] & 255;
+        const int cl = sm.scl[buf] & 255;
         /* in flight while item k's keys load: this thread's list entry of item k+2 */
         unsigned long long e2 = 0;
         bool v2 = false;
-        if (blk + 2 * gridDim.x < items) {
-            const seg_pitem nn = seg_pack_at(d, scnt, cend, lst, blk + 2 * gridDim.x, p2, TILE_LOG);
+        if (blk + 2 * gridDim.x < hi) {
+            const seg_pitem nn = seg_pack_at(d, sm.scnt, sm.cend, sm.lst, blk + 2 * gridDim.x, p2, TILE_LOG);
             v2 = tid < nn.nseg;
             if (v2) e2 = list[nn.first + tid];
         }
-        seg_pack_load<K, ITEMS, false, ASYNC>(d, b.kin, st, sbeg[buf], slen[buf], cl);
-        if (blk + gridDim.x < items) {
+        seg_pack_load<K, ITEMS, false, ASYNC>(d, b.kin, sm.st, sm.sbeg[buf], sm.slen[buf], cl);
+        if (blk + gridDim.x < hi) {
             /* item k+1's table: its list entries were read as item k+2's (cache hits), its
              * bounds brought into L2 then where every class prefetches */
-            const seg_pitem nx = seg_pack_at(d, scnt, cend, lst, blk + gridDim.x, p1, TILE_LOG);
-            const bool alt = seg_pack_table<K, V, false, TILE>(d, b, list, chunks, nx, sbeg[buf ^ 1u], slen[buf ^ 1u],
-                                                               nx.cl >= d.pack_pf);
-            if (tid == 0) scl[buf ^ 1u] = nx.cl | (alt ? 256 : 0);
+            const seg_pitem nx = seg_pack_at(d, sm.scnt, sm.cend, sm.lst, blk + gridDim.x, p1, TILE_LOG);
+            const bool alt = seg_pack_table<K, V, false, TILE>(d, b, list, chunks, nx, sm.sbeg[buf ^ 1u],
+                                                               sm.slen[buf ^ 1u], nx.cl >= d.pack_pf);
+            if (tid == 0) sm.scl[buf ^ 1u] = nx.cl | (alt ? 256 : 0);
             if (d.pack_pf <= d.pack_lo && v2 && !chunks && d.offsets) {
                 pp_prefetch_l2_line(d.offsets + e2);
                 pp_prefetch_l2_line(d.offsets + e2 + 1);
@@ -728,12 +725,61 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
         }
         if constexpr (ASYNC) pp_copy_async_wait();
         __syncthreads();
-        seg_pack_sort_store<K, 0, ITEMS, false, ASYNC, SEGSORT_BN_EXCHANGE_LOG>(d, seg_item_bufs(b, scl[buf] >= 256), st,
-                                                                             sbeg[buf], slen[buf], cl);
+        seg_pack_sort_store<K, 0, ITEMS, false, ASYNC, XMIN>(d, seg_item_bufs(b, sm.scl[buf] >= 256), sm.st,
+                                                             sm.sbeg[buf], sm.slen[buf], cl);
         __syncthreads(); /* the tile and this item's table are rewritten by the next items */
         blk += gridDim.x;
-        if (blk >= items) break;
+        if (blk >= hi) break;
     }
+}
+
+/* The loop kernel software-pipelined, for 4-byte integer keys sorted alone (the default there;
+ * 1-byte keys keep the loop: never run through this one on a GPU; the stable words of 8 bytes
+ * leave no room for a second table within 48 KB). An item after another, each item's waits
+ * (list entry -> segment bounds -> keys -> network -> stores) were what the short classes
+ * waited on: ncu at 16 keys, DRAM 47%, SM 51%. Here two segment tables (sbeg / slen), the
+ * item's and the next one's: while item k's keys land, by asynchronous copies of 4 bytes into
+ * the tile (pp_copy4_async: all 16 of a thread in flight, no register held), the thread has
+ * item k+2's list entry in flight and builds item k+1's table (its list entries were read as
+ * item k+2's a step before: cache hits). Item k+1's keys are brought into L2 ahead of their
+ * copies (pp_prefetch_l2, a range a segment) where its class is at least d.pack_pf, and item
+ * k+2's offsets (a line each) where d.pack_pf <= d.pack_lo (every class). Registers: 40 on
+ * sm_90 (CUDA 13), no spill; carrying item k+1's descriptor or a list entry across the
+ * network instead spilled 12-68 bytes under that cap. Shared memory 37.5 KB: 6 blocks an SM.
+ *
+ * Two loops (seg_pipe_items): the items of classes from SEGSORT_BN_EXCHANGE_LOG up (they come
+ * first: the longest class first) with the network's exchange form alone, then the others with
+ * the flip form alone. With both forms behind a class test in one loop the classes below ran
+ * 1.5-2.6% slower than with the flip form alone (H100, sixteenth session, call 3), though they
+ * ran the same instructions. */
+template <typename K, int ITEMS>
+__global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, false>))) void segsort_packed_pipe(
+    seg_desc d, seg_bufs<K, val_t<0>> b, const unsigned long long *__restrict__ counts,
+    const unsigned long long *__restrict__ list, bool chunks)
+{
+    constexpr int TILE_LOG = seg_log2(SB * ITEMS), XL = SEGSORT_BN_EXCHANGE_LOG;
+    static_assert(sizeof(K) == 4, "4-byte keys: copied 4 bytes at a time");
+    __shared__ seg_pipe_smem<K, ITEMS> sm;
+    const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
+    if (tid <= np) sm.scnt[tid] = counts[tid];
+    __syncthreads();
+    seg_pack_ranges(d, sm.scnt, sm.cend, sm.lst, (int)np, TILE_LOG);
+    __syncthreads();
+    const uint64_t items = np ? sm.cend[1] : 0;
+    uint64_t blk = blockIdx.x;
+    if (blk >= items) return;
+    int p1 = (int)np, p2 = (int)np;
+    if constexpr (XL <= TILE_LOG) {
+        /* items [0, ex): classes XL .. pack_hi (cend[p]: the items of class p's and longer) */
+        const int px = XL - d.pack_lo + 1;
+        const uint64_t ex = px > (int)np ? 0 : px < 1 ? items : sm.cend[px];
+        if (blk < ex) {
+            seg_pipe_items<K, ITEMS, PP_BN_EXCHANGE_ALL>(d, b, list, chunks, sm, blk, ex, p1, p2);
+            /* the count read again, not held in registers across the loop (a 4-byte spill) */
+            if (blk >= sm.cend[1]) return;
+        }
+    }
+    seg_pipe_items<K, ITEMS, PP_BN_FLIP_ONLY>(d, b, list, chunks, sm, blk, sm.cend[1], p1, p2);
 }
 
 /* ---- the long class: sorted chunks, then merge passes across blocks ---- */
