@@ -169,4 +169,67 @@ PP_DEVICE void pp_radix_rank(const unsigned (&digit)[ITEMS], int bits, unsigned 
     for (int i = 0; i < ITEMS; ++i) rank[i] = pp_dr_rank(dr[i]);
 }
 
+/* ---- a radix pass's tile scatter (a onesweep pass, hip/sort.hip; the segmented sort's radix
+ * levels, hip/segsort.hip): the ranked tile staged in shared memory in digit order, then each
+ * element written from there to where its digit's run of this tile starts in the output plus its
+ * place in the tile. The caller ranks the tile (above), finds each digit's start in the output
+ * (a look-back) and stores start - the digit's start in the tile at the digit's slot
+ * (pp_radix_put_delta). ---- */
+
+/* The tile's item i of this thread (ranked dr[i]; element first + i * PP_WAVE of the tile, first =
+ * pp_wave_id() * PP_WAVE * ITEMS + pp_lane_id()) into skeys / svals at pp_radix_stage_slot of its
+ * rank; FULL: every element present, else those below cnt. VALS: values too. */
+template <int ITEMS, bool FULL, bool VALS, typename K, typename V, int NV>
+PP_DEVICE void pp_radix_stage_tile(const K (&k)[ITEMS], const V (&v)[NV], const unsigned (&dr)[ITEMS], unsigned first,
+                                   unsigned cnt, K *skeys, V *svals)
+{
+    static_assert(!VALS || NV == ITEMS, "a value an item");
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+        if (FULL || first + (unsigned)(i * PP_WAVE) < cnt) {
+            const unsigned p = pp_radix_stage_slot(pp_dr_rank(dr[i]));
+            skeys[p] = k[i];
+            if constexpr (VALS) svals[p] = v[i];
+        }
+}
+
+/* Digit d's delta (its run's start in the output less its start in the tile) at its slot: the
+ * low 32 bits in dlo, the high in dhi where WIDE. */
+template <bool WIDE> PP_DEVICE void pp_radix_put_delta(uint32_t *dlo, uint32_t *dhi, unsigned d, uint64_t delta)
+{
+    const unsigned slot = pp_radix_slot(d);
+    dlo[slot] = (uint32_t)delta;
+    if constexpr (WIDE) dhi[slot] = (uint32_t)(delta >> 32);
+}
+
+/* The staged tile (after a barrier) to the output: element e (threadIdx.x + i * BLOCK, below cnt
+ * unless FULL) to kdst[delta of its digit + e] (vdst too where VALS; the key only where
+ * write_keys). slot_of(key): its digit's slot (pp_radix_slot of the digit, computed again from
+ * the key). NARROW: the places in 32 bits (every place below 2^32: the delta wraps, the sum does
+ * not), else 64 from dlo / dhi. UNROLL: the loop's unroll, so that a thread's shared-memory
+ * reads are in flight together (callers with values unroll less: the whole unroll spilled). */
+template <int BLOCK, int ITEMS, int UNROLL, bool FULL, bool NARROW, bool VALS, typename K, typename V, typename F>
+PP_DEVICE void pp_radix_scatter_tile(const K *skeys, const V *svals, const uint32_t *dlo, const uint32_t *dhi,
+                                     unsigned cnt, const F &slot_of, K *kdst, V *vdst, bool write_keys)
+{
+#pragma unroll UNROLL
+    for (int i = 0; i < ITEMS; ++i) {
+        const unsigned e = threadIdx.x + (unsigned)(i * BLOCK);
+        if (FULL || e < cnt) {
+            const unsigned p = pp_radix_stage_slot(e);
+            const K kk = skeys[p];
+            const unsigned slot = slot_of(kk);
+            if constexpr (NARROW) {
+                const uint32_t g = dlo[slot] + e;
+                if (write_keys) kdst[g] = kk;
+                if constexpr (VALS) vdst[g] = svals[p];
+            } else {
+                const uint64_t g = ((uint64_t)dhi[slot] << 32 | dlo[slot]) + e;
+                if (write_keys) kdst[g] = kk;
+                if constexpr (VALS) vdst[g] = svals[p];
+            }
+        }
+    }
+}
+
 #endif /* PP_HIP_RADIX_RANK_H */

@@ -1735,34 +1735,14 @@ template <typename K, int VB, int ITEMS, typename A, typename S> PP_DEVICE void 
             if (tid < (unsigned)PP_RADIX) {
                 const uint64_t before = pp_lookback_counter_wait<true>(m.states, t, tid, PP_RADIX, total, (unsigned)v, a.sl,
                                                                        VB ? 1 : PP_LB_COUNTER_WINDOW, head);
-                const uint64_t delta = b0 + istart + before - dstart;
-                const unsigned slot = pp_radix_slot(tid);
-                sm.dlo[slot] = (uint32_t)delta;
-                if constexpr (!NARROW) sm.dhi[slot] = (uint32_t)(delta >> 32);
+                pp_radix_put_delta<!NARROW>(sm.dlo, sm.dhi, tid, b0 + istart + before - dstart);
             }
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i)
-                if (FULL || first + (unsigned)(i * PP_WAVE) < cnt) {
-                    const unsigned p = pp_radix_stage_slot(pp_dr_rank(dr[i]));
-                    sm.keys[p] = k[i];
-                    if constexpr (VB > 0) sm.vals[p] = vv[i];
-                }
+            pp_radix_stage_tile<ITEMS, FULL, (VB > 0)>(k, vv, dr, first, cnt, sm.keys, sm.vals);
             __syncthreads();
             seg_msd_kind<K>(a.d, [&](auto flt) {
-#pragma unroll 4
-                for (int i = 0; i < ITEMS; ++i) {
-                    const unsigned e = tid + (unsigned)(i * SB);
-                    if (FULL || e < cnt) {
-                        const unsigned p = pp_radix_stage_slot(e);
-                        const K kk = sm.keys[p];
-                        const unsigned slot = pp_radix_slot(seg_msd_digit<decltype(flt)::value>(kk, a.d, shift));
-                        uint64_t g;
-                        if constexpr (NARROW) g = (uint32_t)(sm.dlo[slot] + e);
-                        else g = ((uint64_t)sm.dhi[slot] << 32 | sm.dlo[slot]) + e;
-                        dst[g] = kk;
-                        if constexpr (VB > 0) vdst[g] = sm.vals[p];
-                    }
-                }
+                const auto slot_of = [&](K kk) { return pp_radix_slot(seg_msd_digit<decltype(flt)::value>(kk, a.d, shift)); };
+                pp_radix_scatter_tile<SB, ITEMS, 4, FULL, NARROW, (VB > 0)>(sm.keys, sm.vals, sm.dlo, sm.dhi, cnt, slot_of, dst,
+                                                                           vdst, true);
             });
         };
         if constexpr (VB == 0 && sizeof(K) > 1) {

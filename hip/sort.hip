@@ -447,21 +447,9 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
         load_values();
         const unsigned d = threadIdx.x;
         /* the tile in shared memory in digit order, at stage_slot of its rank */
-        const auto stage = [&]() {
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i)
-                if (FULL || first + (unsigned)(i * PP_WAVE) < cnt) {
-                    const unsigned p = pp_radix_stage_slot(pp_dr_rank(dr[i]));
-                    skeys[p] = k[i];
-                    if constexpr (VB > 0) svals[p] = v[i];
-                }
-        };
+        const auto stage = [&]() { pp_radix_stage_tile<ITEMS, FULL, (VB > 0)>(k, v, dr, first, cnt, skeys, svals); };
         /* digit d's offset: where its run of this tile starts in the output, less its start in the tile */
-        const auto put_delta = [&](unsigned dd, uint64_t delta) {
-            const unsigned slot = pp_radix_slot(dd);
-            sdlo[slot] = (uint32_t)delta;
-            sdhi[slot] = (uint32_t)(delta >> 32);
-        };
+        const auto put_delta = [&](unsigned dd, uint64_t delta) { pp_radix_put_delta<true>(sdlo, sdhi, dd, delta); };
         constexpr bool EARLY = MODE != PP_SORT_ONESWEEP_RANKED;
         /* a compile-time window: a run-time one cost SGPR spills on gfx90a / gfx940; 2 with
          * values (4 spilled 4 to 14 bytes on sm_90 with 16 items and 4-byte values) */
@@ -512,32 +500,13 @@ __global__ __launch_bounds__(BLOCK, BLOCK == SORT_BLOCK ? SORT_ONESWEEP_BLOCKS((
          * a thread's shared-memory reads are in flight together (keys only: with values the whole
          * unroll spilled registers on sm_90). */
         constexpr int UNROLL = VB > 0 ? 2 : ITEMS;
-        if (sd.n <= 0xFFFFFFFFull) {
-#pragma unroll UNROLL
-            for (int i = 0; i < ITEMS; ++i) {
-                const unsigned e = threadIdx.x + (unsigned)(i * BLOCK);
-                if (FULL || e < cnt) {
-                    const unsigned p = pp_radix_stage_slot(e);
-                    const K kk = skeys[p];
-                    const uint32_t g = sdlo[pp_radix_slot(sort_digit(kk, sdk, shift, bits))] + e;
-                    if (write_keys) kdst[g] = kk;
-                    if constexpr (VB > 0) vdst[g] = svals[p];
-                }
-            }
-        } else {
-#pragma unroll UNROLL
-            for (int i = 0; i < ITEMS; ++i) {
-                const unsigned e = threadIdx.x + (unsigned)(i * BLOCK);
-                if (FULL || e < cnt) {
-                    const unsigned p = pp_radix_stage_slot(e);
-                    const K kk = skeys[p];
-                    const unsigned slot = pp_radix_slot(sort_digit(kk, sdk, shift, bits));
-                    const uint64_t g = ((uint64_t)sdhi[slot] << 32 | sdlo[slot]) + e;
-                    if (write_keys) kdst[g] = kk;
-                    if constexpr (VB > 0) vdst[g] = svals[p];
-                }
-            }
-        }
+        const auto slot_of = [&](K kk) { return pp_radix_slot(sort_digit(kk, sdk, shift, bits)); };
+        if (sd.n <= 0xFFFFFFFFull)
+            pp_radix_scatter_tile<BLOCK, ITEMS, UNROLL, FULL, true, (VB > 0)>(skeys, svals, sdlo, sdhi, cnt, slot_of, kdst,
+                                                                            vdst, write_keys);
+        else
+            pp_radix_scatter_tile<BLOCK, ITEMS, UNROLL, FULL, false, (VB > 0)>(skeys, svals, sdlo, sdhi, cnt, slot_of, kdst,
+                                                                             vdst, write_keys);
     };
     /* The full tile's copy, keys alone. H100 80GB HBM3, 2026-11-27, same process pairs, ms at
      * 2^28 (u64 2^27), general body (dc3e3f7) -> full-tile copy (cae234b): u32 7.519 -> 6.986,
