@@ -97,9 +97,13 @@
  * +8%; 64 +8%; 16 +2.5% (the reversal and the barrier; now not run there). 16384 +5% and mixed
  * +3% (their small buckets). From class 11 (1907d7b, ~00:45 UTC, the same base, two rounds,
  * bench/results/h100-s16-call3-*): 2048 735.0 / 735.8 -> 686.2 / 692.3, 4096 901.6 / 908.1 ->
- * 799.3 / 799.5; the classes below run the flip form's code as before, yet measured +1.5-2.6%
- * (16 .. 1024 keys; not profiled: the kernel's size, likely). AMD: never (not measured; 32
- * compiles the form out). */
+ * 799.3 / 799.5; the classes below ran the flip form's code as before, yet measured +1.5-2.6%
+ * (16 .. 1024 keys) with both forms behind a class test in one loop. With the pipelined
+ * kernel's items in two loops, this class and up with the exchange form alone, then the rest
+ * with the flip form alone (2af9f1a against d73b4c7, 2026-11-28 ~03:00 UTC, two rounds,
+ * bench/results/h100-s17-call1-*): 64 .. 1024 keys -3.5..-4.9% (1024: 614.9 / 611.5 -> 593.8 /
+ * 589.0), 16 -0.6%, 2048 687.2 / 682.3 -> 676.7 / 671.3, 4096 798.3 / 790.8 -> 780.2 / 780.7.
+ * AMD: never (not measured; 32 compiles the form out). */
 #if defined(PP_PORT_AMD)
 #define SEGSORT_BN_EXCHANGE_LOG 32
 #else
