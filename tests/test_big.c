@@ -292,19 +292,36 @@ static void t_big_f32(void **state)
 
 /* ---- scans ---- */
 
-/* Fill the n bytes at dev with gen(i): directly on the CPU (host memory), through the
- * staging buffer on HIP. */
-static void big_fill(tc_env *env, uint8_t *dev, size_t n, uint8_t (*gen)(uint64_t))
+/* Fill the n bytes at dev: directly on the CPU (host memory), through the staging buffer on HIP;
+ * byte i = byte(i), or where word is set, the 4-byte word i = word(i) (n a multiple of 4).
+ * big_fill: bytes. */
+struct big_gen {
+    uint8_t (*byte)(uint64_t);
+    uint32_t (*word)(uint64_t);
+};
+
+static void big_fill_gen(tc_env *env, uint8_t *dev, size_t n, struct big_gen g)
 {
     const int direct = env->backend == PP_BACKEND_CPU;
     uint8_t *stage = direct ? NULL : (uint8_t *)tc_xmalloc(STAGE);
     for (size_t base = 0; base < n; base += STAGE) {
         const size_t len = n - base < STAGE ? n - base : STAGE;
         uint8_t *dst = direct ? dev + base : stage;
-        for (size_t k = 0; k < len; ++k) dst[k] = gen(base + k);
+        if (g.word) {
+            uint32_t *w = (uint32_t *)(void *)dst; /* base: a multiple of STAGE */
+            for (size_t k = 0; k < len / 4; ++k) w[k] = g.word(base / 4 + k);
+        } else {
+            for (size_t k = 0; k < len; ++k) dst[k] = g.byte(base + k);
+        }
         if (!direct) TC_OK(env->ctx, pp_memcpy(env->ctx, dev + base, stage, len, PP_COPY_HOST_TO_CONTEXT));
     }
     free(stage);
+}
+
+static void big_fill(tc_env *env, uint8_t *dev, size_t n, uint8_t (*gen)(uint64_t))
+{
+    const struct big_gen g = {gen, NULL};
+    big_fill_gen(env, dev, n, g);
 }
 
 /* Give the n bytes at dev to visit(chunk, base, len, arg), chunk by chunk (downloaded on HIP). */
@@ -599,6 +616,81 @@ static void t_big_segsort(void **state)
     tc_free(ctx, d);
 }
 
+/* t_big_segsort_u32: u32 keys past 2^32 in all, sorted by the GPU's radix levels (three of them for
+ * random 32-bit keys in a segment of 2^32 + 3) with places past 2^32. Key i is mix32(i). */
+static uint32_t mix32(uint64_t i)
+{
+    uint64_t z = i * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (uint32_t)(z >> 32);
+}
+/* A key's term in a segment's multiset sum (mod 2^64): equal multisets give equal sums. */
+static uint64_t seg32_term(uint32_t k)
+{
+    uint64_t z = (uint64_t)k * 0xD6E8FEB86659FD93ull + 0x632BE59BD9B4E019ull;
+    return z ^ (z >> 29);
+}
+
+/* The streamed check: keys of each checked segment non-decreasing and with the input's multiset
+ * sum; any key outside them keeps its input. */
+struct segbig32_oracle {
+    size_t beg[SEGBIG_N], end[SEGBIG_N];
+    uint64_t want[SEGBIG_N], got[SEGBIG_N];
+    uint32_t prev;
+    size_t bad, first_bad;
+};
+
+static void segbig32_visit(const uint8_t *chunk, size_t base, size_t len, void *arg)
+{
+    struct segbig32_oracle *o = (struct segbig32_oracle *)arg;
+    const uint32_t *k = (const uint32_t *)(const void *)chunk; /* STAGE is a multiple of 4 */
+    int seg = 0;
+    for (size_t q = 0; q < len / 4; ++q) {
+        const size_t i = base / 4 + q;
+        while (seg < SEGBIG_N && i >= o->end[seg]) ++seg;
+        if (seg >= SEGBIG_N || i < o->beg[seg]) {
+            if (k[q] != mix32(i) && o->bad++ == 0) o->first_bad = i;
+            continue;
+        }
+        if (i > o->beg[seg] && k[q] < o->prev && o->bad++ == 0) o->first_bad = i;
+        o->prev = k[q];
+        o->got[seg] += seg32_term(k[q]);
+    }
+}
+
+/* n = 2^32 + 2^20 + 5 u32 keys (16 GiB) sorted ascending in place, offsets {0, 1000, b, b + 1, n}
+ * with b = 1000 + 2^32 + 3: 1000 keys (packed on the GPU), one segment of 2^32 + 3 keys (radix
+ * levels on the GPU, places past 2^32), a one-key segment and the rest (about 2^20 keys). */
+static void t_big_segsort_u32(void **state)
+{
+    tc_env *env = tc_envp(state);
+    pp_context *ctx = tc_ctx(state);
+    const size_t n = ((size_t)1 << 32) + ((size_t)1 << 20) + 5, b = 1000 + ((size_t)1 << 32) + 3;
+    const size_t off[5] = {0, 1000, b, b + 1, n};
+    uint8_t *d = (uint8_t *)tc_alloc(ctx, n * 4);
+    const struct big_gen g = {NULL, mix32};
+    big_fill_gen(env, d, n * 4, g);
+    struct segbig32_oracle o;
+    memset(&o, 0, sizeof o);
+    const size_t beg[SEGBIG_N] = {0, 1000, b + 1}, end[SEGBIG_N] = {1000, b, n};
+    for (int s = 0; s < SEGBIG_N; ++s) {
+        o.beg[s] = beg[s];
+        o.end[s] = end[s];
+        for (size_t i = beg[s]; i < end[s]; ++i) o.want[s] += seg32_term(mix32(i));
+    }
+    size_t *doff = (size_t *)tc_upload(ctx, off, sizeof off);
+    tc_case("%s: pp_segmented_sort_keys u32 ascending in place, n = %zu, a segment of 2^32 + 3 keys",
+            pp_backend_name(env->backend), n);
+    TC_OK(ctx, pp_segmented_sort_keys(ctx, d, d, n, PP_U32, doff, 4, PP_SORT_ASCENDING));
+    big_visit(env, d, n * 4, segbig32_visit, &o);
+    TC_CHECK(o.bad == 0, "%zu keys out of order or changed, the first at %zu", o.bad, o.first_bad);
+    for (int s = 0; s < SEGBIG_N; ++s)
+        TC_CHECK(o.got[s] == o.want[s], "segment %d [%zu, %zu): the keys' multiset changed", s, beg[s], end[s]);
+    tc_free(ctx, doff);
+    tc_free(ctx, d);
+}
+
 int main(void)
 {
     tc_init("test_big");
@@ -615,6 +707,7 @@ int main(void)
         TC_BOTH(t_big_sat),
         /* segmented sort (issue 22) */
         TC_BOTH(t_big_segsort),
+        TC_BOTH(t_big_segsort_u32),
     };
     return TC_RUN("big", tests);
 }
