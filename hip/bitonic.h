@@ -413,13 +413,13 @@ PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N> &t, int c, unsigned &fir
  *
  * Groups of fewer than 2^XMIN slots, and 8-byte words, take the flip form throughout
  * (pp_bn_bitonic_flip: the runs stay in place); XMIN PP_BN_EXCHANGE_ALL: the caller's groups
- * all take the exchange form (c > log2(ITEMS)), whose code alone is compiled. Longer groups of 4-byte words: phases up to
- * ITEMS slots run in registers in the flip form (pp_bn_reg_phases), the odd threads then reverse
- * their runs (pp_bn_reverse_if) and the later phases take the direction form, where phase p
- * leaves each group of 2^p sorted ascending where data bit p of its slots is 0 and descending
- * where it is 1 (the last phase ascending everywhere), so every stage is a half-cleaner. Each
- * phase runs on words complemented where its direction is descending, so every
- * compare-exchange keeps the smaller word low. A half-cleaner on a data bit held by a thread
+ * all take the exchange form (c > log2(ITEMS)), whose code alone is compiled. Longer groups of
+ * 4-byte words: phases up to ITEMS slots run in registers in the flip form (pp_bn_reg_phases),
+ * the odd threads then reverse their runs (pp_bn_reverse_if) and the later phases take the
+ * direction form, where phase p leaves each group of 2^p sorted ascending where data bit p of
+ * its slots is 0 and descending where it is 1 (the last phase ascending everywhere), so every
+ * stage is a half-cleaner. Each phase runs on words complemented where its direction is
+ * descending, so every compare-exchange keeps the smaller word low. A half-cleaner on a data bit held by a thread
  * position is an exchange with the pivot register bit (pp_bn_exchange), which swaps the two
  * bits' places (pp_bn_places, at compile time); a phase's chain of exchanges ends with the
  * pivot's own bit back in it, so the register bits below the pivot never move and the last
