@@ -750,8 +750,11 @@ PP_DEVICE void seg_pipe_items(const seg_desc &d, const seg_bufs<K, val_t<0>> &b,
  * Two loops (seg_pipe_items): the items of classes from SEGSORT_BN_EXCHANGE_LOG up (they come
  * first: the longest class first) with the network's exchange form alone, then the others with
  * the flip form alone. With both forms behind a class test in one loop the classes below ran
- * 1.5-2.6% slower than with the flip form alone (H100, sixteenth session, call 3), though they
- * ran the same instructions. */
+ * 1.5-2.6% slower than with the flip form alone (H100, sixteenth session, call 3); the two
+ * loops took 64 .. 1024 keys 3.5-4.9% below the one loop, 2048 / 4096 1.5-1.8% (seventeenth
+ * session, call 1). Likely cause, not profiled: in the flip form's own loop the network's result
+ * (the thread's run, tid * ITEMS) is known to the compiler, so the stores after it take
+ * constant offsets. */
 template <typename K, int ITEMS>
 __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, false>))) void segsort_packed_pipe(
     seg_desc d, seg_bufs<K, val_t<0>> b, const unsigned long long *__restrict__ counts,
@@ -775,7 +778,9 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
         const uint64_t ex = px > (int)np ? 0 : px < 1 ? items : sm.cend[px];
         if (blk < ex) {
             seg_pipe_items<K, ITEMS, PP_BN_EXCHANGE_ALL>(d, b, list, chunks, sm, blk, ex, p1, p2);
-            /* the count read again, not held in registers across the loop (a 4-byte spill) */
+            /* the count read again from shared memory (it spilled 4 bytes held across the loop
+             * before the exchanges read the thread's index where used; now either compiles to
+             * 40 registers and no spill on sm_90; this form is the one measured) */
             if (blk >= sm.cend[1]) return;
         }
     }
