@@ -569,6 +569,19 @@ struct segbig_oracle {
     size_t bad, first_bad;
 };
 
+/* Both cases' segments: n = 2^32 + 2^20 + 5 keys, offsets {0, 1000, b, b + 1, n} with b = 1000 +
+ * 2^32 + 3 (1000 keys, packed on the GPU; one segment of 2^32 + 3 keys, past 2^32; a one-key
+ * segment; the rest, about 2^20 keys), and the three checked segments [beg, end). Returns n. */
+static size_t segbig_layout(size_t off[5], size_t beg[SEGBIG_N], size_t end[SEGBIG_N])
+{
+    const size_t n = ((size_t)1 << 32) + ((size_t)1 << 20) + 5, b = 1000 + ((size_t)1 << 32) + 3;
+    const size_t o[5] = {0, 1000, b, b + 1, n}, bg[SEGBIG_N] = {0, 1000, b + 1}, en[SEGBIG_N] = {1000, b, n};
+    memcpy(off, o, sizeof o);
+    memcpy(beg, bg, sizeof bg);
+    memcpy(end, en, sizeof en);
+    return n;
+}
+
 static void segbig_visit(const uint8_t *chunk, size_t base, size_t len, void *arg)
 {
     struct segbig_oracle *o = (struct segbig_oracle *)arg;
@@ -586,20 +599,17 @@ static void segbig_visit(const uint8_t *chunk, size_t base, size_t len, void *ar
     }
 }
 
-/* n = 2^32 + 2^20 + 5 u8 keys sorted descending in place, offsets {0, 1000, b, b + 1, n} with
- * b = 1000 + 2^32 + 3: 1000 keys (packed on the GPU), one segment of 2^32 + 3 keys (past 2^32),
- * a one-key segment and the rest (about 2^20 keys). */
+/* u8 keys sorted descending in place, in segbig_layout's segments. */
 static void t_big_segsort(void **state)
 {
     tc_env *env = tc_envp(state);
     pp_context *ctx = tc_ctx(state);
-    const size_t n = ((size_t)1 << 32) + ((size_t)1 << 20) + 5, b = 1000 + ((size_t)1 << 32) + 3;
-    const size_t off[5] = {0, 1000, b, b + 1, n};
+    size_t off[5], beg[SEGBIG_N], end[SEGBIG_N];
+    const size_t n = segbig_layout(off, beg, end);
     uint8_t *d = (uint8_t *)tc_alloc(ctx, n);
     big_fill(env, d, n, pattern);
     struct segbig_oracle o;
     memset(&o, 0, sizeof o);
-    const size_t beg[SEGBIG_N] = {0, 1000, b + 1}, end[SEGBIG_N] = {1000, b, n};
     for (int s = 0; s < SEGBIG_N; ++s) {
         o.beg[s] = beg[s];
         o.end[s] = end[s];
@@ -659,21 +669,19 @@ static void segbig32_visit(const uint8_t *chunk, size_t base, size_t len, void *
     }
 }
 
-/* n = 2^32 + 2^20 + 5 u32 keys (16 GiB) sorted ascending in place, offsets {0, 1000, b, b + 1, n}
- * with b = 1000 + 2^32 + 3: 1000 keys (packed on the GPU), one segment of 2^32 + 3 keys (radix
- * levels on the GPU, places past 2^32), a one-key segment and the rest (about 2^20 keys). */
+/* u32 keys (16 GiB) sorted ascending in place, in segbig_layout's segments (the segment of 2^32 +
+ * 3 keys through the radix levels on the GPU, places past 2^32). */
 static void t_big_segsort_u32(void **state)
 {
     tc_env *env = tc_envp(state);
     pp_context *ctx = tc_ctx(state);
-    const size_t n = ((size_t)1 << 32) + ((size_t)1 << 20) + 5, b = 1000 + ((size_t)1 << 32) + 3;
-    const size_t off[5] = {0, 1000, b, b + 1, n};
+    size_t off[5], beg[SEGBIG_N], end[SEGBIG_N];
+    const size_t n = segbig_layout(off, beg, end);
     uint8_t *d = (uint8_t *)tc_alloc(ctx, n * 4);
     const struct big_gen g = {NULL, mix32};
     big_fill_gen(env, d, n * 4, g);
     struct segbig32_oracle o;
     memset(&o, 0, sizeof o);
-    const size_t beg[SEGBIG_N] = {0, 1000, b + 1}, end[SEGBIG_N] = {1000, b, n};
     for (int s = 0; s < SEGBIG_N; ++s) {
         o.beg[s] = beg[s];
         o.end[s] = end[s];
