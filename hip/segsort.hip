@@ -778,9 +778,10 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
         const uint64_t ex = px > (int)np ? 0 : px < 1 ? items : sm.cend[px];
         if (blk < ex) {
             seg_pipe_items<K, ITEMS, PP_BN_EXCHANGE_ALL>(d, b, list, chunks, sm, blk, ex, p1, p2);
-            /* the count read again from shared memory (it spilled 4 bytes held across the loop
-             * before the exchanges read the thread's index where used; now either compiles to
-             * 40 registers and no spill on sm_90; this form is the one measured) */
+            /* the count read again from shared memory: the form measured on the H100 (sm_90:
+             * 40 registers, no spill, as with the count held in a register). On sm_80 this form
+             * spills 16 bytes and the held count none (CUDA 13; branch s17-pipe-bound, not yet
+             * run on a GPU) */
             if (blk >= sm.cend[1]) return;
         }
     }
