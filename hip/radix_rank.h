@@ -18,6 +18,9 @@
  * + the rank within the wave. Equal digits keep element order, so the rank is stable. The
  * counters sit at pp_radix_slot(digit), a permutation that keeps strided digits (sorted
  * input) off a few banks.
+ *
+ * Below the ranking, the tile scatter both radix passes share (a onesweep pass, the segmented
+ * sort's radix levels): the ranked tile staged in digit order, then written to the output.
  */
 #ifndef PP_HIP_RADIX_RANK_H
 #define PP_HIP_RADIX_RANK_H
