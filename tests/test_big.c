@@ -715,7 +715,10 @@ int main(void)
         TC_BOTH(t_big_sat),
         /* segmented sort (issue 22) */
         TC_BOTH(t_big_segsort),
-        TC_BOTH(t_big_segsort_u32),
+        /* the GPU's radix levels past 2^32; on the CPU it needs 32 GB of host memory (the keys
+         * and the sort's scratch copy), more than CI's machine has: the CPU's segments past
+         * 2^32 are t_big_segsort's */
+        TC_HIP(t_big_segsort_u32),
     };
     return TC_RUN("big", tests);
 }
