@@ -419,11 +419,11 @@ PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N> &t, int c, unsigned &fir
  * direction form, where phase p leaves each group of 2^p sorted ascending where data bit p of
  * its slots is 0 and descending where it is 1 (the last phase ascending everywhere), so every
  * stage is a half-cleaner. Each phase runs on words complemented where its direction is
- * descending, so every compare-exchange keeps the smaller word low. A half-cleaner on a data bit held by a thread
- * position is an exchange with the pivot register bit (pp_bn_exchange), which swaps the two
- * bits' places (pp_bn_places, at compile time); a phase's chain of exchanges ends with the
- * pivot's own bit back in it, so the register bits below the pivot never move and the last
- * stages of a phase stay in registers. Shuffles and shared-memory operations a key (ITEMS 16,
+ * descending, so every compare-exchange keeps the smaller word low. A half-cleaner on a data
+ * bit held by a thread position is an exchange with the pivot register bit (pp_bn_exchange),
+ * which swaps the two bits' places (pp_bn_places, at compile time); a phase's chain of
+ * exchanges ends with the pivot's own bit back in it, so the register bits below the pivot
+ * never move and the last stages of a phase stay in registers. Shuffles and shared-memory operations a key (ITEMS 16,
  * waves of 32): c = 10 / 11 / 12: 14.5 / 20 / 26.5, against 22 / 31 / 42 for the flip form with
  * every cross-thread stage in place. Where that form wins is the callers' tuning (XMIN: on the
  * H100 from c = 11 for 4-byte words; it lost at c <= 10 and with 8-byte words).
