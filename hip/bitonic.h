@@ -261,6 +261,10 @@ constexpr int PP_BN_FLIP_ONLY = 32;
  * log2(ITEMS)) and takes the exchange form: the flip form not compiled */
 constexpr int PP_BN_EXCHANGE_ALL = 0;
 
+/* pp_bn_bitonic's XMIN for the merge form (4-byte words): the flip form sorts groups of up to 2^R
+ * slots, then pp_bn_merge_rounds merges them in pairs up to the groups of 2^c. */
+constexpr int pp_bn_merge_form(int r) { return -r; }
+
 /* log2 of a power of two, at compile time */
 constexpr int pp_bn_log2(int v) { return v > 1 ? 1 + pp_bn_log2(v / 2) : 0; }
 
@@ -405,6 +409,70 @@ PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N> &t, int c, unsigned &fir
     }
 }
 
+/* The merge form's rounds (4-byte words): on entry every group of 2^R slots is sorted, the thread's
+ * registers its run of slots tid * I .. + I - 1 (as pp_bn_bitonic_flip leaves them); round k
+ * (k = R .. c - 1) merges the sorted groups of 2^k in pairs, so that on return every group of
+ * 2^c is sorted, the registers the same run. A round: the runs stored (conflict-free through the
+ * tile's pad slot a 32), a block barrier, then each thread finds its run's start on the merge
+ * path of its pair (a binary search over the pair's first group A and second B, ties from A)
+ * and merges I steps from there, one shared-memory read a step.
+ *
+ * Where a group ends, what the merge reads next must sort after every real key, ties included:
+ * the tile's pad slots give that. Each round the pad slot before slot s (s a multiple of 32)
+ * holds a copy of slot s, or ~0 where s begins a group of 2^k (the tile's last pad slot: ~0);
+ * the merge's reads go through `near` (slot s, or for s a multiple of 32 the pad slot before it),
+ * so a read one past a group's end returns ~0. Taken from A on a tie, B's ~0 is never taken (B's
+ * reads stay within its group and the pad after it); A's ~0 is taken only against a real ~0 of
+ * B, where every output left is ~0: A's reads then go on into B's group (in the tile), and the
+ * thread's outputs from there are made ~0 afterwards by a running maximum (rare: no test in
+ * the step). Instructions a key a round (estimate, not yet counted in SASS): about 10 for the
+ * merge step, 1 store, the search about (k + 1) * 6 / I. */
+template <int R, int I, int N> PP_DEVICE void pp_bn_merge_rounds(uint32_t (&x)[I], pp_bn_tile<uint32_t, N> &t, int c)
+{
+    using T = pp_bn_tile<uint32_t, N>;
+    static_assert(T::PADN == 32 && (1 << R) >= T::PADN && (1 << R) >= I && I <= T::PADN, "groups of whole pad groups");
+    const unsigned base = pp_thread_index() * (unsigned)I;
+    uint32_t *const w = t.w;
+    const auto near = [w](unsigned s) { return w[s + ((s - 1u) >> 5)]; }; /* s >= 1 */
+#pragma unroll 1
+    for (int k = R; k < c; ++k) {
+        const unsigned g = 1u << k;
+        if (k > R) __syncthreads(); /* the last round's reads are done */
+        const auto q = t.run_at(base);
+#pragma unroll
+        for (int r = 0; r < I; ++r) t.put(q, r, x[r]);
+        if ((base & (T::PADN - 1)) == 0 && base != 0) w[q.o - 1] = (base & (g - 1)) ? x[0] : ~0u;
+        if (base + I == (unsigned)N) w[N + N / T::PADN - 1] = ~0u;
+        __syncthreads();
+        const unsigned pa = base & ~(2 * g - 1), diag = base - pa, pb = pa + g;
+        unsigned lo = diag > g ? diag - g : 0, hi = diag < g ? diag : g;
+        while (lo < hi) {
+            const unsigned mid = (lo + hi) >> 1;
+            if (t.get(pb + diag - 1 - mid) < t.get(pa + mid)) hi = mid;
+            else lo = mid + 1;
+        }
+        unsigned a = pa + lo, b = pb + diag - lo;
+        uint32_t ka = lo < g ? t.get(a) : ~0u, kb = diag - lo < g ? t.get(b) : ~0u;
+#pragma unroll
+        for (int i = 0; i < I; ++i) {
+            const bool p = ka <= kb;
+            x[i] = p ? ka : kb;
+            if (i + 1 < I) {
+                if (p) ++a;
+                else ++b;
+                const uint32_t v = near(p ? a : b);
+                if (p) ka = v;
+                else kb = v;
+            }
+        }
+        if (a > pb) { /* A's ~0 was taken: every output from it on is ~0 */
+#pragma unroll
+            for (int i = 1; i < I; ++i) x[i] = x[i] > x[i - 1] ? x[i] : x[i - 1];
+        }
+    }
+    if (c > R) __syncthreads(); /* the caller's stores after every read */
+}
+
 /* Sorts every group of 2^c slots of the block's tile, held ITEMS a thread: thread t's registers
  * are slots t * ITEMS .. + ITEMS - 1 on entry; on return they are the slots from the value
  * returned (ITEMS consecutive slots, the same set of thread-held runs permuted among the
@@ -437,10 +505,15 @@ template <int XMIN, int I, typename W, int N> PP_DEVICE unsigned pp_bn_bitonic(W
 {
     using PL = pp_bn_places<I, N>;
     static_assert(I >= 4 && (I & (I - 1)) == 0 && (N & (N - 1)) == 0, "a power-of-two tile and run");
-    static_assert(XMIN == PP_BN_EXCHANGE_ALL || XMIN > PL::LI, "the exchange form past the registers");
-    static_assert(XMIN != PP_BN_EXCHANGE_ALL || sizeof(W) == 4, "the exchange form: 4-byte words");
+    static_assert(XMIN <= PP_BN_EXCHANGE_ALL || XMIN > PL::LI, "the exchange form past the registers");
+    static_assert(XMIN > PP_BN_EXCHANGE_ALL || sizeof(W) == 4, "the exchange and merge forms: 4-byte words");
     const unsigned tid = threadIdx.x;
-    if constexpr (sizeof(W) > 4 || XMIN > PL::LN) { /* the exchange form not compiled at all */
+    if constexpr (XMIN < 0) { /* the merge form */
+        constexpr int R = -XMIN;
+        pp_bn_bitonic_flip(x, t, tid * (unsigned)I, c < R ? c : R);
+        pp_bn_merge_rounds<R>(x, t, c);
+        return tid * (unsigned)I;
+    } else if constexpr (sizeof(W) > 4 || XMIN > PL::LN) { /* the exchange form not compiled at all */
         pp_bn_bitonic_flip(x, t, tid * (unsigned)I, c);
         return tid * (unsigned)I;
     } else {

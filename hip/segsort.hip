@@ -760,7 +760,12 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     seg_desc d, seg_bufs<K, val_t<0>> b, const unsigned long long *__restrict__ counts,
     const unsigned long long *__restrict__ list, bool chunks)
 {
-    constexpr int TILE_LOG = seg_log2(SB * ITEMS), XL = SEGSORT_BN_EXCHANGE_LOG;
+    constexpr int TILE_LOG = seg_log2(SB * ITEMS);
+    /* the first loop's classes and form: the merge form where the tuning asks for it, else the
+     * exchange form */
+    constexpr bool MERGE = SEGSORT_BN_MERGE_LOG <= TILE_LOG;
+    constexpr int XL = MERGE ? SEGSORT_BN_MERGE_LOG : SEGSORT_BN_EXCHANGE_LOG;
+    constexpr int F1 = MERGE ? pp_bn_merge_form(SEGSORT_BN_MERGE_RUN_LOG) : PP_BN_EXCHANGE_ALL;
     static_assert(sizeof(K) == 4, "4-byte keys: copied 4 bytes at a time");
     __shared__ seg_pipe_smem<K, ITEMS> sm;
     const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
@@ -777,7 +782,7 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
         const int px = XL - d.pack_lo + 1;
         const uint64_t ex = px > (int)np ? 0 : px < 1 ? items : sm.cend[px];
         if (blk < ex) {
-            seg_pipe_items<K, ITEMS, PP_BN_EXCHANGE_ALL>(d, b, list, chunks, sm, blk, ex, p1, p2);
+            seg_pipe_items<K, ITEMS, F1>(d, b, list, chunks, sm, blk, ex, p1, p2);
             /* the count read again from shared memory: the form measured on the H100 (sm_90:
              * 40 registers, no spill, as with the count held in a register). On sm_80 this form
              * spills 16 bytes and the held count none (CUDA 13; branch s17-pipe-bound, not yet

@@ -110,6 +110,17 @@
 #define SEGSORT_BN_EXCHANGE_LOG 11
 #endif
 
+/* The pipelined kernel's merge form (hip/bitonic.h, pp_bn_merge_form): classes from
+ * SEGSORT_BN_MERGE_LOG up (4-byte integer keys sorted alone) sort groups of 2^SEGSORT_BN_MERGE_RUN_LOG
+ * slots by the flip form, then merge them in pairs through shared memory; past the tile: not used
+ * (the exchange form from SEGSORT_BN_EXCHANGE_LOG). Not yet measured. */
+#if defined(PP_PORT_AMD)
+#define SEGSORT_BN_MERGE_LOG 32
+#else
+#define SEGSORT_BN_MERGE_LOG 11
+#endif
+#define SEGSORT_BN_MERGE_RUN_LOG 8
+
 /* The long class's merge passes: output tiles (of the segment's tile, SEGSORT_ITEMS keys a
  * thread) per batch, a batch's entries read and their merge-path searches run in one step (a
  * wave a search: 4 tiles, 8 searches, fill the 8 waves of a block on NVIDIA). A pass's grid is
