@@ -420,7 +420,7 @@ PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N> &t, int c, unsigned &fir
  * Where a group ends, what the merge reads next must sort after every real key, ties included:
  * the tile's pad slots give that. Each round the pad slot before slot s (s a multiple of 32)
  * holds a copy of slot s, or ~0 where s begins a group of 2^k (the tile's last pad slot: ~0);
- * the merge's reads go through `near` (slot s, or for s a multiple of 32 the pad slot before it),
+ * the merge's reads go through near(s) (slot s, or for s a multiple of 32 the pad slot before it),
  * so a read one past a group's end returns ~0. Taken from A on a tie, B's ~0 is never taken (B's
  * reads stay within its group and the pad after it); A's ~0 is taken only against a real ~0 of
  * B, where every output left is ~0: A's reads then go on into B's group (in the tile), and the
@@ -433,7 +433,6 @@ template <int R, int I, int N> PP_DEVICE void pp_bn_merge_rounds(uint32_t (&x)[I
     static_assert(T::PADN == 32 && (1 << R) >= T::PADN && (1 << R) >= I && I <= T::PADN, "groups of whole pad groups");
     const unsigned base = pp_thread_index() * (unsigned)I;
     uint32_t *const w = t.w;
-    const auto near = [w](unsigned s) { return w[s + ((s - 1u) >> 5)]; }; /* s >= 1 */
 #pragma unroll 1
     for (int k = R; k < c; ++k) {
         const unsigned g = 1u << k;
@@ -445,22 +444,29 @@ template <int R, int I, int N> PP_DEVICE void pp_bn_merge_rounds(uint32_t (&x)[I
         if (base + I == (unsigned)N) w[N + N / T::PADN - 1] = ~0u;
         __syncthreads();
         const unsigned pa = base & ~(2 * g - 1), diag = base - pa, pb = pa + g;
-        unsigned lo = diag > g ? diag - g : 0, hi = diag < g ? diag : g;
-        while (lo < hi) {
-            const unsigned mid = (lo + hi) >> 1;
-            if (t.get(pb + diag - 1 - mid) < t.get(pa + mid)) hi = mid;
-            else lo = mid + 1;
+        /* the merge path: r = how many of the pair's first diag outputs come from A, the first
+         * t in [lo, hi) with B[diag - 1 - t] < A[t] (else hi), by binary lifting: k + 1 steps,
+         * no branch but the loop's */
+        const unsigned lo = diag > g ? diag - g : 0, hi = diag < g ? diag : g, bd = pb + diag - 1;
+        unsigned r = lo;
+#pragma unroll 1
+        for (unsigned s = g; s; s >>= 1) {
+            const unsigned u = r + s - 1;
+            if (u < hi && !(t.get(bd - u) < t.get(pa + u))) r += s;
         }
-        unsigned a = pa + lo, b = pb + diag - lo;
-        uint32_t ka = lo < g ? t.get(a) : ~0u, kb = diag - lo < g ? t.get(b) : ~0u;
+        /* a: A's slot the merge holds in ka (b, in kb, is a0b - a + i at step i) */
+        unsigned a = pa + r;
+        const unsigned a0b = pa + pb + diag;
+        uint32_t ka = r < g ? t.get(a) : ~0u, kb = diag - r < g ? t.get(bd + 1 - r) : ~0u;
 #pragma unroll
         for (int i = 0; i < I; ++i) {
             const bool p = ka <= kb;
             x[i] = p ? ka : kb;
             if (i + 1 < I) {
+                /* the next slot s on the side taken, as u = s - 1: near(s) = u + 1 + (u >> 5) */
+                const unsigned u = p ? a : a0b + (unsigned)i - a;
                 if (p) ++a;
-                else ++b;
-                const uint32_t v = near(p ? a : b);
+                const uint32_t v = w[u + (u >> 5) + 1];
                 if (p) ka = v;
                 else kb = v;
             }

@@ -755,17 +755,26 @@ PP_DEVICE void seg_pipe_items(const seg_desc &d, const seg_bufs<K, val_t<0>> &b,
  * session, call 1). Likely cause, not profiled: in the flip form's own loop the network's result
  * (the thread's run, tid * ITEMS) is known to the compiler, so the stores after it take
  * constant offsets. */
-template <typename K, int ITEMS>
-__global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, false>))) void segsort_packed_pipe(
+/* The first loop's classes (from XL) and network form (F1): the merge form where the tuning asks
+ * for it, else the exchange form; none where XL is past the tile (seg_pipe_first). */
+template <int TILE_LOG> struct seg_pipe_first {
+    static constexpr bool MERGE = SEGSORT_BN_MERGE_LOG <= TILE_LOG;
+    static constexpr int XL = MERGE ? SEGSORT_BN_MERGE_LOG : SEGSORT_BN_EXCHANGE_LOG;
+    static constexpr int F1 = MERGE ? pp_bn_merge_form(SEGSORT_BN_MERGE_RUN_LOG) : PP_BN_EXCHANGE_ALL;
+    static constexpr bool ANY = XL <= TILE_LOG;
+};
+
+/* PART: 0 the first loop's items alone, 1 the others alone, 2 both. Split in two kernels (0 then
+ * 1) where the first loop exists, so that each is compiled alone: its registers and its cap
+ * (SEGSORT_PACK_FIRST_MIN_BLOCKS for part 0). */
+template <typename K, int ITEMS, int PART>
+__global__ __launch_bounds__(SB, PART == 0 ? SEGSORT_PACK_FIRST_MIN_BLOCKS
+                                           : SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, false>))) void segsort_packed_pipe(
     seg_desc d, seg_bufs<K, val_t<0>> b, const unsigned long long *__restrict__ counts,
     const unsigned long long *__restrict__ list, bool chunks)
 {
     constexpr int TILE_LOG = seg_log2(SB * ITEMS);
-    /* the first loop's classes and form: the merge form where the tuning asks for it, else the
-     * exchange form */
-    constexpr bool MERGE = SEGSORT_BN_MERGE_LOG <= TILE_LOG;
-    constexpr int XL = MERGE ? SEGSORT_BN_MERGE_LOG : SEGSORT_BN_EXCHANGE_LOG;
-    constexpr int F1 = MERGE ? pp_bn_merge_form(SEGSORT_BN_MERGE_RUN_LOG) : PP_BN_EXCHANGE_ALL;
+    using FL = seg_pipe_first<TILE_LOG>;
     static_assert(sizeof(K) == 4, "4-byte keys: copied 4 bytes at a time");
     __shared__ seg_pipe_smem<K, ITEMS> sm;
     const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
@@ -774,23 +783,20 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
     seg_pack_ranges(d, sm.scnt, sm.cend, sm.lst, (int)np, TILE_LOG);
     __syncthreads();
     const uint64_t items = np ? sm.cend[1] : 0;
-    uint64_t blk = blockIdx.x;
-    if (blk >= items) return;
-    int p1 = (int)np, p2 = (int)np;
-    if constexpr (XL <= TILE_LOG) {
+    uint64_t ex = 0;
+    if constexpr (FL::ANY) {
         /* items [0, ex): classes XL .. pack_hi (cend[p]: the items of class p's and longer) */
-        const int px = XL - d.pack_lo + 1;
-        const uint64_t ex = px > (int)np ? 0 : px < 1 ? items : sm.cend[px];
-        if (blk < ex) {
-            seg_pipe_items<K, ITEMS, F1>(d, b, list, chunks, sm, blk, ex, p1, p2);
-            /* the count read again from shared memory: the form measured on the H100 (sm_90:
-             * 40 registers, no spill, as with the count held in a register). On sm_80 this form
-             * spills 16 bytes and the held count none (CUDA 13; branch s17-pipe-bound, not yet
-             * run on a GPU) */
-            if (blk >= sm.cend[1]) return;
-        }
+        const int px = FL::XL - d.pack_lo + 1;
+        ex = px > (int)np ? 0 : px < 1 ? items : sm.cend[px];
     }
-    seg_pipe_items<K, ITEMS, PP_BN_FLIP_ONLY>(d, b, list, chunks, sm, blk, sm.cend[1], p1, p2);
+    int p1 = (int)np, p2 = (int)np;
+    uint64_t blk = blockIdx.x + (PART == 1 ? ex : 0);
+    if constexpr (FL::ANY && PART != 1) {
+        if (blk < ex) seg_pipe_items<K, ITEMS, FL::F1>(d, b, list, chunks, sm, blk, ex, p1, p2);
+        if constexpr (PART == 0) return;
+    }
+    if (blk >= items) return;
+    seg_pipe_items<K, ITEMS, PP_BN_FLIP_ONLY>(d, b, list, chunks, sm, blk, items, p1, p2);
 }
 
 /* ---- the long class: sorted chunks, then merge passes across blocks ---- */
@@ -1906,12 +1912,21 @@ unsigned seg_launch_packed_as(const pp_hip_state *hs, uint64_t bound, hipStream_
         if (d.pack_pipe >= 2) {
             /* PP_OPTION_SEGSORT_PACK_PIPE 2: the L2 prefetch for every class; 3: none; 4: from
              * class SEGSORT_PACK_PREFETCH_LOG up (the default on NVIDIA: tuning_segsort.h) */
-            auto k = segsort_packed_pipe<K, ITEMS>;
             seg_desc dp = d;
             dp.pack_pf = d.pack_pipe == 2 ? 0 : d.pack_pipe == 3 ? 64 : SEGSORT_PACK_PREFETCH_LOG;
-            const uint64_t cap = seg_resident(hs, k);
-            const unsigned grid = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
-            k<<<grid, SB, 0, s>>>(dp, b, counts, list, chunks);
+            unsigned grid = 0;
+            const auto launch = [&](auto k) {
+                const uint64_t cap = seg_resident(hs, k);
+                const unsigned g = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
+                k<<<g, SB, 0, s>>>(dp, b, counts, list, chunks);
+                grid = g > grid ? g : grid;
+            };
+            if constexpr (seg_pipe_first<seg_log2(SB * ITEMS)>::ANY) {
+                launch(segsort_packed_pipe<K, ITEMS, 0>);
+                launch(segsort_packed_pipe<K, ITEMS, 1>);
+            } else {
+                launch(segsort_packed_pipe<K, ITEMS, 2>);
+            }
             return grid;
         }
     }

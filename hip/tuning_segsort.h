@@ -120,6 +120,12 @@
 #define SEGSORT_BN_MERGE_LOG 11
 #endif
 #define SEGSORT_BN_MERGE_RUN_LOG 8
+/* Blocks per SM the pipelined kernel's first loop (segsort_packed_pipe<.., 0>) is capped for. */
+#if defined(PP_PORT_AMD)
+#define SEGSORT_PACK_FIRST_MIN_BLOCKS 1
+#else
+#define SEGSORT_PACK_FIRST_MIN_BLOCKS 5
+#endif
 
 /* The long class's merge passes: output tiles (of the segment's tile, SEGSORT_ITEMS keys a
  * thread) per batch, a batch's entries read and their merge-path searches run in one step (a
