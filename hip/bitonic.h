@@ -445,15 +445,25 @@ template <int R, int I, int N> PP_DEVICE void pp_bn_merge_rounds(uint32_t (&x)[I
         __syncthreads();
         const unsigned pa = base & ~(2 * g - 1), diag = base - pa, pb = pa + g;
         /* the merge path: r = how many of the pair's first diag outputs come from A, the first
-         * t in [lo, hi) with B[diag - 1 - t] < A[t] (else hi), by binary lifting: k + 1 steps,
-         * no branch but the loop's */
+         * t in [lo, hi) with B[diag - 1 - t] < A[t] (else hi) */
         const unsigned lo = diag > g ? diag - g : 0, hi = diag < g ? diag : g, bd = pb + diag - 1;
+#ifdef PP_MERGE_SEARCH_LIFT
+        /* binary lifting, clamped to hi: floor(log2(hi - lo)) + 1 steps, no branch but the loop's */
         unsigned r = lo;
-#pragma unroll 1
-        for (unsigned s = g; s; s >>= 1) {
-            const unsigned u = r + s - 1;
-            if (u < hi && !(t.get(bd - u) < t.get(pa + u))) r += s;
+        if (hi > lo) {
+            for (unsigned s = 1u << (31 - __clz(hi - lo)); s; s >>= 1) {
+                const unsigned u = r + s < hi ? r + s : hi;
+                if (!(t.get(bd + 1 - u) < t.get(pa + u - 1))) r = u;
+            }
         }
+#else
+        unsigned r = lo, rh = hi;
+        while (r < rh) {
+            const unsigned mid = (r + rh) >> 1;
+            if (t.get(bd - mid) < t.get(pa + mid)) rh = mid;
+            else r = mid + 1;
+        }
+#endif
         /* a: A's slot the merge holds in ka (b, in kb, is a0b - a + i at step i) */
         unsigned a = pa + r;
         const unsigned a0b = pa + pb + diag;

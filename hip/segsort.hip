@@ -795,8 +795,10 @@ __global__ __launch_bounds__(SB, PART == 0 ? SEGSORT_PACK_FIRST_MIN_BLOCKS
         if (blk < ex) seg_pipe_items<K, ITEMS, FL::F1>(d, b, list, chunks, sm, blk, ex, p1, p2);
         if constexpr (PART == 0) return;
     }
-    if (blk >= items) return;
-    seg_pipe_items<K, ITEMS, PP_BN_FLIP_ONLY>(d, b, list, chunks, sm, blk, items, p1, p2);
+    /* the count read again from shared memory: the form measured with the two loops in one
+     * kernel (sixteenth, seventeenth sessions) */
+    if (blk >= sm.cend[1]) return;
+    seg_pipe_items<K, ITEMS, PP_BN_FLIP_ONLY>(d, b, list, chunks, sm, blk, sm.cend[1], p1, p2);
 }
 
 /* ---- the long class: sorted chunks, then merge passes across blocks ---- */
