@@ -283,6 +283,22 @@ template <bool ROWS_OK, typename F> PP_DEVICE void seg_slots_run(int c, const F 
     else body(seg_slots<false>{(unsigned)c, 0u, (1u << c) - 1u});
 }
 
+/* The pipelined kernel's loads and stores for classes c above SEG_SB_LOG: a row of SB slots lies
+ * within one segment, 2^SH rows a segment (SH = c - SEG_SB_LOG), so a thread takes each of its
+ * segments' begin and length once, not once a slot, and its slots' places are constants from
+ * them. body(std::integral_constant<int, SH>) for SH = 1 .. log2(ITEMS) (c up to the tile). The
+ * generic form read both from the item's table for every slot: 38 of 215 instructions a key at
+ * 4096 keys (ncu, eighteenth session, call 3). */
+template <int ITEMS, typename F> PP_DEVICE void seg_spans_run(int c, const F &body)
+{
+    static_assert(ITEMS == 16, "the pipelined kernel's 16 rows: 2 .. 16 a segment");
+    const int sh = c - SEG_SB_LOG;
+    if (sh <= 1) body(std::integral_constant<int, 1>());
+    else if (sh == 2) body(std::integral_constant<int, 2>());
+    else if (sh == 3) body(std::integral_constant<int, 3>());
+    else body(std::integral_constant<int, 4>());
+}
+
 constexpr int SEG_CHUNK_LEN_BITS = 16; /* a chunk entry's length field (lengths up to the tile) */
 /* A chunk entry's flag (the length field's top bit): the chunk's sorted keys (values) go to the
  * scratch copy, not the output. Only the long class's chunks set it (seg_long_plan: the
@@ -451,6 +467,24 @@ PP_DEVICE void seg_pack_load(const seg_desc &d, const K *kin, pp_bn_tile<W, TILE
     const auto ix = seg_int_xor<K>(d);
     if constexpr (ASYNC) {
         static_assert(!STABLE && sizeof(K) == 4 && sizeof(W) == 4, "raw 4-byte keys in 4-byte slots");
+        if (cl > SEG_SB_LOG) {
+            seg_spans_run<ITEMS>(cl, [&](auto shc) {
+                constexpr int RS = 1 << decltype(shc)::value; /* rows a segment */
+#pragma unroll 1
+                for (int j = 0; j < ITEMS / RS; ++j) {
+                    const unsigned len = slen[j];
+                    const K *src = (const K *)(uintptr_t)sbeg[j] + tid;
+#pragma unroll
+                    for (int q = 0; q < RS; ++q) {
+                        const unsigned i = tid + (unsigned)((j * RS + q) * SB);
+                        if (tid + (unsigned)(q * SB) < len) pp_copy4_async(st.slot(i), src + q * SB);
+                        else st.put(i, (W)~ix);
+                    }
+                }
+            });
+            pp_copy_async_commit();
+            return;
+        }
         seg_slots_run<true>(cl, [&](const auto &sl) {
 #pragma unroll 8
             for (int r = 0; r < ITEMS; ++r) {
@@ -526,6 +560,23 @@ PP_DEVICE void seg_pack_sort_store(const seg_desc &d, const seg_bufs<K, val_t<VB
     __syncthreads();
     if constexpr (!STABLE) {
         const uint64_t dout = (uint64_t)(uintptr_t)b.kout - (uint64_t)(uintptr_t)b.kin;
+        if constexpr (RAW) { /* the pipelined kernel: seg_spans_run */
+            if (cl > SEG_SB_LOG) {
+                seg_spans_run<ITEMS>(cl, [&](auto shc) {
+                    constexpr int RS = 1 << decltype(shc)::value; /* rows a segment */
+#pragma unroll 1
+                    for (int j = 0; j < ITEMS / RS; ++j) {
+                        const unsigned len = slen[j];
+                        K *dst = (K *)(uintptr_t)(sbeg[j] + dout) + tid;
+#pragma unroll
+                        for (int q = 0; q < RS; ++q)
+                            if (tid + (unsigned)(q * SB) < len)
+                                dst[q * SB] = (K)(st.get(tid + (unsigned)((j * RS + q) * SB)) ^ ix);
+                    }
+                });
+                return;
+            }
+        }
         seg_slots_run<RAW>(cl, [&](const auto &sl) {
 #pragma unroll
             for (int r = 0; r < ITEMS; ++r) {
@@ -778,6 +829,16 @@ __global__ __launch_bounds__(SB, PART == 0 ? SEGSORT_PACK_FIRST_MIN_BLOCKS
     static_assert(sizeof(K) == 4, "4-byte keys: copied 4 bytes at a time");
     __shared__ seg_pipe_smem<K, ITEMS> sm;
     const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
+    if constexpr (PART == 0) {
+        /* blocks past the first loop's items return before any shared-memory work or barrier:
+         * the launch is often empty (every class below XL) */
+        uint64_t e = 0;
+        for (int p = FL::XL - d.pack_lo + 1 > 1 ? FL::XL - d.pack_lo + 1 : 1; p <= (int)np; ++p) {
+            const int sh = TILE_LOG - (d.pack_lo + p - 1);
+            e += (counts[p] + (1ull << sh) - 1) >> sh;
+        }
+        if (blockIdx.x >= e) return;
+    }
     if (tid <= np) sm.scnt[tid] = counts[tid];
     __syncthreads();
     seg_pack_ranges(d, sm.scnt, sm.cend, sm.lst, (int)np, TILE_LOG);

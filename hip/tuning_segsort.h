@@ -117,7 +117,7 @@
 #if defined(PP_PORT_AMD)
 #define SEGSORT_BN_MERGE_LOG 32
 #else
-#define SEGSORT_BN_MERGE_LOG 11
+#define SEGSORT_BN_MERGE_LOG 9
 #endif
 #define SEGSORT_BN_MERGE_RUN_LOG 8
 /* Blocks per SM the pipelined kernel's first loop (segsort_packed_pipe<.., 0>) is capped for. */
