@@ -22,7 +22,10 @@
  *                     the device at once (at most the host's bound 2n / TILE + classes), each
  *                     looping over the block items the counts ask for (4-byte integer keys:
  *                     segsort_packed_pipe, the same loop software-pipelined: the next item's
- *                     table built while an item's keys land by asynchronous copies); the other
+ *                     table built while an item's keys land by asynchronous copies; on NVIDIA
+ *                     two launches, the classes from SEGSORT_BN_MERGE_LOG first, whose network
+ *                     sorts groups of 2^SEGSORT_BN_MERGE_RUN_LOG and then merges them through
+ *                     shared memory: pp_bn_merge_rounds); the other
  *                     kernels (registers: see seg_packed_loops) a block an item, launched with
  *                     the host's bound, blocks past the classes' need returning at once.
  *   long class        longer segments: cut into chunks of the tile (seg_long_plan, run by
@@ -798,16 +801,18 @@ PP_DEVICE void seg_pipe_items(const seg_desc &d, const seg_bufs<K, val_t<0>> &b,
  * sm_90 (CUDA 13), no spill; carrying item k+1's descriptor or a list entry across the
  * network instead spilled 12-68 bytes under that cap. Shared memory 37.5 KB: 6 blocks an SM.
  *
- * Two loops (seg_pipe_items): the items of classes from SEGSORT_BN_EXCHANGE_LOG up (they come
- * first: the longest class first) with the network's exchange form alone, then the others with
- * the flip form alone. With both forms behind a class test in one loop the classes below ran
- * 1.5-2.6% slower than with the flip form alone (H100, sixteenth session, call 3); the two
- * loops took 64 .. 1024 keys 3.5-4.9% below the one loop, 2048 / 4096 1.5-1.8% (seventeenth
+ * Two loops (seg_pipe_items): the items of the first loop's classes (seg_pipe_first: from XL
+ * up; they come first, the longest class first) with that loop's network form alone, then the
+ * others with the flip form alone. With both forms behind a class test in one loop the classes
+ * below ran 1.5-2.6% slower than with the flip form alone (H100, sixteenth session, call 3); the
+ * two loops took 64 .. 1024 keys 3.5-4.9% below the one loop, 2048 / 4096 1.5-1.8% (seventeenth
  * session, call 1). Likely cause, not profiled: in the flip form's own loop the network's result
  * (the thread's run, tid * ITEMS) is known to the compiler, so the stores after it take
- * constant offsets. */
+ * constant offsets. With the merge form the two loops are two kernels (PART below): in one, the
+ * merge loop's registers spilled the kernel at its cap of 40 and the flip classes ran 8-14%
+ * slower (eighteenth session, call 1; tuning_segsort.h). */
 /* The first loop's classes (from XL) and network form (F1): the merge form where the tuning asks
- * for it, else the exchange form; none where XL is past the tile (seg_pipe_first). */
+ * for it, else the exchange form; none where XL is past the tile. */
 template <int TILE_LOG> struct seg_pipe_first {
     static constexpr bool MERGE = SEGSORT_BN_MERGE_LOG <= TILE_LOG;
     static constexpr int XL = MERGE ? SEGSORT_BN_MERGE_LOG : SEGSORT_BN_EXCHANGE_LOG;
@@ -815,9 +820,10 @@ template <int TILE_LOG> struct seg_pipe_first {
     static constexpr bool ANY = XL <= TILE_LOG;
 };
 
-/* PART: 0 the first loop's items alone, 1 the others alone, 2 both. Split in two kernels (0 then
- * 1) where the first loop exists, so that each is compiled alone: its registers and its cap
- * (SEGSORT_PACK_FIRST_MIN_BLOCKS for part 0). */
+/* PART: 0 the first loop's items alone, 1 the others alone, 2 both (one kernel, where there is
+ * no first loop). Where it exists, two launches (0 then 1), each kernel compiled alone with its
+ * own registers and cap (SEGSORT_PACK_FIRST_MIN_BLOCKS for part 0). The cost: part 0's launch
+ * where it has nothing to do, 0.4-2.6% at 16 .. 256 keys a segment (eighteenth session, call 4). */
 template <typename K, int ITEMS, int PART>
 __global__ __launch_bounds__(SB, PART == 0 ? SEGSORT_PACK_FIRST_MIN_BLOCKS
                                            : SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, false>))) void segsort_packed_pipe(

@@ -112,15 +112,39 @@
 
 /* The pipelined kernel's merge form (hip/bitonic.h, pp_bn_merge_form): classes from
  * SEGSORT_BN_MERGE_LOG up (4-byte integer keys sorted alone) sort groups of 2^SEGSORT_BN_MERGE_RUN_LOG
- * slots by the flip form, then merge them in pairs through shared memory; past the tile: not used
- * (the exchange form from SEGSORT_BN_EXCHANGE_LOG). Not yet measured. */
+ * slots by the flip form, then merge them in pairs through shared memory, in a kernel of their
+ * own (segsort_packed_pipe<.., 0>, capped for SEGSORT_PACK_FIRST_MIN_BLOCKS blocks an SM). Where
+ * the merge form is not used (MERGE_LOG past the tile), the exchange form takes the classes from
+ * SEGSORT_BN_EXCHANGE_LOG in that kernel. Measured on the H100 80GB HBM3, 2^26 u32 keys, us, two
+ * rounds alternating processes (bench/results/h100-s18-call{1..4}-*), against the exchange form
+ * from class 11 in one kernel (5ba18a6):
+ *   - one kernel, merge from 11, runs of 2^8 (call 1): 2048 670.5 / 672.0 -> 631.1, 4096 768.7 /
+ *     782.9 -> 703.2, but the flip classes slower (256 412 / 417 -> 451, 1024 586 / 592 -> 665):
+ *     that kernel spilled 36 bytes at its cap of 40; capped for 5 blocks (48 registers, no
+ *     spill), 256 was still 452 (1024: 665).
+ *   - two kernels (call 3, 5ba18a6 -> merge from 10 / 9): 1024 599 / 590 -> 551 / 552, 2048 680 /
+ *     670 -> 619 / 619, 4096 775 / 776 -> 689 / 687; 512 498 / 491 -> 501 (from 10) / 487 (from
+ *     9); the flip classes +0.5-1.1% against the flip form alone in one launch (the first
+ *     kernel's launch, empty there).
+ *   - runs of 2^5 / 2^6 / 2^7 / 2^9 (calls 1, 2, 4): 4096 +7.3% / +3.0% / +0.5..2.6% / -0.5%
+ *     against 2^8, 2048 +7.2% / +4.0% / +0.7..2.4% / -0.7%; 8 kept (2^9 within the runs' noise
+ *     and measured once, before the spans: a flip phase past 2^8 costs about a merge round).
+ *   - the first kernel capped for 6 blocks (40 registers, 36 bytes of spills; call 2): 4096 +1%,
+ *     2048 +0.8%.
+ *   - with the loads and stores by spans (seg_spans_run) and merge from 9 (a19580f, call 4):
+ *     512 492.0 / 488.3 -> 457.6 / 460.0, 1024 589.2 / 584.6 -> 513.9 / 512.5, 2048 664.5 / 664.2
+ *     -> 574.3 / 574.8, 4096 772.5 / 768.5 -> 638.3 / 637.5; 16 .. 256 +0.4..2.6% (the extra
+ *     launch), 16384 +0.5%, mixed -0.8%.
+ * AMD: never (not measured; 32 compiles the form out). */
 #if defined(PP_PORT_AMD)
 #define SEGSORT_BN_MERGE_LOG 32
 #else
 #define SEGSORT_BN_MERGE_LOG 9
 #endif
 #define SEGSORT_BN_MERGE_RUN_LOG 8
-/* Blocks per SM the pipelined kernel's first loop (segsort_packed_pipe<.., 0>) is capped for. */
+/* Blocks per SM the pipelined kernel's first part (segsort_packed_pipe<.., 0>: the merge form's
+ * classes) is capped for: 5 (48 registers on sm_90, no spill; 6 spilled 36 bytes and ran 1%
+ * slower at 4096 keys, above). AMD: 1, no cap (the part is not compiled). */
 #if defined(PP_PORT_AMD)
 #define SEGSORT_PACK_FIRST_MIN_BLOCKS 1
 #else
