@@ -257,10 +257,6 @@ template <int I, typename W, int N> PP_DEVICE void pp_bn_bitonic_flip(W (&x)[I],
 
 /* pp_bn_bitonic's XMIN past every tile: the flip form only, the exchange form not compiled */
 constexpr int PP_BN_FLIP_ONLY = 32;
-/* pp_bn_bitonic's XMIN for a caller whose every group is longer than a thread's registers (c >
- * log2(ITEMS)) and takes the exchange form: the flip form not compiled */
-constexpr int PP_BN_EXCHANGE_ALL = 0;
-
 /* pp_bn_bitonic's XMIN for the merge form (4-byte words): the flip form sorts groups of up to 2^R
  * slots, then pp_bn_merge_rounds merges them in pairs up to the groups of 2^c. */
 constexpr int pp_bn_merge_form(int r) { return -r; }
@@ -491,8 +487,8 @@ template <int R, int I, int N> PP_DEVICE void pp_bn_merge_rounds(uint32_t (&x)[I
  * call (a barrier is taken first where the tile is used) and its writes come after.
  *
  * Groups of fewer than 2^XMIN slots, and 8-byte words, take the flip form throughout
- * (pp_bn_bitonic_flip: the runs stay in place); XMIN PP_BN_EXCHANGE_ALL: the caller's groups
- * all take the exchange form (c > log2(ITEMS)), whose code alone is compiled. Longer groups of
+ * (pp_bn_bitonic_flip: the runs stay in place); XMIN below 0 (pp_bn_merge_form): the merge form
+ * (pp_bn_merge_rounds) for every group. Longer groups of
  * 4-byte words: phases up to ITEMS slots run in registers in the flip form (pp_bn_reg_phases),
  * the odd threads then reverse their runs (pp_bn_reverse_if) and the later phases take the
  * direction form, where phase p leaves each group of 2^p sorted ascending where data bit p of
@@ -516,8 +512,8 @@ template <int XMIN, int I, typename W, int N> PP_DEVICE unsigned pp_bn_bitonic(W
 {
     using PL = pp_bn_places<I, N>;
     static_assert(I >= 4 && (I & (I - 1)) == 0 && (N & (N - 1)) == 0, "a power-of-two tile and run");
-    static_assert(XMIN <= PP_BN_EXCHANGE_ALL || XMIN > PL::LI, "the exchange form past the registers");
-    static_assert(XMIN > PP_BN_EXCHANGE_ALL || sizeof(W) == 4, "the exchange and merge forms: 4-byte words");
+    static_assert(XMIN < 0 || XMIN > PL::LI, "the exchange form past the registers");
+    static_assert(XMIN > 0 || sizeof(W) == 4, "the merge form: 4-byte words");
     const unsigned tid = threadIdx.x;
     if constexpr (XMIN < 0) { /* the merge form */
         constexpr int R = -XMIN;
@@ -528,11 +524,10 @@ template <int XMIN, int I, typename W, int N> PP_DEVICE unsigned pp_bn_bitonic(W
         pp_bn_bitonic_flip(x, t, tid * (unsigned)I, c);
         return tid * (unsigned)I;
     } else {
-        if constexpr (XMIN != PP_BN_EXCHANGE_ALL)
-            if (c < XMIN) {
-                pp_bn_bitonic_flip(x, t, tid * (unsigned)I, c);
-                return tid * (unsigned)I;
-            }
+        if (c < XMIN) {
+            pp_bn_bitonic_flip(x, t, tid * (unsigned)I, c);
+            return tid * (unsigned)I;
+        }
         pp_bn_reg_phases<2>(x, c);
         pp_bn_reverse_if(x, (tid & 1u) != 0);
         const bool shared = c > PL::LI + PL::LW;

@@ -811,12 +811,11 @@ PP_DEVICE void seg_pipe_items(const seg_desc &d, const seg_bufs<K, val_t<0>> &b,
  * constant offsets. With the merge form the two loops are two kernels (PART below): in one, the
  * merge loop's registers spilled the kernel at its cap of 40 and the flip classes ran 8-14%
  * slower (eighteenth session, call 1; tuning_segsort.h). */
-/* The first loop's classes (from XL) and network form (F1): the merge form where the tuning asks
- * for it, else the exchange form; none where XL is past the tile. */
+/* The first loop's classes (from XL) and network form (F1: the merge form); none where XL is
+ * past the tile. */
 template <int TILE_LOG> struct seg_pipe_first {
-    static constexpr bool MERGE = SEGSORT_BN_MERGE_LOG <= TILE_LOG;
-    static constexpr int XL = MERGE ? SEGSORT_BN_MERGE_LOG : SEGSORT_BN_EXCHANGE_LOG;
-    static constexpr int F1 = MERGE ? pp_bn_merge_form(SEGSORT_BN_MERGE_RUN_LOG) : PP_BN_EXCHANGE_ALL;
+    static constexpr int XL = SEGSORT_BN_MERGE_LOG;
+    static constexpr int F1 = pp_bn_merge_form(SEGSORT_BN_MERGE_RUN_LOG);
     static constexpr bool ANY = XL <= TILE_LOG;
 };
 

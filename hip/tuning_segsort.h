@@ -87,35 +87,17 @@
 #endif
 #define SEGSORT_PACK_PREFETCH_LOG 9
 
-/* The packed classes' network (hip/bitonic.h, pp_bn_bitonic's XMIN): classes from this log2 up
- * with 4-byte words take the exchange form (half of a thread's words cross a stage), smaller
- * ones and 8-byte words the flip form. Measured on the H100 80GB HBM3 (2026-11-28 ~00:35 UTC,
- * 118a262 with the exchange form for every class against 26f5924, alternating processes, two
- * rounds, bench/results/h100-s16-call2-*), 2^26 u32 keys, us: 4096 keys 893.0 / 899.2 -> 811.0 /
- * 812.2 (ncu: 1.084 -> 0.977 ms, instructions 657.5 -> 492.8 M, LSU pipe 55.0 -> 42.5%); 2048
- * 727.0 / 734.9 -> 709.4 / 709.2; 1024 593.5 / 600.2 -> 615.2 / 616.8; 512 +7%; 256 +7%; 112
- * +8%; 64 +8%; 16 +2.5% (the reversal and the barrier; now not run there). 16384 +5% and mixed
- * +3% (their small buckets). From class 11 (1907d7b, ~00:45 UTC, the same base, two rounds,
- * bench/results/h100-s16-call3-*): 2048 735.0 / 735.8 -> 686.2 / 692.3, 4096 901.6 / 908.1 ->
- * 799.3 / 799.5; the classes below ran the flip form's code as before, yet measured +1.5-2.6%
- * (16 .. 1024 keys) with both forms behind a class test in one loop. With the pipelined
- * kernel's items in two loops, this class and up with the exchange form alone, then the rest
- * with the flip form alone (2af9f1a against d73b4c7, 2026-11-28 ~03:00 UTC, two rounds,
- * bench/results/h100-s17-call1-*): 64 .. 1024 keys -3.5..-4.9% (1024: 614.9 / 611.5 -> 593.8 /
- * 589.0), 16 -0.6%, 2048 687.2 / 682.3 -> 676.7 / 671.3, 4096 798.3 / 790.8 -> 780.2 / 780.7.
- * AMD: never (not measured; 32 compiles the form out). */
-#if defined(PP_PORT_AMD)
-#define SEGSORT_BN_EXCHANGE_LOG 32
-#else
-#define SEGSORT_BN_EXCHANGE_LOG 11
-#endif
+/* The pipelined kernel's classes 11 and 12 took the network's exchange form (SEGSORT_BN_EXCHANGE_LOG
+ * 11, sixteenth and seventeenth sessions: 4096 keys 899 -> 769 us) until the merge form below
+ * replaced it (4096: 638 us); its measurements: bench/NOTES.md, "Sixteenth session" and
+ * "Seventeenth session". The radix sort's one-tile path keeps that form (tuning_sort.h). */
 
 /* The pipelined kernel's merge form (hip/bitonic.h, pp_bn_merge_form): classes from
  * SEGSORT_BN_MERGE_LOG up (4-byte integer keys sorted alone) sort groups of 2^SEGSORT_BN_MERGE_RUN_LOG
  * slots by the flip form, then merge them in pairs through shared memory, in a kernel of their
- * own (segsort_packed_pipe<.., 0>, capped for SEGSORT_PACK_FIRST_MIN_BLOCKS blocks an SM). Where
- * the merge form is not used (MERGE_LOG past the tile), the exchange form takes the classes from
- * SEGSORT_BN_EXCHANGE_LOG in that kernel. Measured on the H100 80GB HBM3, 2^26 u32 keys, us, two
+ * own (segsort_packed_pipe<.., 0>, capped for SEGSORT_PACK_FIRST_MIN_BLOCKS blocks an SM; none
+ * where MERGE_LOG is past the tile: one kernel, the flip form). Measured on the H100 80GB HBM3,
+ * 2^26 u32 keys, us, two
  * rounds alternating processes (bench/results/h100-s18-call{1..4}-*), against the exchange form
  * from class 11 in one kernel (5ba18a6):
  *   - one kernel, merge from 11, runs of 2^8 (call 1): 2048 670.5 / 672.0 -> 631.1, 4096 768.7 /
