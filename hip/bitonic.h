@@ -12,7 +12,10 @@
  * in the direction form (each phase's halves sorted in opposite directions, every stage a
  * half-cleaner; pp_bn_bitonic says how), whose stages across threads exchange half of each
  * thread's words and leave the threads' runs permuted, so pp_bn_bitonic returns where the
- * calling thread's run ended. Every thread of the block calls it (block barriers inside).
+ * calling thread's run ended; or, for 4-byte words with a negative XMIN (pp_bn_merge_form), the
+ * merge form: the flip form up to groups of 2^R slots, then merge rounds through the shared tile
+ * (pp_bn_merge_rounds), the runs in place. Every thread of the block calls it (block barriers
+ * inside).
  *
  * Slot words (pp_bn_word<K, STABLE>): the encoded key alone (u32, u64 for 8-byte keys: equal
  * encodings must then be indistinguishable, i.e. integer keys sorted alone), or a stable word of
@@ -428,6 +431,7 @@ template <int R, int I, int N> PP_DEVICE void pp_bn_merge_rounds(uint32_t (&x)[I
 {
     using T = pp_bn_tile<uint32_t, N>;
     static_assert(T::PADN == 32 && (1 << R) >= T::PADN && (1 << R) >= I && I <= T::PADN, "groups of whole pad groups");
+    constexpr int PADL = pp_bn_log2(T::PADN); /* near(s) = s + ((s - 1) >> PADL) */
     const unsigned base = pp_thread_index() * (unsigned)I;
     uint32_t *const w = t.w;
 #pragma unroll 1
@@ -464,10 +468,10 @@ template <int R, int I, int N> PP_DEVICE void pp_bn_merge_rounds(uint32_t (&x)[I
             const bool p = ka <= kb;
             x[i] = p ? ka : kb;
             if (i + 1 < I) {
-                /* the next slot s on the side taken, as u = s - 1: near(s) = u + 1 + (u >> 5) */
+                /* the next slot s on the side taken, as u = s - 1: near(s) = u + 1 + (u >> PADL) */
                 const unsigned u = p ? a : a0b + (unsigned)i - a;
                 if (p) ++a;
-                const uint32_t v = w[u + (u >> 5) + 1];
+                const uint32_t v = w[u + (u >> PADL) + 1];
                 if (p) ka = v;
                 else kb = v;
             }
@@ -488,17 +492,17 @@ template <int R, int I, int N> PP_DEVICE void pp_bn_merge_rounds(uint32_t (&x)[I
  *
  * Groups of fewer than 2^XMIN slots, and 8-byte words, take the flip form throughout
  * (pp_bn_bitonic_flip: the runs stay in place); XMIN below 0 (pp_bn_merge_form): the merge form
- * (pp_bn_merge_rounds) for every group. Longer groups of
- * 4-byte words: phases up to ITEMS slots run in registers in the flip form (pp_bn_reg_phases),
- * the odd threads then reverse their runs (pp_bn_reverse_if) and the later phases take the
- * direction form, where phase p leaves each group of 2^p sorted ascending where data bit p of
- * its slots is 0 and descending where it is 1 (the last phase ascending everywhere), so every
- * stage is a half-cleaner. Each phase runs on words complemented where its direction is
- * descending, so every compare-exchange keeps the smaller word low. A half-cleaner on a data
- * bit held by a thread position is an exchange with the pivot register bit (pp_bn_exchange),
- * which swaps the two bits' places (pp_bn_places, at compile time); a phase's chain of
- * exchanges ends with the pivot's own bit back in it, so the register bits below the pivot
- * never move and the last stages of a phase stay in registers. Shuffles and shared-memory operations a key (ITEMS 16,
+ * (pp_bn_merge_rounds) for every group. Longer groups of 4-byte words: phases up to ITEMS slots
+ * run in registers in the flip form (pp_bn_reg_phases), the odd threads then reverse their runs
+ * (pp_bn_reverse_if) and the later phases take the direction form, where phase p leaves each
+ * group of 2^p sorted ascending where data bit p of its slots is 0 and descending where it is 1
+ * (the last phase ascending everywhere), so every stage is a half-cleaner. Each phase runs on
+ * words complemented where its direction is descending, so every compare-exchange keeps the
+ * smaller word low. A half-cleaner on a data bit held by a thread position is an exchange with
+ * the pivot register bit (pp_bn_exchange), which swaps the two bits' places (pp_bn_places, at
+ * compile time); a phase's chain of exchanges ends with the pivot's own bit back in it, so the
+ * register bits below the pivot never move and the last stages of a phase stay in registers.
+ * Shuffles and shared-memory operations a key (ITEMS 16,
  * waves of 32): c = 10 / 11 / 12: 14.5 / 20 / 26.5, against 22 / 31 / 42 for the flip form with
  * every cross-thread stage in place. Where that form wins is the callers' tuning (XMIN: on the
  * H100 from c = 11 for 4-byte words; it lost at c <= 10 and with 8-byte words).

@@ -29,10 +29,9 @@
 /* The one-launch bitonic tile's network (sort_bitonic; hip/bitonic.h, pp_bn_bitonic's XMIN): the
  * exchange form from 2^11 keys with 4-byte words, as the segmented sort's packed classes took
  * it where it was measured (bench/NOTES.md, "Sixteenth session"; they now take the merge form,
- * tuning_segsort.h). Here, H100 80GB HBM3 (the
- * same call, the exchange form for every size): sort_keys u32 at n = 4096 9.65 / 9.69 -> 9.53 /
- * 9.34 us; sort_pairs u32 (8-byte words) 21.95 / 21.96 -> 26.74 / 26.47 us, so 8-byte words keep
- * the flip form. AMD: never (not measured). */
+ * tuning_segsort.h). Here, H100 80GB HBM3 (the same call, the exchange form for every size):
+ * sort_keys u32 at n = 4096 9.65 / 9.69 -> 9.53 / 9.34 us; sort_pairs u32 (8-byte words) 21.95 /
+ * 21.96 -> 26.74 / 26.47 us, so 8-byte words keep the flip form. AMD: never (not measured). */
 #if defined(PP_PORT_AMD)
 #define SORT_BN_EXCHANGE_LOG 32
 #else
