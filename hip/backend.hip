@@ -21,6 +21,7 @@ static int hip_device_count(void)
 static pp_status read_device(pp_context *ctx, const hipDeviceProp_t &prop, pp_hip_device *d)
 {
     int v = 0;
+    d->ordinal = ctx->device;
     d->cu_count = prop.multiProcessorCount;
     d->wave = prop.warpSize;
 #if defined(PP_PORT_NVIDIA)

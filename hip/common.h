@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include <atomic>
+
 #include "internal.h"
 #include "port.h"
 
@@ -15,6 +17,7 @@
 /* Facts about the context's device, read once when the context is created; host code asks
  * this, never a macro of the host pass. */
 struct pp_hip_device {
+    int ordinal;              /* the runtime's index of the device (the context's device) */
     int wave;                 /* the device's wave width (run time) */
     int cu_count;             /* multiprocessors / compute units */
     int smem_block;           /* shared memory a block may use (opted in, on NVIDIA) */
@@ -90,6 +93,70 @@ static inline unsigned pp_hip_stride_grid(const pp_hip_state *hs, uint64_t n, in
 {
     const uint64_t need = (n + (uint64_t)block - 1) / (uint64_t)block, cap = (uint64_t)hs->dev.cu_count * 8;
     return (unsigned)(need < cap ? (need ? need : 1) : cap);
+}
+
+/* Per-device answers cached per kernel (or per instantiation), written and read by any host
+ * thread (contexts in several threads, on several devices): relaxed atomics, 0 = not asked yet.
+ * Devices past the table are asked on every call. */
+constexpr int PP_HIP_CACHE_DEVICES = 64;
+template <typename Ask>
+static inline int pp_hip_cached_per_device(std::atomic<int> (&cache)[PP_HIP_CACHE_DEVICES], int device, Ask ask)
+{
+    if (device < 0 || device >= PP_HIP_CACHE_DEVICES) return ask();
+    int v = cache[device].load(std::memory_order_relaxed);
+    if (v == 0) {
+        v = ask();
+        cache[device].store(v, std::memory_order_relaxed);
+    }
+    return v;
+}
+
+/* Whether KERNEL may be launched as a programmatic dependent (pp_hip_launch_pdl: the grid may
+ * start while the previous kernel of the stream finishes; port.h's pp_grid_dep_wait keeps that
+ * safe): NVIDIA, a device of sm_90 or newer running an image compiled for sm_90 or newer, so
+ * that it holds the griddepcontrol instructions (an older image JIT-compiled for the device
+ * lacks them). Asked once per kernel and device. Elsewhere (AMD) never. */
+template <auto KERNEL> static inline bool pp_hip_pdl_ready(const pp_hip_device &dev)
+{
+#if defined(PP_PORT_NVIDIA)
+    static std::atomic<int> ready[PP_HIP_CACHE_DEVICES]; /* 1 no, 2 yes */
+    if (dev.cc_major < 9) return false;
+    return pp_hip_cached_per_device(ready, dev.ordinal, [] {
+        hipFuncAttributes fa;
+        if (hipFuncGetAttributes(&fa, reinterpret_cast<const void *>(KERNEL)) != hipSuccess) {
+            (void)hipGetLastError();
+            fa.ptxVersion = 0;
+        }
+        return fa.ptxVersion >= 90 ? 2 : 1;
+    }) == 2;
+#else
+    (void)dev;
+    return false;
+#endif
+}
+
+/* Launches `kernel` (grid x block threads, no dynamic shared memory) on stream s as a
+ * programmatic dependent of the stream's previous kernel (only where pp_hip_pdl_ready said yes;
+ * elsewhere an ordinary launch). Returns the launch's error. */
+template <typename... P, typename... A>
+static inline hipError_t pp_hip_launch_pdl(void (*kernel)(P...), unsigned grid, unsigned block, hipStream_t s, A... args)
+{
+#if defined(PP_PORT_NVIDIA)
+    cudaLaunchConfig_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.gridDim = dim3(grid, 1, 1);
+    cfg.blockDim = dim3(block, 1, 1);
+    cfg.stream = s;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, kernel, args...);
+#else
+    kernel<<<grid, block, 0, s>>>(args...);
+    return hipGetLastError();
+#endif
 }
 
 /* Round x up to a multiple of 256 bytes (scratch sub-allocations). */

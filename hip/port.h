@@ -254,6 +254,26 @@ PP_DEVICE unsigned pp_thread_index()
 #endif
 }
 
+/* Programmatic dependent launch (NVIDIA sm_90 and later; the host side: common.h,
+ * pp_hip_launch_pdl). In a grid launched as a programmatic dependent of the previous kernel of
+ * its stream, pp_grid_dep_wait() waits until that kernel has finished and its writes are
+ * visible; a grid that may start before its predecessor ends must call it before it reads what
+ * the predecessor writes, and before it exits (so that its end still implies the predecessor's).
+ * pp_grid_dep_launch() lets the next such launch start once every block of this grid has called
+ * it or exited. Both are no-ops in an ordinary launch and elsewhere (AMD, older NVIDIA). */
+PP_DEVICE void pp_grid_dep_wait()
+{
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+PP_DEVICE void pp_grid_dep_launch()
+{
+#if defined(PP_PORT_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 /* Copies of 16 bytes from global to shared memory that complete later, so that a block
  * can have the loads of its next piece of work in flight while it waits on something
  * else. pp_copy16_async(dst, src) starts one (both 16-byte aligned; src read once: no L1

@@ -140,13 +140,11 @@ __global__ __launch_bounds__(BLOCK) void reduce_level(const typename P::in_t *__
     constexpr int VPT = P::vpt;
     constexpr uint64_t TILE = (uint64_t)BLOCK * VPT; /* vectors per tile */
     const unsigned tid = threadIdx.x;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     /* Launched as a programmatic dependent (launch_level): wait for the grids before this one
      * to finish and flush before touching memory; let the next such launch start now, so that
      * its launch overlaps this grid (it waits here in turn). No-ops in an ordinary launch. */
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+    pp_grid_dep_wait();
+    pp_grid_dep_launch();
 
     const uint64_t ntiles = (nvec + TILE - 1) / TILE;
     const uint64_t t0 = (uint64_t)blockIdx.x * tpb;
@@ -227,26 +225,11 @@ struct level_plan {
     uint64_t nhead, nvec, ntail, ntiles, tpb, grid;
 };
 
-/* Per-device answers cached per kernel instantiation, written and read by any host thread
- * (contexts in several threads, on several devices): relaxed atomics, 0 = not asked yet.
- * Devices past the table are asked on every call. */
-constexpr int CACHE_DEVICES = 64;
-template <typename Ask> int cached_per_device(std::atomic<int> (&cache)[CACHE_DEVICES], int device, Ask ask)
-{
-    if (device < 0 || device >= CACHE_DEVICES) return ask();
-    int v = cache[device].load(std::memory_order_relaxed);
-    if (v == 0) {
-        v = ask();
-        cache[device].store(v, std::memory_order_relaxed);
-    }
-    return v;
-}
-
 /* Resident blocks per CU of reduce_level<P, Out> on the context's device. */
 template <typename P, typename Out> int level_occupancy(pp_context *ctx)
 {
-    static std::atomic<int> occ[CACHE_DEVICES];
-    return cached_per_device(occ, ctx->device, [] {
+    static std::atomic<int> occ[PP_HIP_CACHE_DEVICES];
+    return pp_hip_cached_per_device(occ, ctx->device, [] {
         int o = 0;
         if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&o, reduce_level<P, Out>, BLOCK, 0) != hipSuccess || o < 1) {
             (void)hipGetLastError();
@@ -277,32 +260,12 @@ level_plan plan_level(pp_context *ctx, const typename P::in_t *in, uint64_t n, c
     return p;
 }
 
-#if defined(PP_PORT_NVIDIA)
-/*
- * Whether reduce_level<P, Out> may be launched as a programmatic dependent launch (PDL: the
- * grid starts while the previous kernel of the stream finishes): the device is sm_90 or newer
- * and the image it runs was compiled for sm_90 or newer, so that it holds the
- * griddepcontrol.wait that makes the early start safe (an older image JIT-compiled for the
- * device lacks it). Asked once per instantiation. Measured on an H200 (2026-11-26, CUB in the
- * same process): latency_sum_ctx (n = 1024, calls back to back) 5.68 / 3.91 us before, 3.49 /
- * 3.12 / 3.50 / 3.72 us with it, against CUB 3.0.1's 4.46 / 4.02 us and CUB 3.6.0's 5.17 /
- * 5.00 us; the 2^28 rows 0 to 0.9% faster, u8 -> u64 sums 67.4 -> 65.6 us.
- */
-template <typename P, typename Out> bool pdl_ready(pp_context *ctx)
-{
-    static std::atomic<int> ready[CACHE_DEVICES]; /* 1 no, 2 yes */
-    if (pp_hip(ctx)->dev.cc_major < 9) return false;
-    return cached_per_device(ready, ctx->device, [] {
-        hipFuncAttributes fa;
-        if (hipFuncGetAttributes(&fa, reinterpret_cast<const void *>(reduce_level<P, Out>)) != hipSuccess) {
-            (void)hipGetLastError();
-            fa.ptxVersion = 0;
-        }
-        return fa.ptxVersion >= 90 ? 2 : 1;
-    }) == 2;
-}
-#endif
-
+/* reduce_level<P, Out> is launched as a programmatic dependent where it may be
+ * (pp_hip_pdl_ready): its grid starts while the previous kernel of the stream finishes, and
+ * waits in the kernel. Measured on an H200 (2026-11-26, CUB in the same process):
+ * latency_sum_ctx (n = 1024, calls back to back) 5.68 / 3.91 us before, 3.49 / 3.12 / 3.50 /
+ * 3.72 us with it, against CUB 3.0.1's 4.46 / 4.02 us and CUB 3.6.0's 5.17 / 5.00 us; the 2^28
+ * rows 0 to 0.9% faster, u8 -> u64 sums 67.4 -> 65.6 us. */
 template <typename P, typename Out>
 pp_status launch_level(pp_context *ctx, const typename P::in_t *in, uint64_t n, const level_plan &p,
                        typename P::acc_t *partials, Out *out_v, uint64_t *out_i)
@@ -311,25 +274,13 @@ pp_status launch_level(pp_context *ctx, const typename P::in_t *in, uint64_t n, 
     constexpr int VEC = 16 / sizeof(In);
     const In *body = in + p.nhead;
     const In *tail = body + p.nvec * VEC;
-#if defined(PP_PORT_NVIDIA)
-    if (pdl_ready<P, Out>(ctx)) {
-        cudaLaunchConfig_t cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[0].val.programmaticStreamSerializationAllowed = 1;
-        cfg.gridDim = dim3((unsigned)p.grid, 1, 1);
-        cfg.blockDim = dim3(BLOCK, 1, 1);
-        cfg.stream = pp_hip(ctx)->stream;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        PP_HIP_TRY(ctx, cudaLaunchKernelEx(&cfg, reduce_level<P, Out>, body, p.nvec, p.tpb, (uint64_t)p.nhead, in,
-                                           (unsigned)p.nhead, tail, (unsigned)p.ntail, p.nhead + p.nvec * VEC, partials,
-                                           out_v, out_i));
+    if (pp_hip_pdl_ready<reduce_level<P, Out>>(pp_hip(ctx)->dev)) {
+        PP_HIP_TRY(ctx, pp_hip_launch_pdl(reduce_level<P, Out>, (unsigned)p.grid, BLOCK, pp_hip(ctx)->stream, body,
+                                          p.nvec, p.tpb, (uint64_t)p.nhead, in, (unsigned)p.nhead, tail,
+                                          (unsigned)p.ntail, p.nhead + p.nvec * VEC, partials, out_v, out_i));
         (void)n;
         return PP_OK;
     }
-#endif
     reduce_level<P, Out><<<(unsigned)p.grid, BLOCK, 0, pp_hip(ctx)->stream>>>(
         body, p.nvec, p.tpb, p.nhead, in, (unsigned)p.nhead, tail, (unsigned)p.ntail,
         p.nhead + p.nvec * VEC, partials, out_v, out_i);

@@ -98,6 +98,7 @@ struct seg_desc {
     uint64_t msd_lo;        /* 0: no radix levels */
     int pack_pipe; /* the packed kernel's form for 4-byte integer keys: SEGSORT_PACK_PIPE's values */
     int pack_pf;   /* segsort_packed_pipe: the next item's keys prefetched from this class up */
+    bool pack_pdl; /* segsort_packed_pipe's second part as a programmatic dependent launch */
 };
 
 template <typename K, typename V> struct seg_bufs {
@@ -822,12 +823,14 @@ template <int TILE_LOG> struct seg_pipe_first {
 /* PART: 0 the first loop's items alone, 1 the others alone, 2 both (one kernel, where there is
  * no first loop). Where it exists, two launches (0 then 1), each kernel compiled alone with its
  * own registers and cap (SEGSORT_PACK_FIRST_MIN_BLOCKS for part 0). The cost: part 0's launch
- * where it has nothing to do, 0.4-2.6% at 16 .. 256 keys a segment (eighteenth session, call 4). */
+ * where it has nothing to do, 0.4-2.6% at 16 .. 256 keys a segment (eighteenth session, call 4).
+ * The two parts' items are disjoint, so part 1 is launched as a programmatic dependent of part 0
+ * where it may be (seg_launch_packed_as): part 0's blocks let it start at once
+ * (pp_grid_dep_launch), and part 1's wait for part 0 only as they exit (pp_grid_dep_wait), so
+ * that its end still implies part 0's for the stream's next kernel. */
 template <typename K, int ITEMS, int PART>
-__global__ __launch_bounds__(SB, PART == 0 ? SEGSORT_PACK_FIRST_MIN_BLOCKS
-                                           : SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, false>))) void segsort_packed_pipe(
-    seg_desc d, seg_bufs<K, val_t<0>> b, const unsigned long long *__restrict__ counts,
-    const unsigned long long *__restrict__ list, bool chunks)
+PP_DEVICE void seg_pipe_part(const seg_desc &d, const seg_bufs<K, val_t<0>> &b, const unsigned long long *__restrict__ counts,
+                             const unsigned long long *__restrict__ list, bool chunks)
 {
     constexpr int TILE_LOG = seg_log2(SB * ITEMS);
     using FL = seg_pipe_first<TILE_LOG>;
@@ -865,6 +868,16 @@ __global__ __launch_bounds__(SB, PART == 0 ? SEGSORT_PACK_FIRST_MIN_BLOCKS
      * kernel (sixteenth, seventeenth sessions) */
     if (blk >= sm.cend[1]) return;
     seg_pipe_items<K, ITEMS, PP_BN_FLIP_ONLY>(d, b, list, chunks, sm, blk, sm.cend[1], p1, p2);
+}
+template <typename K, int ITEMS, int PART>
+__global__ __launch_bounds__(SB, PART == 0 ? SEGSORT_PACK_FIRST_MIN_BLOCKS
+                                           : SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<K, false>))) void segsort_packed_pipe(
+    seg_desc d, seg_bufs<K, val_t<0>> b, const unsigned long long *__restrict__ counts,
+    const unsigned long long *__restrict__ list, bool chunks)
+{
+    if constexpr (PART == 0) pp_grid_dep_launch();
+    seg_pipe_part<K, ITEMS, PART>(d, b, counts, list, chunks);
+    if constexpr (PART == 1) pp_grid_dep_wait();
 }
 
 /* ---- the long class: sorted chunks, then merge passes across blocks ---- */
@@ -1983,17 +1996,19 @@ unsigned seg_launch_packed_as(const pp_hip_state *hs, uint64_t bound, hipStream_
             seg_desc dp = d;
             dp.pack_pf = d.pack_pipe == 2 ? 0 : d.pack_pipe == 3 ? 64 : SEGSORT_PACK_PREFETCH_LOG;
             unsigned grid = 0;
-            const auto launch = [&](auto k) {
+            const auto launch = [&](auto k, bool pdl) {
                 const uint64_t cap = seg_resident(hs, k);
                 const unsigned g = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
-                k<<<g, SB, 0, s>>>(dp, b, counts, list, chunks);
+                if (pdl) (void)pp_hip_launch_pdl(k, g, SB, s, dp, b, counts, list, chunks);
+                else k<<<g, SB, 0, s>>>(dp, b, counts, list, chunks);
                 grid = g > grid ? g : grid;
             };
             if constexpr (seg_pipe_first<seg_log2(SB * ITEMS)>::ANY) {
-                launch(segsort_packed_pipe<K, ITEMS, 0>);
-                launch(segsort_packed_pipe<K, ITEMS, 1>);
+                launch(segsort_packed_pipe<K, ITEMS, 0>, false);
+                launch(segsort_packed_pipe<K, ITEMS, 1>,
+                       d.pack_pdl && pp_hip_pdl_ready<segsort_packed_pipe<K, ITEMS, 1>>(hs->dev));
             } else {
-                launch(segsort_packed_pipe<K, ITEMS, 2>);
+                launch(segsort_packed_pipe<K, ITEMS, 2>, false);
             }
             return grid;
         }
@@ -2046,6 +2061,7 @@ template <typename K, int VB> pp_status run_segsort(pp_context *ctx, const pp_se
     const pp_segsort_tuning *tu = pp_segsort_tuning_for(&hs->dev);
     const int64_t forced = pp__option(ctx, PP_OPTION_SEGSORT_PACK_LOG), pipe = pp__option(ctx, PP_OPTION_SEGSORT_PACK_PIPE);
     d.pack_pipe = pipe ? (int)pipe : SEGSORT_PACK_PIPE;
+    d.pack_pdl = pp__option(ctx, PP_OPTION_SEGSORT_PIPE_PDL) == 1 ? false : SEGSORT_PIPE_PDL != 0;
     const int want = forced ? (int)forced : (int)tu->pack_max_log;
     d.pack_lo = SEGSORT_PACK_MIN_LOG;
     d.pack_hi = want < TILE_LOG ? want : TILE_LOG;

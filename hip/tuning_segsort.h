@@ -124,6 +124,15 @@
 #define SEGSORT_BN_MERGE_LOG 9
 #endif
 #define SEGSORT_BN_MERGE_RUN_LOG 8
+/* The pipelined kernel's second part (segsort_packed_pipe<.., 1>) as a programmatic dependent
+ * launch of the first (PP_OPTION_SEGSORT_PIPE_PDL 0; where the device and image have it:
+ * common.h pp_hip_pdl_ready), so that an empty first part costs no launch gap: 1 on NVIDIA (not
+ * yet measured), 0 on AMD (no such launch). */
+#if defined(PP_PORT_AMD)
+#define SEGSORT_PIPE_PDL 0
+#else
+#define SEGSORT_PIPE_PDL 1
+#endif
 /* Blocks per SM the pipelined kernel's first part (segsort_packed_pipe<.., 0>: the merge form's
  * classes) is capped for: 5 (48 registers on sm_90, no spill; 6 spilled 36 bytes and ran 1%
  * slower at 4096 keys, above). AMD: 1, no cap (the part is not compiled). */

@@ -1003,6 +1003,11 @@ typedef enum pp_option {
      * H100's where the row has none: the keys of a bucket all come before the next one's, so a
      * group sorted is its buckets sorted). Experimental. No value changes a result. */
     PP_OPTION_SEGSORT_MSD_GROUP = 31,    /* 0 .. 2 */
+    /* segmented sort, HIP: the pipelined packed kernel's second launch (0: the device's tuning,
+     * hip/tuning_segsort.h: on NVIDIA sm_90 and later as a programmatic dependent launch, which
+     * may start while the first one runs; 1: an ordinary launch after the first). Experimental.
+     * No value changes a result. */
+    PP_OPTION_SEGSORT_PIPE_PDL = 32,     /* 0 .. 1 */
     PP_OPTION_COUNT_                    /* one past the last option */
 } pp_option;
 

@@ -57,6 +57,8 @@ static const option_info option_table[PP_OPTION_COUNT_] = {
     /* segmented sort: the packed kernel's pipeline (twelfth session) */
     [PP_OPTION_SEGSORT_PACK_PIPE] = {"segsort_pack_pipe", 0, 4, 0},
     [PP_OPTION_SEGSORT_MSD_GROUP] = {"segsort_msd_group", 0, 2, 0},
+    /* segmented sort: the pipelined kernel's second launch (nineteenth session) */
+    [PP_OPTION_SEGSORT_PIPE_PDL] = {"segsort_pipe_pdl", 0, 1, 0},
 };
 
 static const option_info *info(pp_option o)

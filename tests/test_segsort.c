@@ -601,10 +601,10 @@ static void t_segsort_pack_log(void **state)
 
 /* HIP: every form of the packed classes' kernel for integer keys sorted alone
  * (PP_OPTION_SEGSORT_PACK_PIPE 1 .. 4: an item after another, and the software-pipelined
- * kernel's prefetch choices; 1-byte keys run the first whatever the option), with enough block
- * items that every block of the grid takes several (2^23 keys in segments of 16: 2048 items; a
- * mix of short lengths with a few long segments, whose chunks the same kernel sorts from the
- * long class's list): the same bits. */
+ * kernel's prefetch choices; then 4 with PP_OPTION_SEGSORT_PIPE_PDL 1; 1-byte keys run the
+ * first whatever the option), with enough block items that every block of the grid takes
+ * several (2^23 keys in segments of 16: 2048 items; a mix of short lengths with a few long
+ * segments, whose chunks the same kernel sorts from the long class's list): the same bits. */
 static void t_segsort_pipe(void **state)
 {
     tc_env *env = tc_envp(state);
@@ -620,10 +620,14 @@ static void t_segsort_pipe(void **state)
     }
     const size_t n = offsets_of(len, S, off), nf = (size_t)1 << 23;
     unsigned char *keys = (unsigned char *)tc_xmalloc((n > nf ? n : nf) * 4);
-    for (int64_t pipe = 1; pipe <= 4; ++pipe) {
+    for (int64_t it = 1; it <= 5; ++it) {
+        /* 5: the pipelined kernel (4) with its second part launched after the first, not as
+         * its programmatic dependent */
+        const int64_t pipe = it <= 4 ? it : 4, pdl = it == 5 ? 1 : 0;
         TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_PACK_PIPE, pipe));
-        char what[48];
-        snprintf(what, sizeof what, "segsort_pack_pipe %lld", (long long)pipe);
+        TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_PIPE_PDL, pdl));
+        char what[64];
+        snprintf(what, sizeof what, "segsort_pack_pipe %lld, segsort_pipe_pdl %lld", (long long)pipe, (long long)pdl);
         tc_fill(&r, keys, n, PP_U32, TC_RANDOM);
         seg_call c = {PP_U32, PP_U32, 0, 0, 0, 0, 0, 0};
         run_check(env, &c, keys, n, off, S, what);
@@ -637,6 +641,7 @@ static void t_segsort_pipe(void **state)
         }
     }
     TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_PACK_PIPE, 0));
+    TC_OK(ctx, pp_context_set_option(ctx, PP_OPTION_SEGSORT_PIPE_PDL, 0));
     free(keys);
     free(off);
     free(len);
