@@ -282,6 +282,47 @@ static void t_segsort_equal(void **state)
     }
 }
 
+/* Keys at the top of the encoded order (~0 words: the largest key ascending, the smallest
+ * descending), most of the keys or a few of them, in segments of every length about the merge
+ * form's classes (257 .. 4096 and a little past the tile): the GPU's merge rounds read ~0 where a
+ * run ends, and a real ~0 key must come out as many times as it went in. 4-byte integer keys,
+ * alone and with values. */
+static void t_segsort_top_keys(void **state)
+{
+    tc_env *env = tc_envp(state);
+    (void)tc_ctx(state);
+    tc_rng r = tc_rng_for("segsort top keys");
+    static const size_t lens[] = {255, 256, 257, 300, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 3001, 4095, 4096, 4097, 9000};
+    const size_t total = tc_thorough() ? 200000 : 60000;
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; ++i) {
+        const size_t L = lens[i], S = total / L > 0 ? total / L : 1, n = S * L;
+        size_t *off = (size_t *)tc_xmalloc((S + 1) * sizeof *off);
+        for (size_t s = 0; s <= S; ++s) off[s] = s * L - (s && s < S && i % 2 ? tc_below(&r, 3) : 0);
+        uint32_t *keys = (uint32_t *)tc_xmalloc(n * sizeof *keys);
+        for (int form = 0; form < 4; ++form) {
+            /* form 0/1: u32 ascending, the maximum 60% / 2% of the keys; 2: u32 descending, zero
+             * at 60%; 3: i32 ascending, INT32_MAX and its neighbours at 60% */
+            const int descending = form == 2, share = form == 1 ? 2 : 60;
+            for (size_t j = 0; j < n; ++j) {
+                const int top = (int)tc_below(&r, 100) < share;
+                uint32_t v = (uint32_t)tc_below(&r, 1u << 30) * 4u + (uint32_t)tc_below(&r, 4);
+                if (top) v = form == 2 ? 0u : form == 3 ? (uint32_t)INT32_MAX - (uint32_t)tc_below(&r, 2) : UINT32_MAX;
+                keys[j] = v;
+            }
+            char what[64];
+            snprintf(what, sizeof what, "top keys, form %d, lengths about %zu", form, L);
+            seg_call c = {form == 3 ? PP_I32 : PP_U32, PP_U32, 0, descending, 0, 0, 0, 0};
+            run_check(env, &c, keys, n, off, S, what);
+            if (form == 0) {
+                c.pairs = 1;
+                run_check(env, &c, keys, n, off, S, what);
+            }
+        }
+        free(off);
+        free(keys);
+    }
+}
+
 /* One segment holding everything (past the CPU's parallel threshold of 2^18 keys, and past
  * 2^20, where the GPU sorts a fixed form's segments with the device-wide sort), and the same as
  * one fixed segment. */
@@ -680,7 +721,7 @@ int main(void)
         TC_BOTH(t_segsort_i64),   TC_BOTH(t_segsort_u64),     TC_BOTH(t_segsort_f32),
         TC_BOTH(t_segsort_f64),   TC_BOTH(t_segsort_equal),   TC_BOTH(t_segsort_one_segment),
         TC_BOTH(t_segsort_long),  TC_BOTH(t_segsort_clamped), TC_BOTH(t_segsort_empty),
-        TC_BOTH(t_segsort_float_ties), TC_BOTH(t_segsort_radix_levels),
+        TC_BOTH(t_segsort_float_ties), TC_BOTH(t_segsort_radix_levels), TC_BOTH(t_segsort_top_keys),
         TC_CPU(t_cpu_segsort_threads),
         TC_HIP(t_segsort_pack_log),
         TC_HIP(t_segsort_pipe),
