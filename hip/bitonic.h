@@ -106,14 +106,12 @@ PP_DEVICE void pp_bn_set_bits(pp_bn_kv &w, uint64_t k) { w.k = k; }
 PP_DEVICE uint64_t pp_bn_bits(uint64_t w) { return w; }
 PP_DEVICE uint64_t pp_bn_bits(const pp_bn_kv &w) { return w.k; }
 
-/* The shared tile of N slots, PW pad words after every 128 bytes of slots (a pad group of PADN
- * slots): with PW odd, a thread's ITEMS consecutive slots, read by a wave at once, fall in
- * distinct banks. PW 1 everywhere but the merge form's tile (pp_bn_merge_rounds: room for a copy
- * of the next group's first slots). */
-template <typename W, int N, int PW = 1> struct pp_bn_tile {
-    static constexpr int PADN = 128 / (int)sizeof(W), PADW = PW;
-    W w[N + N / PADN * PW];
-    PP_DEVICE static unsigned at(unsigned i) { return i + i / PADN * PW; }
+/* The shared tile of N slots, one pad slot per 128 bytes so that a thread's ITEMS consecutive
+ * slots, read by a wave at once, fall in distinct banks. */
+template <typename W, int N> struct pp_bn_tile {
+    static constexpr int PADN = 128 / (int)sizeof(W);
+    W w[N + N / PADN];
+    PP_DEVICE static unsigned at(unsigned i) { return i + i / PADN; }
     PP_DEVICE W get(unsigned i) const { return w[at(i)]; }
     PP_DEVICE void put(unsigned i, const W &v) { w[at(i)] = v; }
     PP_DEVICE W *slot(unsigned i) { return &w[at(i)]; } /* for an asynchronous copy into slot i */
@@ -126,11 +124,10 @@ template <typename W, int N, int PW = 1> struct pp_bn_tile {
     PP_DEVICE W get(run q, int s) const { return w[q.o + (unsigned)s]; }
     PP_DEVICE void put(run q, int s, const W &v) { w[q.o + (unsigned)s] = v; }
     /* slot i + r * S for S a multiple of the pad group: a constant offset from slot i's word */
-    template <int S> PP_DEVICE W get(unsigned i, int r) const { return w[at(i) + (unsigned)(r * (S + S / PADN * PW))]; }
-    template <int S> PP_DEVICE void put(unsigned i, int r, const W &v) { w[at(i) + (unsigned)(r * (S + S / PADN * PW))] = v; }
+    template <int S> PP_DEVICE W get(unsigned i, int r) const { return w[at(i) + (unsigned)(r * (S + S / PADN))]; }
+    template <int S> PP_DEVICE void put(unsigned i, int r, const W &v) { w[at(i) + (unsigned)(r * (S + S / PADN))] = v; }
 };
-template <int N, int PW> struct pp_bn_tile<pp_bn_kv, N, PW> {
-    static_assert(PW == 1, "the pair tile: one pad slot");
+template <int N> struct pp_bn_tile<pp_bn_kv, N> {
     uint64_t k[N + N / 16];
     uint32_t p[N + N / 32];
     PP_DEVICE pp_bn_kv get(unsigned i) const
@@ -222,8 +219,8 @@ template <int I, typename W> PP_DEVICE void pp_bn_shfl_flip(W (&x)[I], int m, bo
  * has its low log2(ITEMS) bits all set, a half-cleaner's pm = j none, so the partner of slot
  * base + r is slot (base ^ pm) - r + ITEMS - 1 (flip) or (base ^ pm) + r of the partner thread's
  * run: both runs are read at constant offsets (pp_bn_tile::run_at). */
-template <bool FLIP, int I, typename W, int N, int PW>
-PP_DEVICE void pp_bn_smem_step(W (&x)[I], pp_bn_tile<W, N, PW> &t, unsigned base, unsigned pm, bool lower)
+template <bool FLIP, int I, typename W, int N>
+PP_DEVICE void pp_bn_smem_step(W (&x)[I], pp_bn_tile<W, N> &t, unsigned base, unsigned pm, bool lower)
 {
     static_assert((I & (I - 1)) == 0 && I <= 16, "runs of a power of two, within a pad group");
 #pragma unroll
@@ -244,8 +241,7 @@ PP_DEVICE void pp_bn_smem_step(W (&x)[I], pp_bn_tile<W, N, PW> &t, unsigned base
 
 /* The flip form throughout (the network before the exchanges): each cross-thread stage moves all
  * of a thread's words in place, so the runs stay where they were. */
-template <int I, typename W, int N, int PW>
-PP_DEVICE void pp_bn_bitonic_flip(W (&x)[I], pp_bn_tile<W, N, PW> &t, unsigned base, int c)
+template <int I, typename W, int N> PP_DEVICE void pp_bn_bitonic_flip(W (&x)[I], pp_bn_tile<W, N> &t, unsigned base, int c)
 {
     constexpr unsigned WS = (unsigned)I * PP_WAVE; /* slots of a wave */
     pp_bn_reg_phases<2>(x, c);
@@ -342,8 +338,7 @@ template <int I, int N> struct pp_bn_places {
  * Partners within a wave by shuffles, others through the shared tile from slot HALF (striped, so
  * a wave's accesses are conflict-free; the tile's two halves in turn, so one barrier an
  * exchange). */
-template <int Q, unsigned HALF, int I, typename W, int N, int PW>
-PP_DEVICE void pp_bn_exchange(W (&x)[I], pp_bn_tile<W, N, PW> &t)
+template <int Q, unsigned HALF, int I, typename W, int N> PP_DEVICE void pp_bn_exchange(W (&x)[I], pp_bn_tile<W, N> &t)
 {
     constexpr int H = I / 2;
     constexpr int T = N / I; /* threads: a multiple of the pad group (put<T>, get<T>) */
@@ -375,8 +370,7 @@ PP_DEVICE void pp_bn_exchange(W (&x)[I], pp_bn_tile<W, N, PW> &t)
 }
 
 /* Phase P's exchanges, data bits J .. LI - 1. */
-template <int P, int J, int I, typename W, int N, int PW>
-PP_DEVICE void pp_bn_chain(W (&x)[I], pp_bn_tile<W, N, PW> &t)
+template <int P, int J, int I, typename W, int N> PP_DEVICE void pp_bn_chain(W (&x)[I], pp_bn_tile<W, N> &t)
 {
     using PL = pp_bn_places<I, N>;
     if constexpr (J >= PL::LI - 1) {
@@ -387,8 +381,8 @@ PP_DEVICE void pp_bn_chain(W (&x)[I], pp_bn_tile<W, N, PW> &t)
 }
 
 /* Phases P .. c of the direction form (P > log2(I)); sets `first` at the last. */
-template <int P, int I, typename W, int N, int PW>
-PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N, PW> &t, int c, unsigned &first)
+template <int P, int I, typename W, int N>
+PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N> &t, int c, unsigned &first)
 {
     using PL = pp_bn_places<I, N>;
     if constexpr (P <= PL::LN) {
@@ -417,28 +411,27 @@ PP_DEVICE void pp_bn_phases(W (&x)[I], pp_bn_tile<W, N, PW> &t, int c, unsigned 
 /* The merge form's rounds (4-byte words): on entry every group of 2^R slots is sorted, the thread's
  * registers its run of slots tid * I .. + I - 1 (as pp_bn_bitonic_flip leaves them); round k
  * (k = R .. c - 1) merges the sorted groups of 2^k in pairs, so that on return every group of
- * 2^c is sorted, the registers the same run. A round: the runs stored, a block barrier, then
- * each thread finds its run's start on the merge path of its pair (a binary search over the
- * pair's first group A and second B, ties from A: r of its first diag outputs from A) and takes
- * its I outputs at once: the I smallest of A's next I slots and B's next I, which are
- * min(A[a0 + j], B[b0 + I - 1 - j]) (a bitonic sequence: A rising against B falling), sorted
- * by the half-cleaners of I in registers. Its 2I reads are independent of each other, at
- * constant offsets from two addresses; the serial merge it replaced (one read a step, each
- * address from the last compare) took 11 instructions a step (eighteenth session).
+ * 2^c is sorted, the registers the same run. A round: the runs stored (conflict-free through the
+ * tile's pad slot a 32), a block barrier, then each thread finds its run's start on the merge
+ * path of its pair (a binary search over the pair's first group A and second B, ties from A)
+ * and merges I steps from there, one shared-memory read a step.
  *
- * The tile (PW = pp_bn_merge_pad(I) pad words a pad group of 2I slots) makes every window of I
- * consecutive slots contiguous: after each group's 2I slots come copies of the next group's first
- * I slots (stored by the thread whose run they are, with its run), then one word that keeps the
- * runs' stores on distinct banks. Where the next group of 2^k begins, the copies are ~0 instead
- * (the tile's last group: copies of slot 0, which begins one), so a window read past the end of
- * A or B reads ~0, and a window that starts at the end (A or B used up) starts on the copies
- * before it. A ~0 of a window sorts with the real ~0 keys (equal words: integer keys alone). */
-constexpr int pp_bn_merge_pad(int I) { return I + 1; }
-template <int R, int I, int N, int PW> PP_DEVICE void pp_bn_merge_rounds(uint32_t (&x)[I], pp_bn_tile<uint32_t, N, PW> &t, int c)
+ * Where a group ends, what the merge reads next must sort after every real key, ties included:
+ * the tile's pad slots give that. Each round the pad slot before slot s (s a multiple of 32)
+ * holds a copy of slot s, or ~0 where s begins a group of 2^k (the tile's last pad slot: ~0);
+ * the merge's reads go through near(s) (slot s, or for s a multiple of 32 the pad slot before it),
+ * so a read one past a group's end returns ~0. Taken from A on a tie, B's ~0 is never taken (B's
+ * reads stay within its group and the pad after it); A's ~0 is taken only against a real ~0 of
+ * B, where every output left is ~0: A's reads then go on into B's group (in the tile), and the
+ * thread's outputs from there are made ~0 afterwards by a running maximum (rare: no test in
+ * the step). Counted in SASS (ncu, H100, 4096 keys a segment, R = 8, eighteenth session, call
+ * 4): 11 instructions a merge step (the estimate was 10), 7.5 a key a round for the search, 2.8
+ * for the stores and the round's setup; the four rounds 87 of the kernel's 194 a key. */
+template <int R, int I, int N> PP_DEVICE void pp_bn_merge_rounds(uint32_t (&x)[I], pp_bn_tile<uint32_t, N> &t, int c)
 {
-    using T = pp_bn_tile<uint32_t, N, PW>;
-    static_assert(T::PADN == 2 * I && PW == pp_bn_merge_pad(I) && (1 << R) >= T::PADN, "runs of half a pad group");
-    constexpr unsigned NG = (unsigned)(N / T::PADN), GW = (unsigned)(T::PADN + PW); /* pad groups, words each */
+    using T = pp_bn_tile<uint32_t, N>;
+    static_assert(T::PADN == 32 && (1 << R) >= T::PADN && (1 << R) >= I && I <= T::PADN, "groups of whole pad groups");
+    constexpr int PADL = pp_bn_log2(T::PADN); /* near(s) = s + ((s - 1) >> PADL) */
     const unsigned base = pp_thread_index() * (unsigned)I;
     uint32_t *const w = t.w;
 #pragma unroll 1
@@ -448,12 +441,8 @@ template <int R, int I, int N, int PW> PP_DEVICE void pp_bn_merge_rounds(uint32_
         const auto q = t.run_at(base);
 #pragma unroll
         for (int r = 0; r < I; ++r) t.put(q, r, x[r]);
-        if ((base & (T::PADN - 1)) == 0) { /* a group's first run: the copies before it */
-            const unsigned gp = (base / (unsigned)T::PADN + NG - 1) % NG, m = (base & (g - 1)) ? 0u : ~0u;
-            uint32_t *const cp = w + gp * GW + (unsigned)T::PADN;
-#pragma unroll
-            for (int r = 0; r < I; ++r) cp[r] = x[r] | m;
-        }
+        if ((base & (T::PADN - 1)) == 0 && base != 0) w[q.o - 1] = (base & (g - 1)) ? x[0] : ~0u;
+        if (base + I == (unsigned)N) w[N + N / T::PADN - 1] = ~0u;
         __syncthreads();
         const unsigned pa = base & ~(2 * g - 1), diag = base - pa, pb = pa + g;
         /* the merge path: r = how many of the pair's first diag outputs come from A, the first
@@ -470,13 +459,27 @@ template <int R, int I, int N, int PW> PP_DEVICE void pp_bn_merge_rounds(uint32_
                 if (!(t.get(bd + 1 - u) < t.get(pa + u - 1))) r = u;
             }
         }
-        /* the windows: A from slot pa + r, B from pb + diag - r; one used up starts on the copies
-         * before its end (~0) */
-        const uint32_t *const wa = w + (T::at(pa + r) - (r == g ? (unsigned)PW : 0u));
-        const uint32_t *const wb = w + (T::at(pb + diag - r) - (diag - r == g ? (unsigned)PW : 0u));
+        /* a: A's slot the merge holds in ka (b, in kb, is a0b - a + i at step i) */
+        unsigned a = pa + r;
+        const unsigned a0b = pa + pb + diag;
+        uint32_t ka = r < g ? t.get(a) : ~0u, kb = diag - r < g ? t.get(bd + 1 - r) : ~0u;
 #pragma unroll
-        for (int j = 0; j < I; ++j) x[j] = pp_bn_min(wa[j], wb[I - 1 - j]);
-        pp_bn_reg_half<I / 2>(x);
+        for (int i = 0; i < I; ++i) {
+            const bool p = ka <= kb;
+            x[i] = p ? ka : kb;
+            if (i + 1 < I) {
+                /* the next slot s on the side taken, as u = s - 1: near(s) = u + 1 + (u >> PADL) */
+                const unsigned u = p ? a : a0b + (unsigned)i - a;
+                if (p) ++a;
+                const uint32_t v = w[u + (u >> PADL) + 1];
+                if (p) ka = v;
+                else kb = v;
+            }
+        }
+        if (a > pb) { /* A's ~0 was taken: every output from it on is ~0 */
+#pragma unroll
+            for (int i = 1; i < I; ++i) x[i] = x[i] > x[i - 1] ? x[i] : x[i - 1];
+        }
     }
     if (c > R) __syncthreads(); /* the caller's stores after every read */
 }
@@ -509,8 +512,7 @@ template <int R, int I, int N, int PW> PP_DEVICE void pp_bn_merge_rounds(uint32_
  * derive from it in registers across the callers' item loops, and segsort_packed_pipe's loop of
  * the exchange form alone spilled 4 (20) bytes at its cap of 40 (sm_90, CUDA 13); read where
  * used, none. */
-template <int XMIN, int I, typename W, int N, int PW>
-PP_DEVICE unsigned pp_bn_bitonic(W (&x)[I], pp_bn_tile<W, N, PW> &t, int c)
+template <int XMIN, int I, typename W, int N> PP_DEVICE unsigned pp_bn_bitonic(W (&x)[I], pp_bn_tile<W, N> &t, int c)
 {
     using PL = pp_bn_places<I, N>;
     static_assert(I >= 4 && (I & (I - 1)) == 0 && (N & (N - 1)) == 0, "a power-of-two tile and run");

@@ -463,8 +463,8 @@ PP_DEVICE bool seg_pack_table(const seg_desc &d, const seg_bufs<K, V> &b, const 
  * (pp_copy4_async, no register held: all in flight at once) of the key as it is, which the
  * caller waits for; the sentinel stored as ~xor, so that the xor applied when the slots are read
  * (seg_pack_sort_store's RAW) encodes both. */
-template <typename K, int ITEMS, bool STABLE, bool ASYNC, typename W, int TILE, int PW>
-PP_DEVICE void seg_pack_load(const seg_desc &d, const K *kin, pp_bn_tile<W, TILE, PW> &st, const uint64_t *sbeg,
+template <typename K, int ITEMS, bool STABLE, bool ASYNC, typename W, int TILE>
+PP_DEVICE void seg_pack_load(const seg_desc &d, const K *kin, pp_bn_tile<W, TILE> &st, const uint64_t *sbeg,
                              const uint16_t *slen, int cl)
 {
     const unsigned tid = threadIdx.x;
@@ -545,8 +545,8 @@ PP_DEVICE void seg_pack_load(const seg_desc &d, const K *kin, pp_bn_tile<W, TILE
  * the value to a register. XMIN: the network's exchange form from that class up (pp_bn_bitonic).
  * Block barriers inside; the caller's barrier must follow before the tile or the table is
  * written again. */
-template <typename K, int VB, int ITEMS, bool STABLE, bool RAW, int XMIN, typename W, int TILE, int PW>
-PP_DEVICE void seg_pack_sort_store(const seg_desc &d, const seg_bufs<K, val_t<VB>> &b, pp_bn_tile<W, TILE, PW> &st,
+template <typename K, int VB, int ITEMS, bool STABLE, bool RAW, int XMIN, typename W, int TILE>
+PP_DEVICE void seg_pack_sort_store(const seg_desc &d, const seg_bufs<K, val_t<VB>> &b, pp_bn_tile<W, TILE> &st,
                                    const uint64_t *sbeg, const uint16_t *slen, int cl)
 {
     using V = val_t<VB>;
@@ -726,11 +726,10 @@ __global__ __launch_bounds__(SB, SEGSORT_PACK_MIN_BLOCKS((int)sizeof(pp_bn_word<
  * k+2's offsets (a line each) where d.pack_pf <= d.pack_lo (every class). Registers: 40 on
  * sm_90 (CUDA 13), no spill; carrying item k+1's descriptor or a list entry across the
  * network instead spilled 12-68 bytes under that cap. Shared memory 37.5 KB: 6 blocks an SM. */
-/* The pipelined kernel's shared memory, for items of classes from GLOG up (at most TILE >> GLOG
- * segments a table) and the tile's pad words PW (pp_bn_tile). */
-template <typename K, int ITEMS, int GLOG = SEGSORT_PACK_MIN_LOG, int PW = 1> struct seg_pipe_smem {
-    static constexpr int TILE = SB * ITEMS, GMAX = TILE >> GLOG;
-    pp_bn_tile<pp_bn_word<K, false>, TILE, PW> st;
+/* The pipelined kernel's shared memory. */
+template <typename K, int ITEMS> struct seg_pipe_smem {
+    static constexpr int TILE = SB * ITEMS, GMAX = TILE >> SEGSORT_PACK_MIN_LOG;
+    pp_bn_tile<pp_bn_word<K, false>, TILE> st;
     uint64_t sbeg[2][GMAX];
     uint16_t slen[2][GMAX];
     unsigned long long scnt[SEG_MAX_CLASSES], cend[SEG_MAX_CLASSES + 1], lst[SEG_MAX_CLASSES];
@@ -741,9 +740,9 @@ template <typename K, int ITEMS, int GLOG = SEGSORT_PACK_MIN_LOG, int PW = 1> st
  * pp_bn_bitonic<XMIN>; leaves blk at the first item past hi. p1 / p2: seg_pack_at's cursors for
  * items k + 1 and k + 2 (they only move down). The block's barrier before it is the caller's;
  * it ends with one. */
-template <typename K, int ITEMS, int XMIN, typename SM>
+template <typename K, int ITEMS, int XMIN>
 PP_DEVICE void seg_pipe_items(const seg_desc &d, const seg_bufs<K, val_t<0>> &b, const unsigned long long *__restrict__ list,
-                              bool chunks, SM &sm, uint64_t &blk, uint64_t hi, int &p1, int &p2)
+                              bool chunks, seg_pipe_smem<K, ITEMS> &sm, uint64_t &blk, uint64_t hi, int &p1, int &p2)
 {
     using V = val_t<0>;
     constexpr int TILE = SB * ITEMS, TILE_LOG = seg_log2(TILE);
@@ -836,10 +835,7 @@ PP_DEVICE void seg_pipe_part(const seg_desc &d, const seg_bufs<K, val_t<0>> &b, 
     constexpr int TILE_LOG = seg_log2(SB * ITEMS);
     using FL = seg_pipe_first<TILE_LOG>;
     static_assert(sizeof(K) == 4, "4-byte keys: copied 4 bytes at a time");
-    /* part 0: tables of at most TILE >> XL segments, the merge form's tile (25.6 KB in all with
-     * 16 items a thread); the others 37.5 KB (6 blocks an SM) */
-    __shared__ typename std::conditional<PART == 0, seg_pipe_smem<K, ITEMS, FL::XL, pp_bn_merge_pad(ITEMS)>,
-                                         seg_pipe_smem<K, ITEMS>>::type sm;
+    __shared__ seg_pipe_smem<K, ITEMS> sm;
     const unsigned tid = threadIdx.x, np = d.pack_hi >= d.pack_lo ? (unsigned)(d.pack_hi - d.pack_lo + 1) : 0u;
     if constexpr (PART == 0) {
         /* blocks past the first loop's items return before any shared-memory work or barrier:
