@@ -126,8 +126,13 @@
 #define SEGSORT_BN_MERGE_RUN_LOG 8
 /* The pipelined kernel's second part (segsort_packed_pipe<.., 1>) as a programmatic dependent
  * launch of the first (PP_OPTION_SEGSORT_PIPE_PDL 0; where the device and image have it:
- * common.h pp_hip_pdl_ready), so that an empty first part costs no launch gap: 1 on NVIDIA (not
- * yet measured), 0 on AMD (no such launch). */
+ * common.h pp_hip_pdl_ready), so that it starts while the first runs (their items are disjoint)
+ * and an empty first part costs no launch gap. Measured on an H200 (2026-11-28 ~09:25 UTC,
+ * 46dc37c, 2^26 u32 keys, two rounds alternating with PP_OPTION_SEGSORT_PIPE_PDL 1,
+ * bench/results/h200-s19-call1-*), us, with / without: 112 keys 403.6 / 404.1 against 406.3 /
+ * 404.5, 256 412.9 / 414.5 against 417.2 / 415.2, 2048 574.8 / 574.5 against 579.2 / 577.3, 4096
+ * 638.4 / 636.7 against 644.5 / 641.7; 16, 64 and mixed within noise. 1 on NVIDIA; 0 on AMD (no
+ * such launch). */
 #if defined(PP_PORT_AMD)
 #define SEGSORT_PIPE_PDL 0
 #else
