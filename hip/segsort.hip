@@ -1999,6 +1999,7 @@ unsigned seg_launch_packed_as(const pp_hip_state *hs, uint64_t bound, hipStream_
             const auto launch = [&](auto k, bool pdl) {
                 const uint64_t cap = seg_resident(hs, k);
                 const unsigned g = (unsigned)(bound < cap ? (bound ? bound : 1) : cap);
+                /* a failed launch stays the thread's last error: the caller's PP_HIP_CHECK_LAUNCH */
                 if (pdl) (void)pp_hip_launch_pdl(k, g, SB, s, dp, b, counts, list, chunks);
                 else k<<<g, SB, 0, s>>>(dp, b, counts, list, chunks);
                 grid = g > grid ? g : grid;
