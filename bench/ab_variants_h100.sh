@@ -11,7 +11,8 @@
 #   N, ROUNDS (default 2^26, 2), FILE (default hip/segsort.hip)
 # Logs: $OUT/summary.txt (one line per row: name, time, unit) and $OUT/ab-ROUND-NAME.txt.
 # The relink is the one the nineteenth session's call 2 ran (from a working copy); this script as
-# a whole has not run on the device yet.
+# a whole has not run on the device yet (its build and relink ran on the build machine, where
+# LD_LIBRARY_PATH=/tmp/var/NAME resolves the bench's libparprim.so.0 to the variant: RUNPATH).
 set -uo pipefail
 OUT="${OUT:-/tmp/ab-out}"; mkdir -p "$OUT"
 FILE="${FILE:-hip/segsort.hip}"; N="${N:-2^26}"; ROUNDS="${ROUNDS:-2}"
